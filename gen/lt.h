@@ -364,6 +364,9 @@ typedef struct Kernel {
                            mbarrier of their own after the ring's */
   int persistent;       /* with ws: a block an SM, each taking programs blockIdx.x, + gridDim.x, ... in the grid's
                            order, so one program's epilogue overlaps the next one's copies */
+  int pingpong;         /* with persistent and one consumer warpgroup (threads 128): two consumer warpgroups,
+                           each running every other program of the block, taking turns at the ring, so one's
+                           epilogue runs under the other's wgmmas (plan.c, lower/sched_warpspec.c) */
   TensorMap maps[LT_MAXMAPS];
   int nmaps;
   Require *requires;    /* k:require, in the order written */

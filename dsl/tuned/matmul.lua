@@ -2,12 +2,19 @@
 -- gen uses the entry whose target, device, variant and shape bucket match;
 -- -D on gen's command line still wins (docs/runtime.md, "How gen uses the
 -- tuned-config file").  Re-run the tuner to update.
--- The sm90a entries (NVIDIA H200) were written from a sweep, not the tuner:
--- M <= 64 (bucket M=64) runs 64 x 64 tiles, a K step of 128, 5 stages and one
--- consumer warpgroup, every other M (bucket M=128) the kernel's config;
--- measured on the none nn/nt variants (bench/results/
--- 2026-11-25-h200-matmul-sm90a-smallm.txt), the same for every epilogue
--- and layout of f16 and bf16.
+-- The sm90a entries (NVIDIA H200) were written from sweeps, not the tuner,
+-- measured on the bf16 none nn/nt variants and the same for every epilogue
+-- and layout of f16 and bf16.  The launcher runs the bucket nearest the
+-- call's M and N (log2 steps after rounding up to powers of two; ties go to
+-- the larger bucket), which with these five buckets makes:  M <= 64 (bucket
+-- M=64,N=8192) 64 x 64 tiles, a K step of 128, 5 stages, one consumer
+-- warpgroup (ping-pong); 64 < M <= 128 with N <= 16384 (M=128,N=8192)
+-- 128 x 64, K step 128, 4 stages, one consumer warpgroup (ping-pong);
+-- 128 < M <= 256 with N <= 8192 (M=256,N=8192) 128 x 128 in ping-pong, 5
+-- stages; everything else the kernel's 128 x 256 config (M=512,N=32768 and
+-- M=512,N=16384, the same config twice: the second keeps 128 < M <= 256
+-- with 8192 < N <= 16384 off the 128 x 128 tiles, 0.61-0.64x cuBLAS there).
+-- bench/results/2026-11-25-h200-matmul-sm90a-{smallm,midm-tiles,buckets}.txt
 return {
   entries = {
     {
@@ -91,7 +98,7 @@ return {
       variant = "matmul_f16_none_nn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -108,7 +115,7 @@ return {
       variant = "matmul_bf16_none_nn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -122,7 +129,49 @@ return {
       variant = "matmul_bf16_none_nn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_nn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_nn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_nn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -139,7 +188,7 @@ return {
       variant = "matmul_bf16_none_nt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -153,7 +202,49 @@ return {
       variant = "matmul_bf16_none_nt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_nt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_nt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_nt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -167,7 +258,7 @@ return {
       variant = "matmul_bf16_none_tn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -181,7 +272,49 @@ return {
       variant = "matmul_bf16_none_tn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_tn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_tn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_tn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -195,7 +328,7 @@ return {
       variant = "matmul_bf16_none_tt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -209,7 +342,49 @@ return {
       variant = "matmul_bf16_none_tt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_tt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_tt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_tt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -223,7 +398,7 @@ return {
       variant = "matmul_bf16_bias_nn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -237,7 +412,49 @@ return {
       variant = "matmul_bf16_bias_nn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_nn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_nn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_nn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -251,7 +468,7 @@ return {
       variant = "matmul_bf16_bias_nt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -265,7 +482,49 @@ return {
       variant = "matmul_bf16_bias_nt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_nt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_nt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_nt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -279,7 +538,7 @@ return {
       variant = "matmul_bf16_bias_tn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -293,7 +552,49 @@ return {
       variant = "matmul_bf16_bias_tn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_tn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_tn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_tn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -307,7 +608,7 @@ return {
       variant = "matmul_bf16_bias_tt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -321,7 +622,49 @@ return {
       variant = "matmul_bf16_bias_tt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_tt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_tt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_tt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -335,7 +678,7 @@ return {
       variant = "matmul_bf16_bias_relu_nn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -349,7 +692,49 @@ return {
       variant = "matmul_bf16_bias_relu_nn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_nn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_nn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_nn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -363,7 +748,7 @@ return {
       variant = "matmul_bf16_bias_relu_nt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -377,7 +762,49 @@ return {
       variant = "matmul_bf16_bias_relu_nt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_nt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_nt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_nt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -391,7 +818,7 @@ return {
       variant = "matmul_bf16_bias_relu_tn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -405,7 +832,49 @@ return {
       variant = "matmul_bf16_bias_relu_tn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_tn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_tn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_tn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -419,7 +888,7 @@ return {
       variant = "matmul_bf16_bias_relu_tt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -433,7 +902,49 @@ return {
       variant = "matmul_bf16_bias_relu_tt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_tt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_tt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_tt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -447,7 +958,7 @@ return {
       variant = "matmul_bf16_bias_gelu_nn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -461,7 +972,49 @@ return {
       variant = "matmul_bf16_bias_gelu_nn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_nn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_nn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_nn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -475,7 +1028,7 @@ return {
       variant = "matmul_bf16_bias_gelu_nt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -489,7 +1042,49 @@ return {
       variant = "matmul_bf16_bias_gelu_nt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_nt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_nt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_nt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -503,7 +1098,7 @@ return {
       variant = "matmul_bf16_bias_gelu_tn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -517,7 +1112,49 @@ return {
       variant = "matmul_bf16_bias_gelu_tn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_tn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_tn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_tn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -531,7 +1168,7 @@ return {
       variant = "matmul_bf16_bias_gelu_tt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -545,7 +1182,49 @@ return {
       variant = "matmul_bf16_bias_gelu_tt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_tt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_tt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_tt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -559,7 +1238,7 @@ return {
       variant = "matmul_bf16_bias_silu_nn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -573,7 +1252,49 @@ return {
       variant = "matmul_bf16_bias_silu_nn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_nn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_nn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_nn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -587,7 +1308,7 @@ return {
       variant = "matmul_bf16_bias_silu_nt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -601,7 +1322,49 @@ return {
       variant = "matmul_bf16_bias_silu_nt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_nt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_nt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_nt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -615,7 +1378,7 @@ return {
       variant = "matmul_bf16_bias_silu_tn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -629,7 +1392,49 @@ return {
       variant = "matmul_bf16_bias_silu_tn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_tn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_tn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_tn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -643,7 +1448,7 @@ return {
       variant = "matmul_bf16_bias_silu_tt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -657,7 +1462,49 @@ return {
       variant = "matmul_bf16_bias_silu_tt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_tt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_tt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_tt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -674,7 +1521,7 @@ return {
       variant = "matmul_f16_none_nn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -688,7 +1535,49 @@ return {
       variant = "matmul_f16_none_nn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_nn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_nn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_nn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -705,7 +1594,7 @@ return {
       variant = "matmul_f16_none_nt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -719,7 +1608,49 @@ return {
       variant = "matmul_f16_none_nt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_nt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_nt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_nt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -733,7 +1664,7 @@ return {
       variant = "matmul_f16_none_tn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -747,7 +1678,49 @@ return {
       variant = "matmul_f16_none_tn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_tn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_tn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_tn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -761,7 +1734,7 @@ return {
       variant = "matmul_f16_none_tt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -775,7 +1748,49 @@ return {
       variant = "matmul_f16_none_tt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_tt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_tt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_tt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -789,7 +1804,7 @@ return {
       variant = "matmul_f16_bias_nn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -803,7 +1818,49 @@ return {
       variant = "matmul_f16_bias_nn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_nn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_nn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_nn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -817,7 +1874,7 @@ return {
       variant = "matmul_f16_bias_nt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -831,7 +1888,49 @@ return {
       variant = "matmul_f16_bias_nt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_nt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_nt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_nt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -845,7 +1944,7 @@ return {
       variant = "matmul_f16_bias_tn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -859,7 +1958,49 @@ return {
       variant = "matmul_f16_bias_tn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_tn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_tn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_tn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -873,7 +2014,7 @@ return {
       variant = "matmul_f16_bias_tt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -887,7 +2028,49 @@ return {
       variant = "matmul_f16_bias_tt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_tt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_tt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_tt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -901,7 +2084,7 @@ return {
       variant = "matmul_f16_bias_relu_nn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -915,7 +2098,49 @@ return {
       variant = "matmul_f16_bias_relu_nn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_nn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_nn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_nn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -929,7 +2154,7 @@ return {
       variant = "matmul_f16_bias_relu_nt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -943,7 +2168,49 @@ return {
       variant = "matmul_f16_bias_relu_nt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_nt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_nt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_nt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -957,7 +2224,7 @@ return {
       variant = "matmul_f16_bias_relu_tn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -971,7 +2238,49 @@ return {
       variant = "matmul_f16_bias_relu_tn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_tn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_tn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_tn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -985,7 +2294,7 @@ return {
       variant = "matmul_f16_bias_relu_tt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -999,7 +2308,49 @@ return {
       variant = "matmul_f16_bias_relu_tt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_tt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_tt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_tt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -1013,7 +2364,7 @@ return {
       variant = "matmul_f16_bias_gelu_nn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -1027,7 +2378,49 @@ return {
       variant = "matmul_f16_bias_gelu_nn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_nn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_nn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_nn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -1041,7 +2434,7 @@ return {
       variant = "matmul_f16_bias_gelu_nt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -1055,7 +2448,49 @@ return {
       variant = "matmul_f16_bias_gelu_nt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_nt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_nt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_nt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -1069,7 +2504,7 @@ return {
       variant = "matmul_f16_bias_gelu_tn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -1083,7 +2518,49 @@ return {
       variant = "matmul_f16_bias_gelu_tn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_tn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_tn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_tn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -1097,7 +2574,7 @@ return {
       variant = "matmul_f16_bias_gelu_tt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -1111,7 +2588,49 @@ return {
       variant = "matmul_f16_bias_gelu_tt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_tt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_tt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_tt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -1125,7 +2644,7 @@ return {
       variant = "matmul_f16_bias_silu_nn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -1139,7 +2658,49 @@ return {
       variant = "matmul_f16_bias_silu_nn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_nn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_nn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_nn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -1153,7 +2714,7 @@ return {
       variant = "matmul_f16_bias_silu_nt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -1167,7 +2728,49 @@ return {
       variant = "matmul_f16_bias_silu_nt",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_nt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_nt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_nt",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -1181,7 +2784,7 @@ return {
       variant = "matmul_f16_bias_silu_tn",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -1195,7 +2798,49 @@ return {
       variant = "matmul_f16_bias_silu_tn",
     },
     {
-      bucket = "M=64",
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_tn",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_tn",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_tn",
+    },
+    {
+      bucket = "M=64,N=8192",
       config = {
         BK = 128,
         BM = 64,
@@ -1209,7 +2854,7 @@ return {
       variant = "matmul_f16_bias_silu_tt",
     },
     {
-      bucket = "M=128",
+      bucket = "M=512,N=32768",
       config = {
         BK = 64,
         BM = 128,
@@ -1217,6 +2862,48 @@ return {
         group_m = 8,
         stages = 3,
         threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_tt",
+    },
+    {
+      bucket = "M=512,N=16384",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 256,
+        group_m = 8,
+        stages = 3,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_tt",
+    },
+    {
+      bucket = "M=128,N=8192",
+      config = {
+        BK = 128,
+        BM = 128,
+        BN = 64,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_tt",
+    },
+    {
+      bucket = "M=256,N=8192",
+      config = {
+        BK = 64,
+        BM = 128,
+        BN = 128,
+        group_m = 8,
+        stages = 5,
+        threads = 128,
       },
       device = "NVIDIA H200",
       target = "sm90a",

@@ -15,13 +15,22 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
   ltU_printf(b, "  pipeline (%s:%d): %d stages, warp-specialized: a producer warpgroup fills a ring of shared-memory "
                 "stages by TMA ahead of the consumer warpgroups, which run the wgmmas on each stage as it lands, "
                 "chained across iterations with one group in flight\n", e->base, s->line, s->stages);
-  ltU_printf(b, "    warp roles: producer threads %d-%d (one warpgroup; its first thread issues the copies)%s; "
-                "consumers threads 0-%d (%d warpgroup%s: the loop's gemms, then everything after the loop, whose "
-                "barriers are named barrier %d of their %d threads)%s\n",
-             k->threads, k->threads + k->producers - 1,
-             k->reg_producer ? ltU_fmt(", %d registers (setmaxnreg.dec)", k->reg_producer) : "", k->threads - 1,
-             k->threads / 128, k->threads > 128 ? "s" : "", s->open_gemm ? 3 : 1, k->threads,
-             k->reg_consumer ? ltU_fmt(", %d registers (setmaxnreg.inc)", k->reg_consumer) : "");
+  if (k->pingpong)
+    ltU_printf(b, "    warp roles: producer threads %d-%d (one warpgroup; its first thread issues the copies)%s; "
+                  "consumers threads 0-%d, two warpgroups in ping-pong: warpgroup w runs the block's programs w, w + 2, "
+                  "..., its loop once the other's program before has all its fills (named barriers 1 and 2), so one's "
+                  "code after the loop runs under the other's wgmmas%s\n",
+               2 * k->threads, 2 * k->threads + k->producers - 1,
+               k->reg_producer ? ltU_fmt(", %d registers (setmaxnreg.dec)", k->reg_producer) : "", 2 * k->threads - 1,
+               k->reg_consumer ? ltU_fmt(", %d registers (setmaxnreg.inc)", k->reg_consumer) : "");
+  else
+    ltU_printf(b, "    warp roles: producer threads %d-%d (one warpgroup; its first thread issues the copies)%s; "
+                  "consumers threads 0-%d (%d warpgroup%s: the loop's gemms, then everything after the loop, whose "
+                  "barriers are named barrier %d of their %d threads)%s\n",
+               k->threads, k->threads + k->producers - 1,
+               k->reg_producer ? ltU_fmt(", %d registers (setmaxnreg.dec)", k->reg_producer) : "", k->threads - 1,
+               k->threads / 128, k->threads > 128 ? "s" : "", s->open_gemm ? 3 : 1, k->threads,
+               k->reg_consumer ? ltU_fmt(", %d registers (setmaxnreg.inc)", k->reg_consumer) : "");
   ltU_printf(b, "    barrier ring: %d stages of %d bytes; %s_full[i] (1 arrival with expect-tx of the stage's bytes) "
                 "says its copies have landed, %s_empty[i] (%d arrivals, one a consumer warp) that its wgmmas are "
                 "done; waits by phase parity\n", s->stages, s->stage_bytes, s->var->name, s->var->name,
@@ -132,7 +141,7 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
   for (int i = 0; i < k->ngrid; i++) ltU_printf(b, " %s%s", i ? "x " : "", ltE_itext(&e, k->grid[i]->extent));
   if (k->ws)
     ltU_printf(b, " programs; block: %d threads (%d-lane warps): %d consumers and a producer warpgroup\n",
-               k->threads + k->producers, t->warp, k->threads);
+               k->threads * (k->pingpong ? 2 : 1) + k->producers, t->warp, k->threads * (k->pingpong ? 2 : 1));
   else ltU_printf(b, " programs; block: %d thread%s (%d-lane warps)\n", k->threads, k->threads > 1 ? "s" : "", t->warp);
   for (const Layout *l = k->layouts; l; l = l->next) {
     if (l->mma != MMA_FMA) {

@@ -210,7 +210,12 @@ void ltE_kernel(E *e, Sym **ps, int n) {
   e->depth++;
   const Layout *l = k->layouts, *acc = ltP_mma_layout(k);
   if (ltE_gpu(e)) {
-    ltE_line(e, "const int tid = threadIdx.x;");
+    if (k->pingpong)
+      ltE_line(e, "const int tid = threadIdx.x < %d ? threadIdx.x %% %d : threadIdx.x - %d;   /* ping-pong: threads 0..%d "
+                  "of each consumer warpgroup's program, then the producer's */", 2 * k->threads, k->threads, k->threads,
+               k->threads - 1);
+    else
+      ltE_line(e, "const int tid = threadIdx.x;");
     if (acc) thread_coords(e, acc);
     if (l && !l->mma && l->tx && strcmp(l->tx, "tx") == 0) ltE_line(e, "const int tx = tid %% %d;", l->tc);
     if (l && !l->mma && l->ty && strcmp(l->ty, "ty") == 0) ltE_line(e, "const int ty = tid / %d;", l->tc);
@@ -226,7 +231,8 @@ void ltE_kernel(E *e, Sym **ps, int n) {
   e->depth--;
   e->b = out;
   if (ltE_gpu(e) && k->ws) {   /* one block an SM: setmaxnreg needs the register limit at entry */
-    ltU_printf(&sig, "__global__ void __launch_bounds__(%d, 1) %s_kernel(", k->threads + k->producers, k->name);
+    ltU_printf(&sig, "__global__ void __launch_bounds__(%d, 1) %s_kernel(",
+               k->threads * (k->pingpong ? 2 : 1) + k->producers, k->name);
     for (int i = 0; i < k->nmaps; i++) ltU_printf(&sig, "const __grid_constant__ CUtensorMap %s, ", k->maps[i].name);
   } else if (ltE_gpu(e)) {
     ltU_printf(&sig, "__global__ void __launch_bounds__(%d) %s%s_kernel(", k->threads, k->name, e->split ? "_split" : "");
@@ -236,7 +242,12 @@ void ltE_kernel(E *e, Sym **ps, int n) {
   }
   for (int i = 0; i < n; i++) ltU_printf(&sig, "%s%s", i ? ", " : "", ltE_param_decl(e, ps[i], 0));
   ltU_put(&sig, ")");
-  if (ltE_gpu(e) && k->ws)
+  if (ltE_gpu(e) && k->pingpong)
+    ltE_line(e, "/* One block of %s: two consumer warpgroups of %d threads, each running every other program of the "
+                "block (ping-pong), and a producer warpgroup (%d threads); the k:pipelined loop at %s:%d runs "
+                "warp-specialized (TMA copies into an mbarrier ring that the two take in turn). */", k->name,
+             k->threads, k->producers, e->base, k->ws->line);
+  else if (ltE_gpu(e) && k->ws)
     ltE_line(e, "/* One block of %s: %d consumer threads and a producer warpgroup (%d threads); the k:pipelined loop "
                 "at %s:%d runs warp-specialized (TMA copies into an mbarrier ring). */", k->name, k->threads,
              k->producers, e->base, k->ws->line);

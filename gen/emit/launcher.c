@@ -423,7 +423,7 @@ void ltE_launcher(E *e, Sym **ps, int n) {
         ltE_line(e, "if (%s != cudaSuccess) return (int)%s;", err, err);
       }
     }
-    int block = k->threads + (k->ws ? k->producers : 0);
+    int block = k->threads * (k->pingpong ? 2 : 1) + (k->ws ? k->producers : 0);
     const char *stream = t->lang == LANG_CUDA ? "cudaStream_t" : "hipStream_t";
     if (k->nsplit) {   /* (Kernel.split_of) */
       ltE_line(e, "/* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as "

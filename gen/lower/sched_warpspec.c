@@ -29,6 +29,19 @@
 ** last stage released after the loop, the epilogue after that).
 ** setmaxnreg gives the producer's registers to the consumers
 ** (Kernel.reg_producer, reg_consumer).
+**
+** Ping-pong (Kernel.pingpong, plan.c): the config's one consumer warpgroup
+** is there twice; warpgroup lt_wg runs the block's programs lt_wg,
+** lt_wg + 2, ... (`tid` is the thread's index in its warpgroup).  The
+** producer fills the ring for every program in order, so the two take it
+** in turn: each steps its place in the ring over the other's fills (the
+** loop's trip count, the same in every program), and while one runs the
+** code after the loop (the epilogue) the other's wgmmas run on the next
+** program's stages.  A program's loop begins once the program before has
+** waited for all its fills (named barriers 1 and 2, lt_wg_turn_wait /
+** lt_wg_turn_pass): a warpgroup that stepped over the other's fills would
+** otherwise wait on a stage two phases behind, whose parity is the one it
+** waits for.
 */
 #include "emit/emit.h"
 
@@ -62,11 +75,16 @@ static void ring_state(E *e, const Ring *r, const char *ph) {
 /* Opens a persistent kernel's loop over its programs, in the grid's order
 ** (x fastest), each program's ids and the scalars before the loop (those
 ** of a kernel with one program a block are computed once, before the
-** roles split); nothing otherwise. */
-static void open_programs(E *e) {
+** roles split); nothing otherwise.  A ping-pong consumer (ring r, else
+** NULL) walks every program too, and steps its place in the ring over the
+** fills of those that are the other warpgroup's. */
+static void open_programs(E *e, const Stmt *s, const Ring *r) {
   Kernel *k = e->k;
   if (!k->persistent) return;
-  ltE_line(e, "for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {");
+  if (r)
+    ltE_line(e, "for (int lt_prog = blockIdx.x, lt_turn = 0; lt_prog < lt_programs; lt_prog += gridDim.x, lt_turn ^= 1) {");
+  else
+    ltE_line(e, "for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {");
   e->depth++;
   const char *below = NULL;   /* the programs of the axes before this one */
   for (int i = 0; i < k->ngrid; i++) {
@@ -77,6 +95,18 @@ static void open_programs(E *e) {
   e->last_line = 0;
   for (Stmt *x = k->body.first; x != k->ws; x = x->next)
     if (scalar(x)) ltE_stmt(e, x);
+  if (!r) return;
+  int S = s->stages;
+  const char *ph = ltU_fmt("%s_phase", r->v);
+  const char *n = strcmp(r->lo, "0") ? ltU_fmt("%s - %s", ltE_paren(r->hi), ltE_paren(r->lo)) : r->hi;
+  ltE_line(e, "if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */");
+  e->depth++;
+  ltE_line(e, "const int lt_fills = lt_imax(%s, 0);", n);
+  ltE_line(e, "%s ^= (lt_fills / %d + (%s + lt_fills %% %d) / %d) & 1;", ph, S, r->vs, S, S);
+  ltE_line(e, "%s = (%s + lt_fills %% %d) %% %d;", r->vs, r->vs, S, S);
+  ltE_line(e, "continue;");
+  e->depth--;
+  ltE_line(e, "}");
 }
 
 /* Closes open_programs' loop. */
@@ -134,7 +164,7 @@ static void producer(E *e, Stmt *s, const Ring *r) {
       if (p->kind == S_G2S) tma_copy(e, p, pre_of(s));
   }
   ring_state(e, r, ph);
-  open_programs(e);
+  open_programs(e, s, NULL);
   ltE_comment(e, s->line);
   open_loop(e, s, r, ph);
   e->stage = r->vs;
@@ -179,6 +209,10 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
   if (s->open_gemm)
     ltE_line(e, "if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line %d: 0 goes "
                 "first */", s->open_gemm->line);
+  if (e->k->pingpong)
+    ltE_line(e, "if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has "
+                "waited for all its fills: each stage's last phase is complete, so the parities below name this "
+                "program's */");
   open_loop(e, s, r, ph);
   ltE_line(e, "lt_mbar_wait(&%s[%s], %s);   /* the stage's copies have landed */", full_of(s), r->vs, ph);
   for (Stmt *x = s->body.first; x != p; x = x->next)   /* the producers' scalars the work reads */
@@ -223,6 +257,9 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
   ltE_line(e, "}");
   if (turn)
     ltE_line(e, "if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */");
+  if (e->k->pingpong)
+    ltE_line(e, "if (lt_programs - lt_prog > (int)gridDim.x) lt_wg_turn_pass(lt_wg);   /* the next program's main "
+                "loop (the other warpgroup's) may begin: this one's fills have landed */");
   if (e->k->persistent && e->ninflight) {   /* the last fill's stage, for the next program's copies */
     ltL_wgmma_wait(e);
     ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s == 0 ? %d : %s - 1]);   /* the last stage goes back "
@@ -252,7 +289,7 @@ void ltL_warpspec_body(E *e) {
   ltE_line(e, "/* the ring of the k:pipelined loop at %s:%d, %d stages: %s[i] says stage i's TMA copies have landed "
               "(%d bytes), %s[i] that the %d consumer warps are done with it */", e->base, s->line, s->stages,
            full_of(s), s->stage_bytes, empty_of(s), k->threads / e->t->warp);
-  ltE_line(e, "if (tid == 0) {");
+  ltE_line(e, "if (%s == 0) {", k->pingpong ? "threadIdx.x" : "tid");
   e->depth++;
   ltE_line(e, "#pragma unroll");
   ltE_line(e, "for (int %s = 0; %s < %d; ++%s) {", r.vs, r.vs, s->stages, r.vs);
@@ -266,13 +303,20 @@ void ltL_warpspec_body(E *e) {
   ltE_line(e, "}");
   ltE_line(e, "__syncthreads();   /* the mbarriers are set up before either role uses them */");
   producer(e, s, &r);
-  ltE_line(e, "} else {   /* the %d consumer threads, %d warpgroup%s: the gemms, then what follows the loop */",
-           k->threads, k->threads / 128, k->threads > 128 ? "s" : "");
+  if (k->pingpong)
+    ltE_line(e, "} else {   /* the two consumer warpgroups, each its own programs: the gemms, then what follows the "
+                "loop */");
+  else
+    ltE_line(e, "} else {   /* the %d consumer threads, %d warpgroup%s: the gemms, then what follows the loop */",
+             k->threads, k->threads / 128, k->threads > 128 ? "s" : "");
   e->depth++;
   if (k->reg_consumer)
     ltE_line(e, "lt_setmaxnreg_inc<%d>();   /* the producer's registers, for the accumulators */", k->reg_consumer);
+  if (k->pingpong)
+    ltE_line(e, "const int lt_wg = threadIdx.x / %d;   /* this warpgroup runs the block's programs lt_wg, lt_wg + 2, "
+                "... */", k->threads);
   ring_state(e, &r, ltU_fmt("%s_phase", r.v));
-  open_programs(e);
+  open_programs(e, s, k->pingpong ? &r : NULL);
   e->last_line = 0;
   for (Stmt *x = k->body.first; x != s; x = x->next)
     if (!scalar(x) && x->kind != S_G2S) ltE_stmt(e, x);
@@ -283,7 +327,9 @@ void ltL_warpspec_body(E *e) {
   const char *barrier = e->barrier;
   /* the consumers' barrier: named barrier 1, or 3 beside the turns' 1 and 2 (one warpgroup's arrivals at
   ** barrier 1 for the turns and for this one would complete it without the other's) */
-  e->barrier = ltU_fmt("lt_fence_proxy_async(); lt_named_barrier(%d, %d);", s->open_gemm ? 3 : 1, k->threads);
+  /* (ping-pong: 5 + lt_wg, each warpgroup's own, beside the turns' 1 and 2 and its TMA stores' 3 + lt_wg) */
+  if (k->pingpong) e->barrier = ltU_fmt("lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, %d);", k->threads);
+  else e->barrier = ltU_fmt("lt_fence_proxy_async(); lt_named_barrier(%d, %d);", s->open_gemm ? 3 : 1, k->threads);
   ltE_block(e, &(Block){s->next, k->body.last});
   ltL_wgmma_wait(e);
   e->barrier = barrier;

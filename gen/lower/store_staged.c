@@ -75,6 +75,16 @@ void ltL_staged_store(E *e, const View *v, const Expr *val, const Sym *o, const 
   e->depth++;
 }
 
+/* The named barrier of warpgroup 0's own (wg's: one on): 2, after the
+** consumers' 1; 4 where they take turns at the gemm that opens the
+** warp-specialized loop (turns 1 and 2, the consumers' 3: sched_warpspec.c),
+** since a barrier id met by 128 threads here and 256 there is undefined. */
+static int wg_barrier(const Kernel *k) {
+  for (const Stmt *s = k->body.first; s; s = s->next)
+    if (s->kind == S_FOR && s->sched == SCHED_WARPSPEC && s->open_gemm) return 4;
+  return 2;
+}
+
 /* Store s of an accumulator by TMA (smem.c, tma_out: Stmt.via the staging
 ** tile o, one [64, cols] tile a consumer warpgroup, Stmt.map the tensor
 ** map).  Each warpgroup writes its 64 rows into o[wg], part by part (o's
@@ -90,17 +100,9 @@ void ltL_staged_store(E *e, const View *v, const Expr *val, const Sym *o, const 
 ** waits for the stores to finish but the end of the consumers
 ** (sched_warpspec.c): the next program's main loop runs meanwhile.  With
 ** one consumer warpgroup (the small-M configs: BM = 64, 128 threads) o is
-** one tile, indexed without [wg], and the warpgroup's barrier is 2. */
-/* The named barrier of warpgroup 0's own (wg's: one on): 2, after the
-** consumers' 1; 4 where they take turns at the gemm that opens the
-** warp-specialized loop (turns 1 and 2, the consumers' 3: sched_warpspec.c),
-** since a barrier id met by 128 threads here and 256 there is undefined. */
-static int wg_barrier(const Kernel *k) {
-  for (const Stmt *s = k->body.first; s; s = s->next)
-    if (s->kind == S_FOR && s->sched == SCHED_WARPSPEC && s->open_gemm) return 4;
-  return 2;
-}
-
+** one tile, indexed without [wg], and the warpgroup's barrier is 2.  In
+** ping-pong (Kernel.pingpong) each warpgroup holds a program's whole tile:
+** o[lt_wg], its barrier 3 + lt_wg. */
 void ltL_tma_store(E *e, const Stmt *s) {
   const View *v = s->view;
   const Sym *t = v->t, *o = s->via;
@@ -108,18 +110,23 @@ void ltL_tma_store(E *e, const Stmt *s) {
   const Layout *l = ltP_expr_layout(s->val);
   Dtype dt = t->dt;
   int shape[2], pc = ltE_panel_cols(o), cols = o->shape[1], parts = l->cols / cols, rank = t->trank;
-  int one = o->stages == 1;   /* one consumer warpgroup: o has no [wg] */
+  int one = o->stages == 1, pp = e->k->pingpong;   /* one consumer warpgroup: o has no [wg] */
   int b0 = wg_barrier(e->k);
-  const char *ow = one ? o->name : ltU_fmt("%s[wg]", o->name), *bar = one ? ltU_fmt("%d", b0) : ltU_fmt("%d + wg", b0);
+  const char *wg = pp ? "lt_wg" : "wg";
+  const char *ow = one ? o->name : ltU_fmt("%s[%s]", o->name, wg);
+  const char *bar = one ? ltU_fmt("%d", b0) : pp ? "3 + lt_wg" : ltU_fmt("%d + wg", b0);
   ltI_view_shape(v, shape);
-  if (one)
+  if (pp)
+    ltE_line(e, "{   /* out by TMA stores (%s: only the elements inside %s are written), this warpgroup's tile, %d "
+                "columns at a time through %s */", m->name, t->name, cols, ow);
+  else if (one)
     ltE_line(e, "{   /* out by TMA stores (%s: only the elements inside %s are written), the consumer warpgroup's 64 "
                 "rows, %d columns at a time through %s */", m->name, t->name, cols, ow);
   else
     ltE_line(e, "{   /* out by TMA stores (%s: only the elements inside %s are written), each consumer warpgroup its "
                 "64 rows, %d columns at a time through %s */", m->name, t->name, cols, ow);
   e->depth++;
-  if (!one) ltE_line(e, "const int wg = tid / 128;   /* this thread's warpgroup */");
+  if (!one && !pp) ltE_line(e, "const int wg = tid / 128;   /* this thread's warpgroup */");
   if (parts > 1) {
     ltE_line(e, "#pragma unroll");
     ltE_line(e, "for (int part = 0; part < %d; ++part) {   /* columns part * %d.. of the tile */", parts, cols);
@@ -139,8 +146,8 @@ void ltL_tma_store(E *e, const Stmt *s) {
   const char *tc = ltE_or0(ltE_tile_col(&c));
   if (parts > 1) tc = ltU_fmt("%s - part * %d", ltE_paren(tc), cols);
   const char *stage = e->stage, *row = ltE_or0(ltE_tile_row(&c));
-  e->stage = one ? NULL : "wg";
-  ltE_line(e, "*(%s *)&%s = h.v;", vt, ltE_sh_at(e, o, one ? row : ltU_fmt("%s - wg * 64", row), tc));
+  e->stage = one ? NULL : wg;
+  ltE_line(e, "*(%s *)&%s = h.v;", vt, ltE_sh_at(e, o, one || pp ? row : ltU_fmt("%s - wg * 64", row), tc));
   e->stage = stage;
   ltE_close_loops(e, n);
   ltE_line(e, "lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */");
@@ -153,7 +160,7 @@ void ltL_tma_store(E *e, const Stmt *s) {
       int d = rank - 1 - j;
       const char *x = ltE_itext(e, v->origin[d]), *add = NULL;
       if (d == v->cdim) add = ltE_sum(parts > 1 ? ltU_fmt("part * %d", cols) : NULL, q ? ltU_fmt("%d", q * pc) : NULL);
-      if (d == v->rdim && !one) add = "wg * 64";
+      if (d == v->rdim && !one && !pp) add = "wg * 64";
       if (add) x = strcmp(x, "0") ? ltU_fmt("%s + %s", x, add) : add;
       ltU_printf(&at, ", %s", x);
     }

@@ -322,6 +322,55 @@ static int divides(const Stmt *first) {
   return 0;
 }
 
+/* Does expression x have one value in every program: made of constants,
+** sizes, strides, scalar parameters and lets of such values? */
+static int program_invariant(const Expr *x) {
+  if (!x) return 1;
+  if (x->kind == E_SYM) {
+    const Sym *s = x->sym;
+    if (s->kind == SYM_SIZE || s->kind == SYM_STRIDE || s->kind == SYM_SCALAR) return 1;
+    return s->kind == SYM_LET && s->rank == 0 && s->def && s->def->kind == S_LET && program_invariant(s->def->val);
+  }
+  return program_invariant(x->a) && program_invariant(x->b) && program_invariant(x->c);
+}
+
+/* Do the statements from `first` on (and those inside them) work in
+** registers and global memory alone, or (wgmma) on the ring's stages? */
+static int register_work(const Stmt *first) {
+  for (const Stmt *s = first; s; s = s->next) {
+    switch (s->kind) {
+    case S_LET: case S_FRAG: case S_ASSIGN: case S_LOAD: case S_STORE: break;
+    case S_GEMM:   /* (its operands are the ring's: the consumers write no shared tile) */
+      if (s->areg) return 0;
+      break;
+    case S_IF: case S_FOR:
+      if (s->stages || !register_work(s->body.first) || !register_work(s->orelse.first)) return 0;
+      break;
+    default: return 0;
+    }
+  }
+  return 1;
+}
+
+/* Ping-pong (Kernel.pingpong) for persistent warp-specialized kernel k
+** whose loop is `loop`: where the config asks for one consumer warpgroup
+** (threads 128), the block holds two, each running every other program of
+** the block on the ring in turn; while one stores its tile, the other's
+** wgmmas run.  It needs the loop's trip count the same in every program
+** (a warpgroup steps its place in the ring over the other's fills without
+** computing that program's sizes), and the
+** consumers' work in registers and on the ring's stages alone, so that the
+** two warpgroups share no shared memory but the ring (a TMA store's staging
+** tile gets one a warpgroup, smem.c).  One warpgroup of 64 x 256 holds the
+** accumulators a thread of the two-warpgroup 128 x 256 tile holds. */
+static int pingpong(const Kernel *k, const Stmt *loop) {
+  if (!k->persistent || k->threads != 128) return 0;
+  if (!program_invariant(loop->lo) || !program_invariant(loop->hi)) return 0;
+  const Stmt *p = loop->body.first;
+  while (p && ltP_is_producer(p)) p = p->next;
+  return register_work(p) && register_work(loop->next);
+}
+
 static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   loop->sched = SCHED_WARPSPEC;
   k->ws = loop;
@@ -335,10 +384,11 @@ static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   ** producer they are free again. */
   fast_divisions(k, loop->next);
   k->persistent = t->persistent && !divides(loop->next) && !k->pre_bytes;
-  int all = k->threads + k->producers, share = t->regs / all / 8 * 8;
-  if (k->threads >= 256 && t->regs) {
+  k->pingpong = pingpong(k, loop);
+  int ncons = k->threads * (k->pingpong ? 2 : 1), all = ncons + k->producers, share = t->regs / all / 8 * 8;
+  if (ncons >= 256 && t->regs) {
     k->reg_producer = gemms_of(consumers(loop)) > 2 ? 24 : 40;
-    k->reg_consumer = (share * all - k->reg_producer * k->producers) / k->threads / 8 * 8;
+    k->reg_consumer = (share * all - k->reg_producer * k->producers) / ncons / 8 * 8;
     if (k->reg_consumer > 256) k->reg_consumer = 256;
   }
 }

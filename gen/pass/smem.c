@@ -65,7 +65,8 @@ static int touches_shared(const Stmt *s) {
 ** dimension), whole panels of 128-byte rows (a box of 64 x 64 each, the
 ** 128-byte swizzle), a free tensor map, and room beside the ring for one
 ** staging tile a warpgroup of two panels (one where the tile has an odd
-** number): the tile goes out in parts of that many columns.  (H200: the
+** number; in ping-pong one for each of the two warpgroups): the tile goes
+** out in parts of that many columns.  (H200: the
 ** hand-written schedule of docs/hopper.md with this epilogue ran 4-10%
 ** faster than with stores from registers.) */
 static int tma_out(Kernel *k, const Target *t, Stmt *s, const Layout *l) {
@@ -80,14 +81,14 @@ static int tma_out(Kernel *k, const Target *t, Stmt *s, const Layout *l) {
     if (d != v->rdim && d != v->cdim && v->ext[d] != 1) return 0;
   int pc = 128 / eb, wgs = l->rows / 64;
   if (l->rows % 64 || l->cols % pc || k->threads != wgs * 128 || k->nmaps == LT_MAXMAPS) return 0;
-  int part = l->cols % (2 * pc) ? pc : 2 * pc;
-  int after = (k->smem_bytes + 1023) & ~1023, bytes = wgs * 64 * part * eb;
+  int part = l->cols % (2 * pc) ? pc : 2 * pc, tiles = k->pingpong ? 2 : wgs;   /* ping-pong: one a warpgroup */
+  int after = (k->smem_bytes + 1023) & ~1023, bytes = tiles * 64 * part * eb;
   if (after + bytes > t->smem_max) return 0;
   Sym *o = ltI_sym(k, SYM_SHARED, ts->dt, s->line);
   o->rank = 2;
   o->shape[0] = 64;
   o->shape[1] = part;
-  o->stages = wgs;
+  o->stages = tiles;
   o->swizzle = 1;
   o->tma_out = 1;
   o->smem_offset = after;
@@ -138,7 +139,7 @@ static void out_tiles(Kernel *k, const Target *t) {
     if (v->ext[v->rdim] != l->rows || v->ext[v->cdim] != l->cols || ltI_view_never_inside(v)) continue;
     long long cs;
     if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1) continue;
-    if (tma_out(k, t, s, l)) continue;
+    if (tma_out(k, t, s, l) || k->pingpong) continue;   /* (ping-pong: a tile for both warpgroups would race) */
     int eb = ltI_dtypes[v->t->dt].bytes, row = l->cols * eb;
     int room = k->ws ? k->mbar_offset : k->smem_bytes;   /* (not over a warp-specialized ring's mbarriers) */
     int after = (k->smem_bytes + 1023) & ~1023;   /* persistent: beside the ring, which fills the next program's */

@@ -5,8 +5,11 @@
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   M=128: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=128)
- *   M=64: BK=128 BM=64 BN=64 group_m=8 stages=5 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=64)
+ *   M=512,N=32768: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=512,N=32768)
+ *   M=512,N=16384: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=512,N=16384)
+ *   M=256,N=8192: BK=64 BM=128 BN=128 group_m=8 stages=5 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=256,N=8192)
+ *   M=128,N=8192: BK=128 BM=128 BN=64 group_m=8 stages=4 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=128,N=8192)
+ *   M=64,N=8192: BK=128 BM=64 BN=64 group_m=8 stages=5 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=64,N=8192)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_bf16_bias_silu_tn.cu
  */
 #include <cuda_runtime.h>
@@ -193,6 +196,21 @@ template <int TA, int TB> LT_FN void lt_wgmma_m64n256k16_bf16_ss(float (&d)[128]
                  "+f"(d[52]), "+f"(d[53]), "+f"(d[116]), "+f"(d[117]), "+f"(d[54]), "+f"(d[55]), "+f"(d[118]), "+f"(d[119]),
                  "+f"(d[56]), "+f"(d[57]), "+f"(d[120]), "+f"(d[121]), "+f"(d[58]), "+f"(d[59]), "+f"(d[122]), "+f"(d[123]),
                  "+f"(d[60]), "+f"(d[61]), "+f"(d[124]), "+f"(d[125]), "+f"(d[62]), "+f"(d[63]), "+f"(d[126]), "+f"(d[127])
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
+}
+
+/* d = A @ B + (scale_d ? d : 0): one m64n128k16 wgmma of the warpgroup, bf16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n128k16_bf16_ss(float (&d)[64], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %68, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, %66, %67;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[32]), "+f"(d[33]), "+f"(d[2]), "+f"(d[3]), "+f"(d[34]), "+f"(d[35]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[36]), "+f"(d[37]), "+f"(d[6]), "+f"(d[7]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[40]), "+f"(d[41]), "+f"(d[10]), "+f"(d[11]), "+f"(d[42]), "+f"(d[43]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[44]), "+f"(d[45]), "+f"(d[14]), "+f"(d[15]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[48]), "+f"(d[49]), "+f"(d[18]), "+f"(d[19]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[52]), "+f"(d[53]), "+f"(d[22]), "+f"(d[23]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[56]), "+f"(d[57]), "+f"(d[26]), "+f"(d[27]), "+f"(d[58]), "+f"(d[59]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[60]), "+f"(d[61]), "+f"(d[30]), "+f"(d[31]), "+f"(d[62]), "+f"(d[63])
                : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
@@ -502,8 +520,8 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
   return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
 }
 
-/* One block (256 threads) of matmul_bf16_bias_silu_tn_M128_cp. */
-__global__ void __launch_bounds__(256) matmul_bf16_bias_silu_tn_M128_cp_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+/* One block (256 threads) of matmul_bf16_bias_silu_tn_M512_N32768_cp. */
+__global__ void __launch_bounds__(256) matmul_bf16_bias_silu_tn_M512_N32768_cp_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -800,8 +818,8 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_silu_tn_M128_cp_kernel(c
   }
 }
 
-/* Checks the arguments, then runs matmul_bf16_bias_silu_tn_M128_cp over its grid on `stream` (the config tuned for M=128). */
-static int matmul_bf16_bias_silu_tn_M128_cp(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+/* Checks the arguments, then runs matmul_bf16_bias_silu_tn_M512_N32768_cp over its grid on `stream` (the config tuned for M=512,N=32768). */
+static int matmul_bf16_bias_silu_tn_M512_N32768_cp(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
@@ -817,14 +835,14 @@ static int matmul_bf16_bias_silu_tn_M128_cp(const void *C0, const void *A, const
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* 147456 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_silu_tn_M128_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 147456);
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_silu_tn_M512_N32768_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 147456);
   if (err != cudaSuccess) return (int)err;
-  matmul_bf16_bias_silu_tn_M128_cp_kernel<<<grid, dim3(256), 147456, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_bf16_bias_silu_tn_M512_N32768_cp_kernel<<<grid, dim3(256), 147456, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 
-/* One block of matmul_bf16_bias_silu_tn_M128: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring). */
-__global__ void __launch_bounds__(384, 1) matmul_bf16_bias_silu_tn_M128_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+/* One block of matmul_bf16_bias_silu_tn_M512_N32768: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring). */
+__global__ void __launch_bounds__(384, 1) matmul_bf16_bias_silu_tn_M512_N32768_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -1034,8 +1052,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_silu_tn_M128_kernel(c
   }
 }
 
-/* Checks the arguments, then runs matmul_bf16_bias_silu_tn_M128 over its grid on `stream` (the config tuned for M=128). */
-static int matmul_bf16_bias_silu_tn_M128(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+/* Checks the arguments, then runs matmul_bf16_bias_silu_tn_M512_N32768 over its grid on `stream` (the config tuned for M=512,N=32768). */
+static int matmul_bf16_bias_silu_tn_M512_N32768(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
@@ -1060,7 +1078,7 @@ static int matmul_bf16_bias_silu_tn_M128(const void *C0, const void *A, const vo
   if (lt_tma_encode(&A_map, A, LT_TMA_BF16, 3, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
       lt_tma_encode(&B_map, B, LT_TMA_BF16, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0 ||
       lt_tma_encode(&C_map, C, LT_TMA_BF16, 3, C_map_dims, C_map_strides, C_map_box, 128) != 0)
-    return matmul_bf16_bias_silu_tn_M128_cp(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+    return matmul_bf16_bias_silu_tn_M512_N32768_cp(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
   /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
   const int64_t programs = grid_x * grid_y;
   int sms = 0;
@@ -1069,14 +1087,1732 @@ static int matmul_bf16_bias_silu_tn_M128(const void *C0, const void *A, const vo
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
   /* 181248 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_silu_tn_M128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 181248);
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_silu_tn_M512_N32768_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 181248);
   if (err != cudaSuccess) return (int)err;
-  matmul_bf16_bias_silu_tn_M128_kernel<<<grid, dim3(384), 181248, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_bf16_bias_silu_tn_M512_N32768_kernel<<<grid, dim3(384), 181248, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 
-/* One block (128 threads) of matmul_bf16_bias_silu_tn_M64_cp. */
-__global__ void __launch_bounds__(128) matmul_bf16_bias_silu_tn_M64_cp_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+/* One block (256 threads) of matmul_bf16_bias_silu_tn_M512_N16384_cp. */
+__global__ void __launch_bounds__(256) matmul_bf16_bias_silu_tn_M512_N16384_cp_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 256] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int pid = blockIdx.x;
+  const int b = blockIdx.y;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* As (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*As)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 0);
+  /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*Bs)[4][64][64] = (__nv_bfloat16 (*)[4][64][64])(lt_smem + 49152);
+  /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __nv_bfloat16 (*C_out)[256] = (__nv_bfloat16 (*)[256])(lt_smem + 0);
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const int t14 = 8 * ((N + 256 - 1) / 256);
+  const int t16 = pid / t14 * 8;
+  const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+  const int bm = t16 + pid % t14 % t19;
+  const int bn = pid % t14 / t19;
+  // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
+  float acc_2[128];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 32; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        acc_2[ri * 64 + ci * 2 + vi] = 0.0f;
+      }
+    }
+  }
+  // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  /* prologue: start the copies of the first iteration, one commit group */
+  for (int kt_stage = 0; kt_stage < 1; ++kt_stage) {
+    const int kt = kt_stage;
+    if (kt < (K + 64 - 1) / 64) {
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = A + (int64_t)b * sa;
+        if (ok && bm * 128 >= 0 && kt * 64 + 64 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(kt * 64 + tid / 16) * lda + (int64_t)(ri * 16) * lda + bm * 128 + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = kt * 64 + ri * 16 + tid / 16;
+            const int gc = bm * 128 + tid % 16 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                As[kt_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = B + (int64_t)b * sb;
+        if (ok && bn * 256 >= 0 && kt * 64 + 64 <= K && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Bs[kt_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(kt * 64 + tid / 32) * ldb + (int64_t)(ri * 8) * ldb + bn * 256 + tid % 32 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = kt * 64 + ri * 8 + tid / 32;
+            const int gc = bn * 256 + tid % 32 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Bs[kt_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  for (int kt = 0, kt_stage = 0; kt < (K + 64 - 1) / 64; ++kt, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+    lt_cp_async_wait<0>();   /* this thread's copies for iteration kt have landed */
+    lt_wgmma_barrier();   /* everyone's have; and stage kt - 2 is free again (its wgmmas were waited for in iteration kt - 1) */
+    /* in flight from the iteration before: the wgmmas into acc_2 */
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(acc_2);   /* read below, after the wait */
+    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+    lt_wgmma_settle(acc_2);
+    lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 64; kk += 16) {
+      lt_wgmma_m64n256k16_bf16_ss<1, 1>(acc_2, lt_wgmma_desc(&As[kt_stage][((warp_row & ~63)) / 64][kk][((warp_row & ~63)) % 64], 8192, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk][0], 8192, 1024, 1), 1);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+    /* the copies for iteration kt + 1, issued while the tensor cores run the wgmmas above */
+    const int kt_next = kt + 1;
+    const int kt_next_stage = kt_stage < 2 ? kt_stage + 1 : kt_stage - 2;
+    if (kt_next < (K + 64 - 1) / 64) {
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = A + (int64_t)b * sa;
+        if (ok && bm * 128 >= 0 && kt_next * 64 + 64 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(kt_next * 64 + tid / 16) * lda + (int64_t)(ri * 16) * lda + bm * 128 + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = kt_next * 64 + ri * 16 + tid / 16;
+            const int gc = bm * 128 + tid % 16 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                As[kt_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = B + (int64_t)b * sb;
+        if (ok && bn * 256 >= 0 && kt_next * 64 + 64 <= K && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Bs[kt_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(kt_next * 64 + tid / 32) * ldb + (int64_t)(ri * 8) * ldb + bn * 256 + tid % 32 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = kt_next * 64 + ri * 8 + tid / 32;
+            const int gc = bn * 256 + tid % 32 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Bs[kt_next_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  lt_cp_async_wait<0>();
+  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+  lt_wgmma_settle(acc_2);   /* read below, after the wait */
+  // matmul.lua:79: k:assign(acc, acc * p.alpha)
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 32; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] * alpha;
+      }
+    }
+  }
+  // matmul.lua:80: k:when(p.beta:ne(0), function()
+  if (beta != 0.0f) {
+    // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    float t28[128];
+    {
+      const bool ok = b < batch;
+      const __nv_bfloat16 *base = C0 + (int64_t)b * sc;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          const int gr = bm * 128 + ri * 8 + row0;
+          const int gc = bn * 256 + ci * 8 + col0;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
+          if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t28[ri * 64 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t28[ri * 64 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + beta * t28[ri * 64 + ci * 2 + vi];
+          }
+        }
+      }
+    }
+  }
+  // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  float bias_2[64];
+  float t33[128];
+  {
+    const __nv_bfloat16 *base = bias;
+    #pragma unroll
+    for (int ci = 0; ci < 32; ++ci) {
+      const int gc = bn * 256 + ci * 8 + col0;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+        union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+        h.v[0] = ((const uint32_t *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          t33[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
+          acc_2[ri * 64 + ci * 2 + vi] = t33[ri * 64 + ci * 2 + vi] / (1.0f + expf(-t33[ri * 64 + ci * 2 + vi]));
+        }
+      }
+    }
+  }
+  // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  {
+    const bool ok = b < batch;
+    __nv_bfloat16 *base = C + (int64_t)b * sc;
+    if (ok && bm * 128 >= 0 && bn * 256 >= 0 && bm * 128 + 128 <= M && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldc % 8 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
+      lt_wgmma_barrier();   /* every warp is done with the shared tiles C_out lies over */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          union { uint32_t v; __nv_bfloat16 e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 64 + ci * 2 + vi]);
+          *(uint32_t *)&C_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+        }
+      }
+      lt_wgmma_barrier();   /* C_out is whole */
+      #pragma unroll
+      for (int ri = 0; ri < 16; ++ri) {
+        *(uint4 *)(base + (int64_t)(bm * 128 + tid / 32) * ldc + (int64_t)(ri * 8) * ldc + bn * 256 + tid % 32 * 8) = *(const uint4 *)&C_out[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3];
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          const int gr = bm * 128 + ri * 8 + row0;
+          const int gc = bn * 256 + ci * 8 + col0;
+          __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
+          if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 64 + ci * 2 + vi]);
+            ((uint32_t *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2bfloat16_rn(acc_2[ri * 64 + ci * 2 + vi]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs matmul_bf16_bias_silu_tn_M512_N16384_cp over its grid on `stream` (the config tuned for M=512,N=16384). */
+static int matmul_bf16_bias_silu_tn_M512_N16384_cp(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+{
+  if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
+  if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
+  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(batch - 1) * sc + (double)(M - 1) * ldc + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sa + (double)(K - 1) * lda + (double)(M - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sb + (double)(K - 1) * ldb + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0 || (uintptr_t)bias % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256);
+  const int64_t grid_y = (int64_t)batch;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* 147456 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_silu_tn_M512_N16384_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 147456);
+  if (err != cudaSuccess) return (int)err;
+  matmul_bf16_bias_silu_tn_M512_N16384_cp_kernel<<<grid, dim3(256), 147456, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  return (int)cudaGetLastError();
+}
+
+/* One block of matmul_bf16_bias_silu_tn_M512_N16384: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring). */
+__global__ void __launch_bounds__(384, 1) matmul_bf16_bias_silu_tn_M512_N16384_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 256] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* As (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __nv_bfloat16 (*As)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 0);
+  /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __nv_bfloat16 (*Bs)[4][64][64] = (__nv_bfloat16 (*)[4][64][64])(lt_smem + 49152);
+  /* C_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
+  __nv_bfloat16 (*C_out)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 148480);
+  uint64_t *kt_full = (uint64_t *)(lt_smem + 147456), *kt_empty = kt_full + 3;   /* the ring's mbarriers */
+  const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
+  const int lt_grid1 = batch;
+  const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
+  /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
+  if (tid == 0) {
+    #pragma unroll
+    for (int kt_stage = 0; kt_stage < 3; ++kt_stage) {
+      lt_mbar_init(&kt_full[kt_stage], 1);   /* the producer's arrival, with the bytes to expect */
+      lt_mbar_init(&kt_empty[kt_stage], 8);   /* one arrival a consumer warp */
+    }
+    lt_mbar_init_fence();
+  }
+  __syncthreads();   /* the mbarriers are set up before either role uses them */
+  if (tid >= 256) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<40>();   /* the registers it does not need go to the consumers */
+    if (tid == 256) {
+      lt_tma_prefetch_map(&A_map);
+      lt_tma_prefetch_map(&B_map);
+      lt_tma_prefetch_map(&C_map);
+      int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+      for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
+        const int pid = lt_prog % lt_grid0;
+        const int b = lt_prog / lt_grid0;
+        // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+        const int t14 = 8 * ((N + 256 - 1) / 256);
+        const int t16 = pid / t14 * 8;
+        const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
+        // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+        for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+          lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+          lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 49152);   /* the bytes its copies deliver */
+          // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+          lt_tma_load_3d(&As[kt_stage][0][0][0], &A_map, bm * 128, kt * 64, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&As[kt_stage][1][0][0], &A_map, bm * 128 + 64, kt * 64, b, &kt_full[kt_stage]);
+          // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+          lt_tma_load_3d(&Bs[kt_stage][0][0][0], &B_map, bn * 256, kt * 64, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&Bs[kt_stage][1][0][0], &B_map, bn * 256 + 64, kt * 64, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&Bs[kt_stage][2][0][0], &B_map, bn * 256 + 128, kt * 64, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&Bs[kt_stage][3][0][0], &B_map, bn * 256 + 192, kt * 64, b, &kt_full[kt_stage]);
+        }
+      }
+    }
+  } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
+    int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+    for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
+      const int pid = lt_prog % lt_grid0;
+      const int b = lt_prog / lt_grid0;
+      // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+      const int t14 = 8 * ((N + 256 - 1) / 256);
+      const int t16 = pid / t14 * 8;
+      const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
+      // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
+      float acc_2[128];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 64 + ci * 2 + vi] = 0.0f;
+          }
+        }
+      }
+      // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+      for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+        lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+        /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
+        // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+        lt_wgmma_settle(acc_2);
+        lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n256k16_bf16_ss<1, 1>(acc_2, lt_wgmma_desc(&As[kt_stage][((warp_row & ~63)) / 64][kk][((warp_row & ~63)) % 64], 8192, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk][0], 8192, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+        lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
+        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* each warp gives it back to the producer */
+      }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(acc_2);   /* read below, after the wait */
+      if (((K + 64 - 1) / 64) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
+      // matmul.lua:79: k:assign(acc, acc * p.alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] * alpha;
+          }
+        }
+      }
+      // matmul.lua:80: k:when(p.beta:ne(0), function()
+      if (beta != 0.0f) {
+        // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+        float t28[128];
+        {
+          const bool ok = b < batch;
+          const __nv_bfloat16 *base = C0 + (int64_t)b * sc;
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 32; ++ci) {
+              const int gr = bm * 128 + ri * 8 + row0;
+              const int gc = bn * 256 + ci * 8 + col0;
+              const __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
+              if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+                union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+                h.v[0] = ((const uint32_t *)ptr)[0];
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) t28[ri * 64 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) {
+                  t28[ri * 64 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+                }
+              }
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + beta * t28[ri * 64 + ci * 2 + vi];
+              }
+            }
+          }
+        }
+      }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      float bias_2[64];
+      float t33[128];
+      {
+        const __nv_bfloat16 *base = bias;
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          const int gc = bn * 256 + ci * 8 + col0;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t33[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
+              acc_2[ri * 64 + ci * 2 + vi] = lt_fdiv(t33[ri * 64 + ci * 2 + vi], 1.0f + expf(-t33[ri * 64 + ci * 2 + vi]));
+            }
+          }
+        }
+      }
+      // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+      {   /* out by TMA stores (C_map: only the elements inside C are written), each consumer warpgroup its 64 rows, 128 columns at a time through C_out[wg] */
+        const int wg = tid / 128;   /* this thread's warpgroup */
+        #pragma unroll
+        for (int part = 0; part < 2; ++part) {   /* columns part * 128.. of the tile */
+          if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read C_out[wg] */
+          lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 32; ++ci) {
+              if (ci / 16 != part) continue;   /* a column chunk of another part */
+              union { uint32_t v; __nv_bfloat16 e[2]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 64 + ci * 2 + vi]);
+              *(uint32_t *)&C_out[wg][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) / 64][ri * 8 + row0 - wg * 64][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) % 64] = h.v;
+            }
+          }
+          lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
+          lt_named_barrier(2 + wg, 128);   /* C_out[wg] is whole */
+          if (tid % 128 == 0) {
+            lt_tma_store_3d(&C_map, bn * 256 + part * 128, bm * 128 + wg * 64, b, &C_out[wg][0][0][0]);
+            lt_tma_store_3d(&C_map, bn * 256 + part * 128 + 64, bm * 128 + wg * 64, b, &C_out[wg][1][0][0]);
+            lt_tma_store_commit();
+          }
+        }
+      }
+    }
+    if (tid % 128 == 0) lt_tma_store_wait<0>();   /* the warpgroup's TMA stores are done before it ends */
+  }
+}
+
+/* Checks the arguments, then runs matmul_bf16_bias_silu_tn_M512_N16384 over its grid on `stream` (the config tuned for M=512,N=16384). */
+static int matmul_bf16_bias_silu_tn_M512_N16384(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+{
+  if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
+  if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
+  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(batch - 1) * sc + (double)(M - 1) * ldc + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sa + (double)(K - 1) * lda + (double)(M - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sb + (double)(K - 1) * ldb + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0 || (uintptr_t)bias % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256);
+  const int64_t grid_y = (int64_t)batch;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
+  const uint64_t A_map_dims[3] = {(uint64_t)M, (uint64_t)K, (uint64_t)batch}, A_map_strides[2] = {(uint64_t)lda, (uint64_t)sa};
+  const uint32_t A_map_box[3] = {64, 64, 1};
+  const uint64_t B_map_dims[3] = {(uint64_t)N, (uint64_t)K, (uint64_t)batch}, B_map_strides[2] = {(uint64_t)ldb, (uint64_t)sb};
+  const uint32_t B_map_box[3] = {64, 64, 1};
+  const uint64_t C_map_dims[3] = {(uint64_t)N, (uint64_t)M, (uint64_t)batch}, C_map_strides[2] = {(uint64_t)ldc, (uint64_t)sc};
+  const uint32_t C_map_box[3] = {64, 64, 1};
+  CUtensorMap A_map, B_map, C_map;
+  if (lt_tma_encode(&A_map, A, LT_TMA_BF16, 3, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
+      lt_tma_encode(&B_map, B, LT_TMA_BF16, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0 ||
+      lt_tma_encode(&C_map, C, LT_TMA_BF16, 3, C_map_dims, C_map_strides, C_map_box, 128) != 0)
+    return matmul_bf16_bias_silu_tn_M512_N16384_cp(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
+  const int64_t programs = grid_x * grid_y;
+  int sms = 0;
+  const int sm_err = lt_sm_count(&sms);
+  if (sm_err != 0) return sm_err;
+  if (programs > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
+  /* 181248 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_silu_tn_M512_N16384_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 181248);
+  if (err != cudaSuccess) return (int)err;
+  matmul_bf16_bias_silu_tn_M512_N16384_kernel<<<grid, dim3(384), 181248, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of matmul_bf16_bias_silu_tn_M256_N8192_cp. */
+__global__ void __launch_bounds__(128) matmul_bf16_bias_silu_tn_M256_N8192_cp_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block, warp tid / 32 % 4 of warpgroup tid / 128: rows warp_row.. (16 of each 64-row block of the group's) and columns warp_col.. of the [128, 128] accumulator */
+  const int warp_row = tid / 32 % 4 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 (i % 2) + 64 (i / 2) and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int pid = blockIdx.x;
+  const int b = blockIdx.y;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* As (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*As)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 0);
+  /* Bs (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*Bs)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 81920);
+  /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __nv_bfloat16 (*C_out)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const int t14 = 8 * ((N + 128 - 1) / 128);
+  const int t16 = pid / t14 * 8;
+  const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+  const int bm = t16 + pid % t14 % t19;
+  const int bn = pid % t14 / t19;
+  // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
+  float acc_2[128];
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 16; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        acc_2[ri * 32 + ci * 2 + vi] = 0.0f;
+      }
+    }
+  }
+  // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  /* prologue: start the copies of the first 3 iterations, one commit group each */
+  for (int kt_stage = 0; kt_stage < 3; ++kt_stage) {
+    const int kt = kt_stage;
+    if (kt < (K + 64 - 1) / 64) {
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = A + (int64_t)b * sa;
+        if (ok && bm * 128 >= 0 && kt * 64 + 64 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(kt * 64 + tid / 16) * lda + (int64_t)(ri * 8) * lda + bm * 128 + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = kt * 64 + ri * 8 + tid / 16;
+            const int gc = bm * 128 + tid % 16 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                As[kt_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = B + (int64_t)b * sb;
+        if (ok && bn * 128 >= 0 && kt * 64 + 64 <= K && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(kt * 64 + tid / 16) * ldb + (int64_t)(ri * 8) * ldb + bn * 128 + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = kt * 64 + ri * 8 + tid / 16;
+            const int gc = bn * 128 + tid % 16 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Bs[kt_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  for (int kt = 0, kt_stage = 0; kt < (K + 64 - 1) / 64; ++kt, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
+    lt_cp_async_wait<2>();   /* this thread's copies for iteration kt have landed */
+    lt_wgmma_barrier();   /* everyone's have; and stage kt - 2 is free again (its wgmmas were waited for in iteration kt - 1) */
+    /* in flight from the iteration before: the wgmmas into acc_2 */
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(acc_2);   /* read below, after the wait */
+    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+    lt_wgmma_settle(acc_2);
+    lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 64; kk += 16) {
+      lt_wgmma_m64n128k16_bf16_ss<1, 1>(reinterpret_cast<float (&)[64]>(acc_2[0]), lt_wgmma_desc(&As[kt_stage][((warp_row & ~63)) / 64][kk][((warp_row & ~63)) % 64], 8192, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk][0], 8192, 1024, 1), 1);
+      lt_wgmma_m64n128k16_bf16_ss<1, 1>(reinterpret_cast<float (&)[64]>(acc_2[64]), lt_wgmma_desc(&As[kt_stage][((warp_row & ~63) + 64) / 64][kk][((warp_row & ~63) + 64) % 64], 8192, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk][0], 8192, 1024, 1), 1);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+    /* the copies for iteration kt + 3, issued while the tensor cores run the wgmmas above */
+    const int kt_next = kt + 3;
+    const int kt_next_stage = kt_stage < 2 ? kt_stage + 3 : kt_stage - 2;
+    if (kt_next < (K + 64 - 1) / 64) {
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = A + (int64_t)b * sa;
+        if (ok && bm * 128 >= 0 && kt_next * 64 + 64 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(kt_next * 64 + tid / 16) * lda + (int64_t)(ri * 8) * lda + bm * 128 + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = kt_next * 64 + ri * 8 + tid / 16;
+            const int gc = bm * 128 + tid % 16 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                As[kt_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = B + (int64_t)b * sb;
+        if (ok && bn * 128 >= 0 && kt_next * 64 + 64 <= K && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(kt_next * 64 + tid / 16) * ldb + (int64_t)(ri * 8) * ldb + bn * 128 + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = kt_next * 64 + ri * 8 + tid / 16;
+            const int gc = bn * 128 + tid % 16 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Bs[kt_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  lt_cp_async_wait<0>();
+  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+  lt_wgmma_settle(acc_2);   /* read below, after the wait */
+  // matmul.lua:79: k:assign(acc, acc * p.alpha)
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 16; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] * alpha;
+      }
+    }
+  }
+  // matmul.lua:80: k:when(p.beta:ne(0), function()
+  if (beta != 0.0f) {
+    // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    float t28[128];
+    {
+      const bool ok = b < batch;
+      const __nv_bfloat16 *base = C0 + (int64_t)b * sc;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          const int gr = bm * 128 + ri % 2 * 8 + ri / 2 * 64 + row0;
+          const int gc = bn * 128 + ci * 8 + col0;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
+          if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t28[ri * 32 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t28[ri * 32 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + beta * t28[ri * 32 + ci * 2 + vi];
+          }
+        }
+      }
+    }
+  }
+  // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  float bias_2[32];
+  float t33[128];
+  {
+    const __nv_bfloat16 *base = bias;
+    #pragma unroll
+    for (int ci = 0; ci < 16; ++ci) {
+      const int gc = bn * 128 + ci * 8 + col0;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+        union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+        h.v[0] = ((const uint32_t *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
+          acc_2[ri * 32 + ci * 2 + vi] = t33[ri * 32 + ci * 2 + vi] / (1.0f + expf(-t33[ri * 32 + ci * 2 + vi]));
+        }
+      }
+    }
+  }
+  // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  {
+    const bool ok = b < batch;
+    __nv_bfloat16 *base = C + (int64_t)b * sc;
+    if (ok && bm * 128 >= 0 && bn * 128 >= 0 && bm * 128 + 128 <= M && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldc % 8 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
+      lt_wgmma_barrier();   /* every warp is done with the shared tiles C_out lies over */
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          union { uint32_t v; __nv_bfloat16 e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 32 + ci * 2 + vi]);
+          *(uint32_t *)&C_out[ri % 2 * 8 + ri / 2 * 64 + row0][(ci * 8 + col0) ^ ((ri % 2 * 8 + ri / 2 * 64 + row0) & 7) << 3] = h.v;
+        }
+      }
+      lt_wgmma_barrier();   /* C_out is whole */
+      #pragma unroll
+      for (int ri = 0; ri < 16; ++ri) {
+        *(uint4 *)(base + (int64_t)(bm * 128 + tid / 16) * ldc + (int64_t)(ri * 8) * ldc + bn * 128 + tid % 16 * 8) = *(const uint4 *)&C_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          const int gr = bm * 128 + ri % 2 * 8 + ri / 2 * 64 + row0;
+          const int gc = bn * 128 + ci * 8 + col0;
+          __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
+          if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 32 + ci * 2 + vi]);
+            ((uint32_t *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2bfloat16_rn(acc_2[ri * 32 + ci * 2 + vi]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs matmul_bf16_bias_silu_tn_M256_N8192_cp over its grid on `stream` (the config tuned for M=256,N=8192). */
+static int matmul_bf16_bias_silu_tn_M256_N8192_cp(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+{
+  if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
+  if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
+  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(batch - 1) * sc + (double)(M - 1) * ldc + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sa + (double)(K - 1) * lda + (double)(M - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sb + (double)(K - 1) * ldb + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0 || (uintptr_t)bias % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128);
+  const int64_t grid_y = (int64_t)batch;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* 163840 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_silu_tn_M256_N8192_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163840);
+  if (err != cudaSuccess) return (int)err;
+  matmul_bf16_bias_silu_tn_M256_N8192_cp_kernel<<<grid, dim3(128), 163840, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  return (int)cudaGetLastError();
+}
+
+/* One block of matmul_bf16_bias_silu_tn_M256_N8192: two consumer warpgroups of 128 threads, each running every other program of the block (ping-pong), and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring that the two take in turn). */
+__global__ void __launch_bounds__(384, 1) matmul_bf16_bias_silu_tn_M256_N8192_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+{
+  const int tid = threadIdx.x < 256 ? threadIdx.x % 128 : threadIdx.x - 128;   /* ping-pong: threads 0..127 of each consumer warpgroup's program, then the producer's */
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block, warp tid / 32 % 4 of warpgroup tid / 128: rows warp_row.. (16 of each 64-row block of the group's) and columns warp_col.. of the [128, 128] accumulator */
+  const int warp_row = tid / 32 % 4 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 (i % 2) + 64 (i / 2) and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* As (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __nv_bfloat16 (*As)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 0);
+  /* Bs (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __nv_bfloat16 (*Bs)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 81920);
+  uint64_t *kt_full = (uint64_t *)(lt_smem + 163840), *kt_empty = kt_full + 5;   /* the ring's mbarriers */
+  const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
+  const int lt_grid1 = batch;
+  const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
+  /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
+  if (threadIdx.x == 0) {
+    #pragma unroll
+    for (int kt_stage = 0; kt_stage < 5; ++kt_stage) {
+      lt_mbar_init(&kt_full[kt_stage], 1);   /* the producer's arrival, with the bytes to expect */
+      lt_mbar_init(&kt_empty[kt_stage], 4);   /* one arrival a consumer warp */
+    }
+    lt_mbar_init_fence();
+  }
+  __syncthreads();   /* the mbarriers are set up before either role uses them */
+  if (tid >= 128) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<40>();   /* the registers it does not need go to the consumers */
+    if (tid == 128) {
+      lt_tma_prefetch_map(&A_map);
+      lt_tma_prefetch_map(&B_map);
+      int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+      for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
+        const int pid = lt_prog % lt_grid0;
+        const int b = lt_prog / lt_grid0;
+        // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+        const int t14 = 8 * ((N + 128 - 1) / 128);
+        const int t16 = pid / t14 * 8;
+        const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
+        // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+        for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
+          lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+          lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 32768);   /* the bytes its copies deliver */
+          // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+          lt_tma_load_3d(&As[kt_stage][0][0][0], &A_map, bm * 128, kt * 64, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&As[kt_stage][1][0][0], &A_map, bm * 128 + 64, kt * 64, b, &kt_full[kt_stage]);
+          // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+          lt_tma_load_3d(&Bs[kt_stage][0][0][0], &B_map, bn * 128, kt * 64, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&Bs[kt_stage][1][0][0], &B_map, bn * 128 + 64, kt * 64, b, &kt_full[kt_stage]);
+        }
+      }
+    }
+  } else {   /* the two consumer warpgroups, each its own programs: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
+    const int lt_wg = threadIdx.x / 128;   /* this warpgroup runs the block's programs lt_wg, lt_wg + 2, ... */
+    int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+    for (int lt_prog = blockIdx.x, lt_turn = 0; lt_prog < lt_programs; lt_prog += gridDim.x, lt_turn ^= 1) {
+      const int pid = lt_prog % lt_grid0;
+      const int b = lt_prog / lt_grid0;
+      // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+      const int t14 = 8 * ((N + 128 - 1) / 128);
+      const int t16 = pid / t14 * 8;
+      const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
+      if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
+        const int lt_fills = lt_imax((K + 64 - 1) / 64, 0);
+        kt_phase ^= (lt_fills / 5 + (kt_stage + lt_fills % 5) / 5) & 1;
+        kt_stage = (kt_stage + lt_fills % 5) % 5;
+        continue;
+      }
+      // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
+      float acc_2[128];
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 32 + ci * 2 + vi] = 0.0f;
+          }
+        }
+      }
+      // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+      if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
+      for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
+        lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+        /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
+        // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+        lt_wgmma_settle(acc_2);
+        lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n128k16_bf16_ss<1, 1>(reinterpret_cast<float (&)[64]>(acc_2[0]), lt_wgmma_desc(&As[kt_stage][((warp_row & ~63)) / 64][kk][((warp_row & ~63)) % 64], 8192, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk][0], 8192, 1024, 1), 1);
+          lt_wgmma_m64n128k16_bf16_ss<1, 1>(reinterpret_cast<float (&)[64]>(acc_2[64]), lt_wgmma_desc(&As[kt_stage][((warp_row & ~63) + 64) / 64][kk][((warp_row & ~63) + 64) % 64], 8192, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk][0], 8192, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+        lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
+        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 4 : kt_stage - 1]);   /* each warp gives it back to the producer */
+      }
+      if (lt_programs - lt_prog > (int)gridDim.x) lt_wg_turn_pass(lt_wg);   /* the next program's main loop (the other warpgroup's) may begin: this one's fills have landed */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(acc_2);   /* read below, after the wait */
+      if (((K + 64 - 1) / 64) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 4 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
+      // matmul.lua:79: k:assign(acc, acc * p.alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] * alpha;
+          }
+        }
+      }
+      // matmul.lua:80: k:when(p.beta:ne(0), function()
+      if (beta != 0.0f) {
+        // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+        float t28[128];
+        {
+          const bool ok = b < batch;
+          const __nv_bfloat16 *base = C0 + (int64_t)b * sc;
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              const int gr = bm * 128 + ri % 2 * 8 + ri / 2 * 64 + row0;
+              const int gc = bn * 128 + ci * 8 + col0;
+              const __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
+              if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+                union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+                h.v[0] = ((const uint32_t *)ptr)[0];
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) t28[ri * 32 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) {
+                  t28[ri * 32 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+                }
+              }
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + beta * t28[ri * 32 + ci * 2 + vi];
+              }
+            }
+          }
+        }
+      }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      float bias_2[32];
+      float t33[128];
+      {
+        const __nv_bfloat16 *base = bias;
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          const int gc = bn * 128 + ci * 8 + col0;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
+              acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + expf(-t33[ri * 32 + ci * 2 + vi]));
+            }
+          }
+        }
+      }
+      // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+      {
+        const bool ok = b < batch;
+        __nv_bfloat16 *base = C + (int64_t)b * sc;
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            const int gr = bm * 128 + ri % 2 * 8 + ri / 2 * 64 + row0;
+            const int gc = bn * 128 + ci * 8 + col0;
+            __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
+            if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+              union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 32 + ci * 2 + vi]);
+              ((uint32_t *)ptr)[0] = h.v[0];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2bfloat16_rn(acc_2[ri * 32 + ci * 2 + vi]);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs matmul_bf16_bias_silu_tn_M256_N8192 over its grid on `stream` (the config tuned for M=256,N=8192). */
+static int matmul_bf16_bias_silu_tn_M256_N8192(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+{
+  if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
+  if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
+  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(batch - 1) * sc + (double)(M - 1) * ldc + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sa + (double)(K - 1) * lda + (double)(M - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sb + (double)(K - 1) * ldb + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0 || (uintptr_t)bias % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128);
+  const int64_t grid_y = (int64_t)batch;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
+  const uint64_t A_map_dims[3] = {(uint64_t)M, (uint64_t)K, (uint64_t)batch}, A_map_strides[2] = {(uint64_t)lda, (uint64_t)sa};
+  const uint32_t A_map_box[3] = {64, 64, 1};
+  const uint64_t B_map_dims[3] = {(uint64_t)N, (uint64_t)K, (uint64_t)batch}, B_map_strides[2] = {(uint64_t)ldb, (uint64_t)sb};
+  const uint32_t B_map_box[3] = {64, 64, 1};
+  CUtensorMap A_map, B_map;
+  if (lt_tma_encode(&A_map, A, LT_TMA_BF16, 3, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
+      lt_tma_encode(&B_map, B, LT_TMA_BF16, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0)
+    return matmul_bf16_bias_silu_tn_M256_N8192_cp(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
+  const int64_t programs = grid_x * grid_y;
+  int sms = 0;
+  const int sm_err = lt_sm_count(&sms);
+  if (sm_err != 0) return sm_err;
+  if (programs > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
+  /* 163920 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_silu_tn_M256_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163920);
+  if (err != cudaSuccess) return (int)err;
+  matmul_bf16_bias_silu_tn_M256_N8192_kernel<<<grid, dim3(384), 163920, (cudaStream_t)stream>>>(A_map, B_map, (const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of matmul_bf16_bias_silu_tn_M128_N8192_cp. */
+__global__ void __launch_bounds__(128) matmul_bf16_bias_silu_tn_M128_N8192_cp_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block, warp tid / 32 % 4 of warpgroup tid / 128: rows warp_row.. (16 of each 64-row block of the group's) and columns warp_col.. of the [128, 64] accumulator */
+  const int warp_row = tid / 32 % 4 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 (i % 2) + 64 (i / 2) and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int pid = blockIdx.x;
+  const int b = blockIdx.y;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* As (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*As)[2][128][64] = (__nv_bfloat16 (*)[2][128][64])(lt_smem + 0);
+  /* Bs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __nv_bfloat16 (*Bs)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 131072);
+  /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __nv_bfloat16 (*C_out)[64] = (__nv_bfloat16 (*)[64])(lt_smem + 0);
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const int t14 = 8 * ((N + 64 - 1) / 64);
+  const int t16 = pid / t14 * 8;
+  const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+  const int bm = t16 + pid % t14 % t19;
+  const int bn = pid % t14 / t19;
+  // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
+  float acc_2[64];
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        acc_2[ri * 16 + ci * 2 + vi] = 0.0f;
+      }
+    }
+  }
+  // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  /* prologue: start the copies of the first 2 iterations, one commit group each */
+  for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
+    const int kt = kt_stage;
+    if (kt < (K + 128 - 1) / 128) {
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = A + (int64_t)b * sa;
+        if (ok && bm * 128 >= 0 && kt * 128 + 128 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 16; ++ri) {
+            lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(kt * 128 + tid / 16) * lda + (int64_t)(ri * 8) * lda + bm * 128 + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 16; ++ri) {
+            const int gr = kt * 128 + ri * 8 + tid / 16;
+            const int gc = bm * 128 + tid % 16 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                As[kt_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = B + (int64_t)b * sb;
+        if (ok && bn * 64 >= 0 && kt * 128 + 128 <= K && bn * 64 + 64 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(kt * 128 + tid / 8) * ldb + (int64_t)(ri * 16) * ldb + bn * 64 + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = kt * 128 + ri * 16 + tid / 8;
+            const int gc = bn * 64 + tid % 8 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  for (int kt = 0, kt_stage = 0; kt < (K + 128 - 1) / 128; ++kt, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
+    lt_cp_async_wait<1>();   /* this thread's copies for iteration kt have landed */
+    lt_wgmma_barrier();   /* everyone's have; and stage kt - 2 is free again (its wgmmas were waited for in iteration kt - 1) */
+    /* in flight from the iteration before: the wgmmas into acc_2 */
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(acc_2);   /* read below, after the wait */
+    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+    lt_wgmma_settle(acc_2);
+    lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 128; kk += 16) {
+      lt_wgmma_m64n64k16_bf16_ss<1, 1>(reinterpret_cast<float (&)[32]>(acc_2[0]), lt_wgmma_desc(&As[kt_stage][((warp_row & ~63)) / 64][kk][((warp_row & ~63)) % 64], 16384, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][kk][0], 16384, 1024, 1), 1);
+      lt_wgmma_m64n64k16_bf16_ss<1, 1>(reinterpret_cast<float (&)[32]>(acc_2[32]), lt_wgmma_desc(&As[kt_stage][((warp_row & ~63) + 64) / 64][kk][((warp_row & ~63) + 64) % 64], 16384, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][kk][0], 16384, 1024, 1), 1);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+    /* the copies for iteration kt + 2, issued while the tensor cores run the wgmmas above */
+    const int kt_next = kt + 2;
+    const int kt_next_stage = kt_stage < 2 ? kt_stage + 2 : kt_stage - 2;
+    if (kt_next < (K + 128 - 1) / 128) {
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = A + (int64_t)b * sa;
+        if (ok && bm * 128 >= 0 && kt_next * 128 + 128 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 16; ++ri) {
+            lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(kt_next * 128 + tid / 16) * lda + (int64_t)(ri * 8) * lda + bm * 128 + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 16; ++ri) {
+            const int gr = kt_next * 128 + ri * 8 + tid / 16;
+            const int gc = bm * 128 + tid % 16 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                As[kt_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      {
+        const bool ok = b < batch;
+        const __nv_bfloat16 *base = B + (int64_t)b * sb;
+        if (ok && bn * 64 >= 0 && kt_next * 128 + 128 <= K && bn * 64 + 64 <= N && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(kt_next * 128 + tid / 8) * ldb + (int64_t)(ri * 16) * ldb + bn * 64 + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = kt_next * 128 + ri * 16 + tid / 8;
+            const int gc = bn * 64 + tid % 8 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+              const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
+              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  lt_cp_async_wait<0>();
+  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+  lt_wgmma_settle(acc_2);   /* read below, after the wait */
+  // matmul.lua:79: k:assign(acc, acc * p.alpha)
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] * alpha;
+      }
+    }
+  }
+  // matmul.lua:80: k:when(p.beta:ne(0), function()
+  if (beta != 0.0f) {
+    // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    float t28[64];
+    {
+      const bool ok = b < batch;
+      const __nv_bfloat16 *base = C0 + (int64_t)b * sc;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int gr = bm * 128 + ri % 2 * 8 + ri / 2 * 64 + row0;
+          const int gc = bn * 64 + ci * 8 + col0;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
+          if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t28[ri * 16 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t28[ri * 16 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + beta * t28[ri * 16 + ci * 2 + vi];
+          }
+        }
+      }
+    }
+  }
+  // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  float bias_2[16];
+  float t33[64];
+  {
+    const __nv_bfloat16 *base = bias;
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      const int gc = bn * 64 + ci * 8 + col0;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+        union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+        h.v[0] = ((const uint32_t *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          t33[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
+          acc_2[ri * 16 + ci * 2 + vi] = t33[ri * 16 + ci * 2 + vi] / (1.0f + expf(-t33[ri * 16 + ci * 2 + vi]));
+        }
+      }
+    }
+  }
+  // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  {
+    const bool ok = b < batch;
+    __nv_bfloat16 *base = C + (int64_t)b * sc;
+    if (ok && bm * 128 >= 0 && bn * 64 >= 0 && bm * 128 + 128 <= M && bn * 64 + 64 <= N && (uintptr_t)base % 16 == 0 && ldc % 8 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
+      lt_wgmma_barrier();   /* every warp is done with the shared tiles C_out lies over */
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          union { uint32_t v; __nv_bfloat16 e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 16 + ci * 2 + vi]);
+          *(uint32_t *)&C_out[ri % 2 * 8 + ri / 2 * 64 + row0][(ci * 8 + col0) ^ ((ri % 2 * 8 + ri / 2 * 64 + row0) & 7) << 3] = h.v;
+        }
+      }
+      lt_wgmma_barrier();   /* C_out is whole */
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        *(uint4 *)(base + (int64_t)(bm * 128 + tid / 8) * ldc + (int64_t)(ri * 16) * ldc + bn * 64 + tid % 8 * 8) = *(const uint4 *)&C_out[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3];
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int gr = bm * 128 + ri % 2 * 8 + ri / 2 * 64 + row0;
+          const int gc = bn * 64 + ci * 8 + col0;
+          __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
+          if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 16 + ci * 2 + vi]);
+            ((uint32_t *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2bfloat16_rn(acc_2[ri * 16 + ci * 2 + vi]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs matmul_bf16_bias_silu_tn_M128_N8192_cp over its grid on `stream` (the config tuned for M=128,N=8192). */
+static int matmul_bf16_bias_silu_tn_M128_N8192_cp(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+{
+  if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
+  if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
+  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(batch - 1) * sc + (double)(M - 1) * ldc + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sa + (double)(K - 1) * lda + (double)(M - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sb + (double)(K - 1) * ldb + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0 || (uintptr_t)bias % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 64 - 1) / 64);
+  const int64_t grid_y = (int64_t)batch;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* 196608 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_silu_tn_M128_N8192_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
+  if (err != cudaSuccess) return (int)err;
+  matmul_bf16_bias_silu_tn_M128_N8192_cp_kernel<<<grid, dim3(128), 196608, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  return (int)cudaGetLastError();
+}
+
+/* One block of matmul_bf16_bias_silu_tn_M128_N8192: two consumer warpgroups of 128 threads, each running every other program of the block (ping-pong), and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring that the two take in turn). */
+__global__ void __launch_bounds__(384, 1) matmul_bf16_bias_silu_tn_M128_N8192_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+{
+  const int tid = threadIdx.x < 256 ? threadIdx.x % 128 : threadIdx.x - 128;   /* ping-pong: threads 0..127 of each consumer warpgroup's program, then the producer's */
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block, warp tid / 32 % 4 of warpgroup tid / 128: rows warp_row.. (16 of each 64-row block of the group's) and columns warp_col.. of the [128, 64] accumulator */
+  const int warp_row = tid / 32 % 4 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 (i % 2) + 64 (i / 2) and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* As (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __nv_bfloat16 (*As)[2][128][64] = (__nv_bfloat16 (*)[2][128][64])(lt_smem + 0);
+  /* Bs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
+  __nv_bfloat16 (*Bs)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 131072);
+  uint64_t *kt_full = (uint64_t *)(lt_smem + 196608), *kt_empty = kt_full + 4;   /* the ring's mbarriers */
+  const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 64 - 1) / 64);
+  const int lt_grid1 = batch;
+  const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
+  /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
+  if (threadIdx.x == 0) {
+    #pragma unroll
+    for (int kt_stage = 0; kt_stage < 4; ++kt_stage) {
+      lt_mbar_init(&kt_full[kt_stage], 1);   /* the producer's arrival, with the bytes to expect */
+      lt_mbar_init(&kt_empty[kt_stage], 4);   /* one arrival a consumer warp */
+    }
+    lt_mbar_init_fence();
+  }
+  __syncthreads();   /* the mbarriers are set up before either role uses them */
+  if (tid >= 128) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<40>();   /* the registers it does not need go to the consumers */
+    if (tid == 128) {
+      lt_tma_prefetch_map(&A_map);
+      lt_tma_prefetch_map(&B_map);
+      int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+      for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
+        const int pid = lt_prog % lt_grid0;
+        const int b = lt_prog / lt_grid0;
+        // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+        const int t14 = 8 * ((N + 64 - 1) / 64);
+        const int t16 = pid / t14 * 8;
+        const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
+        // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+        for (int kt = 0; kt < (K + 128 - 1) / 128; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
+          lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+          lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 49152);   /* the bytes its copies deliver */
+          // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+          lt_tma_load_3d(&As[kt_stage][0][0][0], &A_map, bm * 128, kt * 128, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&As[kt_stage][1][0][0], &A_map, bm * 128 + 64, kt * 128, b, &kt_full[kt_stage]);
+          // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+          lt_tma_load_3d(&Bs[kt_stage][0][0], &B_map, bn * 64, kt * 128, b, &kt_full[kt_stage]);
+        }
+      }
+    }
+  } else {   /* the two consumer warpgroups, each its own programs: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
+    const int lt_wg = threadIdx.x / 128;   /* this warpgroup runs the block's programs lt_wg, lt_wg + 2, ... */
+    int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+    for (int lt_prog = blockIdx.x, lt_turn = 0; lt_prog < lt_programs; lt_prog += gridDim.x, lt_turn ^= 1) {
+      const int pid = lt_prog % lt_grid0;
+      const int b = lt_prog / lt_grid0;
+      // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+      const int t14 = 8 * ((N + 64 - 1) / 64);
+      const int t16 = pid / t14 * 8;
+      const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
+      if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
+        const int lt_fills = lt_imax((K + 128 - 1) / 128, 0);
+        kt_phase ^= (lt_fills / 4 + (kt_stage + lt_fills % 4) / 4) & 1;
+        kt_stage = (kt_stage + lt_fills % 4) % 4;
+        continue;
+      }
+      // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
+      float acc_2[64];
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 16 + ci * 2 + vi] = 0.0f;
+          }
+        }
+      }
+      // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+      if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
+      for (int kt = 0; kt < (K + 128 - 1) / 128; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
+        lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+        /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
+        // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+        lt_wgmma_settle(acc_2);
+        lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+        #pragma unroll
+        for (int kk = 0; kk < 128; kk += 16) {
+          lt_wgmma_m64n64k16_bf16_ss<1, 1>(reinterpret_cast<float (&)[32]>(acc_2[0]), lt_wgmma_desc(&As[kt_stage][((warp_row & ~63)) / 64][kk][((warp_row & ~63)) % 64], 16384, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][kk][0], 16384, 1024, 1), 1);
+          lt_wgmma_m64n64k16_bf16_ss<1, 1>(reinterpret_cast<float (&)[32]>(acc_2[32]), lt_wgmma_desc(&As[kt_stage][((warp_row & ~63) + 64) / 64][kk][((warp_row & ~63) + 64) % 64], 16384, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][kk][0], 16384, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+        lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
+        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 3 : kt_stage - 1]);   /* each warp gives it back to the producer */
+      }
+      if (lt_programs - lt_prog > (int)gridDim.x) lt_wg_turn_pass(lt_wg);   /* the next program's main loop (the other warpgroup's) may begin: this one's fills have landed */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(acc_2);   /* read below, after the wait */
+      if (((K + 128 - 1) / 128) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 3 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
+      // matmul.lua:79: k:assign(acc, acc * p.alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] * alpha;
+          }
+        }
+      }
+      // matmul.lua:80: k:when(p.beta:ne(0), function()
+      if (beta != 0.0f) {
+        // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+        float t28[64];
+        {
+          const bool ok = b < batch;
+          const __nv_bfloat16 *base = C0 + (int64_t)b * sc;
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 8; ++ci) {
+              const int gr = bm * 128 + ri % 2 * 8 + ri / 2 * 64 + row0;
+              const int gc = bn * 64 + ci * 8 + col0;
+              const __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
+              if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+                union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+                h.v[0] = ((const uint32_t *)ptr)[0];
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) t28[ri * 16 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) {
+                  t28[ri * 16 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+                }
+              }
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + beta * t28[ri * 16 + ci * 2 + vi];
+              }
+            }
+          }
+        }
+      }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      float bias_2[16];
+      float t33[64];
+      {
+        const __nv_bfloat16 *base = bias;
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int gc = bn * 64 + ci * 8 + col0;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t33[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
+              acc_2[ri * 16 + ci * 2 + vi] = lt_fdiv(t33[ri * 16 + ci * 2 + vi], 1.0f + expf(-t33[ri * 16 + ci * 2 + vi]));
+            }
+          }
+        }
+      }
+      // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+      {
+        const bool ok = b < batch;
+        __nv_bfloat16 *base = C + (int64_t)b * sc;
+        #pragma unroll
+        for (int ri = 0; ri < 4; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            const int gr = bm * 128 + ri % 2 * 8 + ri / 2 * 64 + row0;
+            const int gc = bn * 64 + ci * 8 + col0;
+            __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
+            if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+              union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 16 + ci * 2 + vi]);
+              ((uint32_t *)ptr)[0] = h.v[0];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2bfloat16_rn(acc_2[ri * 16 + ci * 2 + vi]);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs matmul_bf16_bias_silu_tn_M128_N8192 over its grid on `stream` (the config tuned for M=128,N=8192). */
+static int matmul_bf16_bias_silu_tn_M128_N8192(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+{
+  if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
+  if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
+  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(batch - 1) * sc + (double)(M - 1) * ldc + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sa + (double)(K - 1) * lda + (double)(M - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sb + (double)(K - 1) * ldb + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0 || (uintptr_t)bias % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 64 - 1) / 64);
+  const int64_t grid_y = (int64_t)batch;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
+  const uint64_t A_map_dims[3] = {(uint64_t)M, (uint64_t)K, (uint64_t)batch}, A_map_strides[2] = {(uint64_t)lda, (uint64_t)sa};
+  const uint32_t A_map_box[3] = {64, 128, 1};
+  const uint64_t B_map_dims[3] = {(uint64_t)N, (uint64_t)K, (uint64_t)batch}, B_map_strides[2] = {(uint64_t)ldb, (uint64_t)sb};
+  const uint32_t B_map_box[3] = {64, 128, 1};
+  CUtensorMap A_map, B_map;
+  if (lt_tma_encode(&A_map, A, LT_TMA_BF16, 3, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
+      lt_tma_encode(&B_map, B, LT_TMA_BF16, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0)
+    return matmul_bf16_bias_silu_tn_M128_N8192_cp(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
+  const int64_t programs = grid_x * grid_y;
+  int sms = 0;
+  const int sm_err = lt_sm_count(&sms);
+  if (sm_err != 0) return sm_err;
+  if (programs > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
+  /* 196672 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_silu_tn_M128_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196672);
+  if (err != cudaSuccess) return (int)err;
+  matmul_bf16_bias_silu_tn_M128_N8192_kernel<<<grid, dim3(384), 196672, (cudaStream_t)stream>>>(A_map, B_map, (const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of matmul_bf16_bias_silu_tn_M64_N8192_cp. */
+__global__ void __launch_bounds__(128) matmul_bf16_bias_silu_tn_M64_N8192_cp_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -1352,8 +3088,8 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_silu_tn_M64_cp_kernel(co
   }
 }
 
-/* Checks the arguments, then runs matmul_bf16_bias_silu_tn_M64_cp over its grid on `stream` (the config tuned for M=64). */
-static int matmul_bf16_bias_silu_tn_M64_cp(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+/* Checks the arguments, then runs matmul_bf16_bias_silu_tn_M64_N8192_cp over its grid on `stream` (the config tuned for M=64,N=8192). */
+static int matmul_bf16_bias_silu_tn_M64_N8192_cp(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
@@ -1369,16 +3105,16 @@ static int matmul_bf16_bias_silu_tn_M64_cp(const void *C0, const void *A, const 
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* 163840 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_silu_tn_M64_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163840);
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_silu_tn_M64_N8192_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163840);
   if (err != cudaSuccess) return (int)err;
-  matmul_bf16_bias_silu_tn_M64_cp_kernel<<<grid, dim3(128), 163840, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_bf16_bias_silu_tn_M64_N8192_cp_kernel<<<grid, dim3(128), 163840, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 
-/* One block of matmul_bf16_bias_silu_tn_M64: 128 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring). */
-__global__ void __launch_bounds__(256, 1) matmul_bf16_bias_silu_tn_M64_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+/* One block of matmul_bf16_bias_silu_tn_M64_N8192: two consumer warpgroups of 128 threads, each running every other program of the block (ping-pong), and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring that the two take in turn). */
+__global__ void __launch_bounds__(384, 1) matmul_bf16_bias_silu_tn_M64_N8192_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
-  const int tid = threadIdx.x;
+  const int tid = threadIdx.x < 256 ? threadIdx.x % 128 : threadIdx.x - 128;   /* ping-pong: threads 0..127 of each consumer warpgroup's program, then the producer's */
   const int lane = tid % 32;
   /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
   const int warp_row = tid / 32 * 16;
@@ -1396,7 +3132,7 @@ __global__ void __launch_bounds__(256, 1) matmul_bf16_bias_silu_tn_M64_kernel(co
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
-  if (tid == 0) {
+  if (threadIdx.x == 0) {
     #pragma unroll
     for (int kt_stage = 0; kt_stage < 5; ++kt_stage) {
       lt_mbar_init(&kt_full[kt_stage], 1);   /* the producer's arrival, with the bytes to expect */
@@ -1406,6 +3142,7 @@ __global__ void __launch_bounds__(256, 1) matmul_bf16_bias_silu_tn_M64_kernel(co
   }
   __syncthreads();   /* the mbarriers are set up before either role uses them */
   if (tid >= 128) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<40>();   /* the registers it does not need go to the consumers */
     if (tid == 128) {
       lt_tma_prefetch_map(&A_map);
       lt_tma_prefetch_map(&B_map);
@@ -1430,9 +3167,11 @@ __global__ void __launch_bounds__(256, 1) matmul_bf16_bias_silu_tn_M64_kernel(co
         }
       }
     }
-  } else {   /* the 128 consumer threads, 1 warpgroup: the gemms, then what follows the loop */
+  } else {   /* the two consumer warpgroups, each its own programs: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
+    const int lt_wg = threadIdx.x / 128;   /* this warpgroup runs the block's programs lt_wg, lt_wg + 2, ... */
     int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
-    for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
+    for (int lt_prog = blockIdx.x, lt_turn = 0; lt_prog < lt_programs; lt_prog += gridDim.x, lt_turn ^= 1) {
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
@@ -1441,6 +3180,12 @@ __global__ void __launch_bounds__(256, 1) matmul_bf16_bias_silu_tn_M64_kernel(co
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + pid % t14 % t19;
       const int bn = pid % t14 / t19;
+      if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
+        const int lt_fills = lt_imax((K + 128 - 1) / 128, 0);
+        kt_phase ^= (lt_fills / 5 + (kt_stage + lt_fills % 5) / 5) & 1;
+        kt_stage = (kt_stage + lt_fills % 5) % 5;
+        continue;
+      }
       // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
       float acc_2[32];
       #pragma unroll
@@ -1454,6 +3199,7 @@ __global__ void __launch_bounds__(256, 1) matmul_bf16_bias_silu_tn_M64_kernel(co
         }
       }
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+      if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
       for (int kt = 0; kt < (K + 128 - 1) / 128; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
         /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
@@ -1468,6 +3214,7 @@ __global__ void __launch_bounds__(256, 1) matmul_bf16_bias_silu_tn_M64_kernel(co
         lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
         if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 4 : kt_stage - 1]);   /* each warp gives it back to the producer */
       }
+      if (lt_programs - lt_prog > (int)gridDim.x) lt_wg_turn_pass(lt_wg);   /* the next program's main loop (the other warpgroup's) may begin: this one's fills have landed */
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(acc_2);   /* read below, after the wait */
       if (((K + 128 - 1) / 128) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 4 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
@@ -1574,8 +3321,8 @@ __global__ void __launch_bounds__(256, 1) matmul_bf16_bias_silu_tn_M64_kernel(co
   }
 }
 
-/* Checks the arguments, then runs matmul_bf16_bias_silu_tn_M64 over its grid on `stream` (the config tuned for M=64). */
-static int matmul_bf16_bias_silu_tn_M64(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+/* Checks the arguments, then runs matmul_bf16_bias_silu_tn_M64_N8192 over its grid on `stream` (the config tuned for M=64,N=8192). */
+static int matmul_bf16_bias_silu_tn_M64_N8192(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
@@ -1597,7 +3344,7 @@ static int matmul_bf16_bias_silu_tn_M64(const void *C0, const void *A, const voi
   CUtensorMap A_map, B_map;
   if (lt_tma_encode(&A_map, A, LT_TMA_BF16, 3, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
       lt_tma_encode(&B_map, B, LT_TMA_BF16, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0)
-    return matmul_bf16_bias_silu_tn_M64_cp(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+    return matmul_bf16_bias_silu_tn_M64_N8192_cp(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
   /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
   const int64_t programs = grid_x * grid_y;
   int sms = 0;
@@ -1606,16 +3353,32 @@ static int matmul_bf16_bias_silu_tn_M64(const void *C0, const void *A, const voi
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
   /* 163920 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_silu_tn_M64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163920);
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_bias_silu_tn_M64_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163920);
   if (err != cudaSuccess) return (int)err;
-  matmul_bf16_bias_silu_tn_M64_kernel<<<grid, dim3(256), 163920, (cudaStream_t)stream>>>(A_map, B_map, (const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_bf16_bias_silu_tn_M64_N8192_kernel<<<grid, dim3(384), 163920, (cudaStream_t)stream>>>(A_map, B_map, (const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, (const __nv_bfloat16 *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 
-/* Runs the config tuned for the bucket of M: M rounded up to a power of two,
-** the nearest bucket's (ties: the larger). */
+/* How far size n is from a bucket's size 2^b: |log2 n - b|, n rounded up to a power of two. */
+static int lt_bucket_distance(int n, int b)
+{
+  int l = 0;
+  while (l < 31 && (1 << l) < n) ++l;
+  return l > b ? l - b : b - l;
+}
+
+/* Runs the config tuned for the shape bucket nearest the call's sizes: the
+** least sum of lt_bucket_distance over the sizes it names (ties: the first). */
 extern "C" int matmul_bf16_bias_silu_tn(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
 {
-  if (M <= 64) return matmul_bf16_bias_silu_tn_M64(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
-  return matmul_bf16_bias_silu_tn_M128(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  const int d0 = lt_bucket_distance(M, 9) + lt_bucket_distance(N, 15);   /* M=512,N=32768 */
+  const int d1 = lt_bucket_distance(M, 9) + lt_bucket_distance(N, 14);   /* M=512,N=16384 */
+  const int d2 = lt_bucket_distance(M, 8) + lt_bucket_distance(N, 13);   /* M=256,N=8192 */
+  const int d3 = lt_bucket_distance(M, 7) + lt_bucket_distance(N, 13);   /* M=128,N=8192 */
+  const int d4 = lt_bucket_distance(M, 6) + lt_bucket_distance(N, 13);   /* M=64,N=8192 */
+  if (d0 <= d1 && d0 <= d2 && d0 <= d3 && d0 <= d4) return matmul_bf16_bias_silu_tn_M512_N32768(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  if (d1 <= d2 && d1 <= d3 && d1 <= d4) return matmul_bf16_bias_silu_tn_M512_N16384(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  if (d2 <= d3 && d2 <= d4) return matmul_bf16_bias_silu_tn_M256_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  if (d3 <= d4) return matmul_bf16_bias_silu_tn_M128_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  return matmul_bf16_bias_silu_tn_M64_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
 }

@@ -1270,10 +1270,10 @@ static int matmul_fp8_fast_accum_tensor_M64_cp(const void *A, const void *B, voi
   return (int)cudaGetLastError();
 }
 
-/* One block of matmul_fp8_fast_accum_tensor_M64: 128 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at matmul_fp8.lua:48 runs warp-specialized (TMA copies into an mbarrier ring). */
-__global__ void __launch_bounds__(256, 1) matmul_fp8_fast_accum_tensor_M64_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const lt_fp8e4m3 *__restrict__ A, const lt_fp8e4m3 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int M, int K, int N, float scale_a, float scale_b)
+/* One block of matmul_fp8_fast_accum_tensor_M64: two consumer warpgroups of 128 threads, each running every other program of the block (ping-pong), and a producer warpgroup (128 threads); the k:pipelined loop at matmul_fp8.lua:48 runs warp-specialized (TMA copies into an mbarrier ring that the two take in turn). */
+__global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_M64_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const lt_fp8e4m3 *__restrict__ A, const lt_fp8e4m3 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int M, int K, int N, float scale_a, float scale_b)
 {
-  const int tid = threadIdx.x;
+  const int tid = threadIdx.x < 256 ? threadIdx.x % 128 : threadIdx.x - 128;   /* ping-pong: threads 0..127 of each consumer warpgroup's program, then the producer's */
   const int lane = tid % 32;
   /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 128] accumulator */
   const int warp_row = tid / 32 * 16;
@@ -1287,12 +1287,12 @@ __global__ void __launch_bounds__(256, 1) matmul_fp8_fast_accum_tensor_M64_kerne
   /* Bs (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
   lt_fp8e4m3 (*Bs)[128][128] = (lt_fp8e4m3 (*)[128][128])(lt_smem + 49152);
   /* C_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
-  __nv_bfloat16 (*C_out)[64][64] = (__nv_bfloat16 (*)[64][64])(lt_smem + 148480);
+  __nv_bfloat16 (*C_out)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 148480);
   uint64_t *kt_full = (uint64_t *)(lt_smem + 147456), *kt_empty = kt_full + 6;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 128 - 1) / 128);
   const int lt_programs = lt_grid0;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the ring of the k:pipelined loop at matmul_fp8.lua:48, 6 stages: kt_full[i] says stage i's TMA copies have landed (24576 bytes), kt_empty[i] that the 4 consumer warps are done with it */
-  if (tid == 0) {
+  if (threadIdx.x == 0) {
     #pragma unroll
     for (int kt_stage = 0; kt_stage < 6; ++kt_stage) {
       lt_mbar_init(&kt_full[kt_stage], 1);   /* the producer's arrival, with the bytes to expect */
@@ -1302,6 +1302,7 @@ __global__ void __launch_bounds__(256, 1) matmul_fp8_fast_accum_tensor_M64_kerne
   }
   __syncthreads();   /* the mbarriers are set up before either role uses them */
   if (tid >= 128) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<40>();   /* the registers it does not need go to the consumers */
     if (tid == 128) {
       lt_tma_prefetch_map(&A_map);
       lt_tma_prefetch_map(&B_map);
@@ -1326,9 +1327,11 @@ __global__ void __launch_bounds__(256, 1) matmul_fp8_fast_accum_tensor_M64_kerne
         }
       }
     }
-  } else {   /* the 128 consumer threads, 1 warpgroup: the gemms, then what follows the loop */
+  } else {   /* the two consumer warpgroups, each its own programs: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
+    const int lt_wg = threadIdx.x / 128;   /* this warpgroup runs the block's programs lt_wg, lt_wg + 2, ... */
     int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
-    for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
+    for (int lt_prog = blockIdx.x, lt_turn = 0; lt_prog < lt_programs; lt_prog += gridDim.x, lt_turn ^= 1) {
       const int pid = lt_prog;
       // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
       const int t14 = 8 * ((N + 128 - 1) / 128);
@@ -1336,6 +1339,12 @@ __global__ void __launch_bounds__(256, 1) matmul_fp8_fast_accum_tensor_M64_kerne
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + pid % t14 % t19;
       const int bn = pid % t14 / t19;
+      if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
+        const int lt_fills = lt_imax((K + 128 - 1) / 128, 0);
+        kt_phase ^= (lt_fills / 6 + (kt_stage + lt_fills % 6) / 6) & 1;
+        kt_stage = (kt_stage + lt_fills % 6) % 6;
+        continue;
+      }
       // matmul_fp8.lua:47: local acc = k:fragment("f32", { BM, BN }, 0)
       float acc_2[64];
       #pragma unroll
@@ -1349,6 +1358,7 @@ __global__ void __launch_bounds__(256, 1) matmul_fp8_fast_accum_tensor_M64_kerne
         }
       }
       // matmul_fp8.lua:48: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+      if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
       for (int kt = 0; kt < (K + 128 - 1) / 128; ++kt, kt_phase ^= kt_stage == 5, kt_stage = kt_stage == 5 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
         /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
@@ -1363,6 +1373,7 @@ __global__ void __launch_bounds__(256, 1) matmul_fp8_fast_accum_tensor_M64_kerne
         lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
         if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 5 : kt_stage - 1]);   /* each warp gives it back to the producer */
       }
+      if (lt_programs - lt_prog > (int)gridDim.x) lt_wg_turn_pass(lt_wg);   /* the next program's main loop (the other warpgroup's) may begin: this one's fills have landed */
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(acc_2);   /* read below, after the wait */
       if (((K + 128 - 1) / 128) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 5 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
@@ -1378,9 +1389,9 @@ __global__ void __launch_bounds__(256, 1) matmul_fp8_fast_accum_tensor_M64_kerne
         }
       }
       // matmul_fp8.lua:66: k:store(p.C:tile({ bm, bn }, { BM, BN }), acc)
-      {   /* out by TMA stores (C_map: only the elements inside C are written), the consumer warpgroup's 64 rows, 128 columns at a time through C_out */
-        if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read C_out */
-        lt_named_barrier(2, 128);   /* ... before any of its threads writes it */
+      {   /* out by TMA stores (C_map: only the elements inside C are written), this warpgroup's tile, 128 columns at a time through C_out[lt_wg] */
+        if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read C_out[lt_wg] */
+        lt_named_barrier(3 + lt_wg, 128);   /* ... before any of its threads writes it */
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1388,14 +1399,14 @@ __global__ void __launch_bounds__(256, 1) matmul_fp8_fast_accum_tensor_M64_kerne
             union { uint32_t v; __nv_bfloat16 e[2]; } h;
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 32 + ci * 2 + vi]);
-            *(uint32_t *)&C_out[((ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3) / 64][ri * 8 + row0][((ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3) % 64] = h.v;
+            *(uint32_t *)&C_out[lt_wg][((ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3) / 64][ri * 8 + row0][((ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3) % 64] = h.v;
           }
         }
         lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
-        lt_named_barrier(2, 128);   /* C_out is whole */
+        lt_named_barrier(3 + lt_wg, 128);   /* C_out[lt_wg] is whole */
         if (tid % 128 == 0) {
-          lt_tma_store_2d(&C_map, bn * 128, bm * 64, &C_out[0][0][0]);
-          lt_tma_store_2d(&C_map, bn * 128 + 64, bm * 64, &C_out[1][0][0]);
+          lt_tma_store_2d(&C_map, bn * 128, bm * 64, &C_out[lt_wg][0][0][0]);
+          lt_tma_store_2d(&C_map, bn * 128 + 64, bm * 64, &C_out[lt_wg][1][0][0]);
           lt_tma_store_commit();
         }
       }
@@ -1432,10 +1443,10 @@ static int matmul_fp8_fast_accum_tensor_M64(const void *A, const void *B, void *
   if (sm_err != 0) return sm_err;
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
-  /* 164864 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_fp8_fast_accum_tensor_M64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 164864);
+  /* 181248 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_fp8_fast_accum_tensor_M64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 181248);
   if (err != cudaSuccess) return (int)err;
-  matmul_fp8_fast_accum_tensor_M64_kernel<<<grid, dim3(256), 164864, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const lt_fp8e4m3 *)A, (const lt_fp8e4m3 *)B, (__nv_bfloat16 *)C, M, K, N, scale_a, scale_b);
+  matmul_fp8_fast_accum_tensor_M64_kernel<<<grid, dim3(384), 181248, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const lt_fp8e4m3 *)A, (const lt_fp8e4m3 *)B, (__nv_bfloat16 *)C, M, K, N, scale_a, scale_b);
   return (int)cudaGetLastError();
 }
 
