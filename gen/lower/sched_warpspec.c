@@ -220,7 +220,7 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
   e->stage = r->vs;
   e->chain = 1;
   e->carrying = s->ncarried > 0;
-  memcpy(e->inflight, s->carried, s->ncarried * sizeof *s->carried);
+  if (s->ncarried) memcpy(e->inflight, s->carried, s->ncarried * sizeof *s->carried);
   e->ninflight = s->ncarried;
   if (s->ncarried)
     ltE_line(e, "/* in flight from the iteration before: the wgmmas into %s%s (the next ones chain onto them) */",

@@ -20,7 +20,9 @@
 # mutant and the reason are kept in build/tests/fuzz/findings/.
 #
 # First the reproducers of findings already fixed (tests/fuzz/found/): each
-# must give exit 0 and, on the c target, C that compiles.
+# must give exit 0, no sanitizer report and, on the c target, C that
+# compiles; then every file to be mutated as it is (fuzz/as-is/...): no
+# sanitizer report on any target.
 #
 # LT_FUZZ_N (mutants; default 100000 with LT_FUZZ_SECONDS=60 as the cap),
 # LT_FUZZ_SECONDS (0: no cap; default 60 without LT_FUZZ_N, else 0),
@@ -74,6 +76,9 @@ for f in tests/fuzz/found/*.lua; do
     timeout -k 5 "$TIMEOUT" "$ASAN" "$f" --target "$t" -o "$out" >/dev/null 2>"$WORK/stderr"
     rc=$?
     if [ $rc -ne 0 ]; then why="$t: exit $rc: $(tail -n 1 "$WORK/stderr" | head -c 200)"; break; fi
+    if grep -q 'runtime error:\|AddressSanitizer' "$WORK/stderr"; then
+      why="$t: sanitizer: $(grep -m1 'runtime error:\|AddressSanitizer' "$WORK/stderr" | head -c 200)"; break
+    fi
     if [ "$t" = c ]; then
       for c in "$out"/*.c; do
         $CC -std=c11 -fsyntax-only -w "$c" >"$WORK/cc.log" 2>&1 ||
@@ -82,6 +87,23 @@ for f in tests/fuzz/found/*.lua; do
     fi
   done
   if [ -z "$why" ]; then echo "PASS fuzz/found/$name"; else echo "FAIL fuzz/found/$name: $why"; fi
+done
+# the files themselves, before any mutation: every variant on every target
+# through the sanitized gen, no sanitizer report (exit 0, or 1 with an
+# error line for the corpus's hostile files)
+for f in "${files[@]}"; do
+  name=$(basename "$f" .lua) why=""
+  for t in $TARGETS; do
+    rm -rf "$WORK/as_is"
+    timeout -k 5 "$TIMEOUT" "$ASAN" "$f" --target "$t" -o "$WORK/as_is" >/dev/null 2>"$WORK/stderr"
+    rc=$?
+    if grep -q 'runtime error:\|AddressSanitizer' "$WORK/stderr"; then
+      why="$t: sanitizer: $(grep -m1 'runtime error:\|AddressSanitizer' "$WORK/stderr" | head -c 200)"; break
+    fi
+    if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then why="$t: exit $rc: $(tail -n 1 "$WORK/stderr" | head -c 200)"; break; fi
+  done
+  if [ -z "$why" ]; then echo "PASS fuzz/as-is/$(basename "$(dirname "$f")")/$name"
+  else echo "FAIL fuzz/as-is/$(basename "$(dirname "$f")")/$name: $why"; fi
 done
 fails=0 runs=0 done_n=0 ok=0 compiled=0
 start=$(date +%s)
