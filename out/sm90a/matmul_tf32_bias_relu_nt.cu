@@ -171,26 +171,18 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d = A @ B + (scale_d ? d : 0): one m64n256k8 wgmma of the warpgroup, tf32 operands, A by descriptor; both stored K-major (no transpose for these types). */
-LT_FN void lt_wgmma_m64n256k8_tf32_ss(float (&d)[128], uint64_t a, uint64_t b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, %128, %129, p, 1, 1;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[64]), "+f"(d[65]), "+f"(d[2]), "+f"(d[3]), "+f"(d[66]), "+f"(d[67]),
-                 "+f"(d[4]), "+f"(d[5]), "+f"(d[68]), "+f"(d[69]), "+f"(d[6]), "+f"(d[7]), "+f"(d[70]), "+f"(d[71]),
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[72]), "+f"(d[73]), "+f"(d[10]), "+f"(d[11]), "+f"(d[74]), "+f"(d[75]),
-                 "+f"(d[12]), "+f"(d[13]), "+f"(d[76]), "+f"(d[77]), "+f"(d[14]), "+f"(d[15]), "+f"(d[78]), "+f"(d[79]),
-                 "+f"(d[16]), "+f"(d[17]), "+f"(d[80]), "+f"(d[81]), "+f"(d[18]), "+f"(d[19]), "+f"(d[82]), "+f"(d[83]),
-                 "+f"(d[20]), "+f"(d[21]), "+f"(d[84]), "+f"(d[85]), "+f"(d[22]), "+f"(d[23]), "+f"(d[86]), "+f"(d[87]),
-                 "+f"(d[24]), "+f"(d[25]), "+f"(d[88]), "+f"(d[89]), "+f"(d[26]), "+f"(d[27]), "+f"(d[90]), "+f"(d[91]),
-                 "+f"(d[28]), "+f"(d[29]), "+f"(d[92]), "+f"(d[93]), "+f"(d[30]), "+f"(d[31]), "+f"(d[94]), "+f"(d[95]),
-                 "+f"(d[32]), "+f"(d[33]), "+f"(d[96]), "+f"(d[97]), "+f"(d[34]), "+f"(d[35]), "+f"(d[98]), "+f"(d[99]),
-                 "+f"(d[36]), "+f"(d[37]), "+f"(d[100]), "+f"(d[101]), "+f"(d[38]), "+f"(d[39]), "+f"(d[102]), "+f"(d[103]),
-                 "+f"(d[40]), "+f"(d[41]), "+f"(d[104]), "+f"(d[105]), "+f"(d[42]), "+f"(d[43]), "+f"(d[106]), "+f"(d[107]),
-                 "+f"(d[44]), "+f"(d[45]), "+f"(d[108]), "+f"(d[109]), "+f"(d[46]), "+f"(d[47]), "+f"(d[110]), "+f"(d[111]),
-                 "+f"(d[48]), "+f"(d[49]), "+f"(d[112]), "+f"(d[113]), "+f"(d[50]), "+f"(d[51]), "+f"(d[114]), "+f"(d[115]),
-                 "+f"(d[52]), "+f"(d[53]), "+f"(d[116]), "+f"(d[117]), "+f"(d[54]), "+f"(d[55]), "+f"(d[118]), "+f"(d[119]),
-                 "+f"(d[56]), "+f"(d[57]), "+f"(d[120]), "+f"(d[121]), "+f"(d[58]), "+f"(d[59]), "+f"(d[122]), "+f"(d[123]),
-                 "+f"(d[60]), "+f"(d[61]), "+f"(d[124]), "+f"(d[125]), "+f"(d[62]), "+f"(d[63]), "+f"(d[126]), "+f"(d[127])
+/* d = A @ B + (scale_d ? d : 0): one m64n128k8 wgmma of the warpgroup, tf32 operands, A by descriptor; both stored K-major (no transpose for these types). */
+LT_FN void lt_wgmma_m64n128k8_tf32_ss(float (&d)[64], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[32]), "+f"(d[33]), "+f"(d[2]), "+f"(d[3]), "+f"(d[34]), "+f"(d[35]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[36]), "+f"(d[37]), "+f"(d[6]), "+f"(d[7]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[40]), "+f"(d[41]), "+f"(d[10]), "+f"(d[11]), "+f"(d[42]), "+f"(d[43]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[44]), "+f"(d[45]), "+f"(d[14]), "+f"(d[15]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[48]), "+f"(d[49]), "+f"(d[18]), "+f"(d[19]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[52]), "+f"(d[53]), "+f"(d[22]), "+f"(d[23]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[56]), "+f"(d[57]), "+f"(d[26]), "+f"(d[27]), "+f"(d[58]), "+f"(d[59]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[60]), "+f"(d[61]), "+f"(d[30]), "+f"(d[31]), "+f"(d[62]), "+f"(d[63])
                : "l"(a), "l"(b), "r"(scale_d));
 }
 
@@ -494,7 +486,7 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nt_cp_kernel(const 
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 256] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -506,24 +498,24 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nt_cp_kernel(const 
   /* As (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
   float (*As)[128][32] = (float (*)[128][32])(lt_smem + 0);
   /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  float (*Bs)[256][32] = (float (*)[256][32])(lt_smem + 49152);
+  float (*Bs)[128][32] = (float (*)[128][32])(lt_smem + 49152);
   /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
-  float (*C_out)[256] = (float (*)[256])(lt_smem + 0);
+  float (*C_out)[128] = (float (*)[128])(lt_smem + 0);
   // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const int t14 = 8 * ((N + 256 - 1) / 256);
+  const int t14 = 8 * ((N + 128 - 1) / 128);
   const int t16 = pid / t14 * 8;
   const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
   const int bm = t16 + pid % t14 % t19;
   const int bn = pid % t14 / t19;
   // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
-  float acc_2[128];
+  float acc_2[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 32; ++ci) {
+    for (int ci = 0; ci < 16; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        acc_2[ri * 64 + ci * 2 + vi] = 0.0f;
+        acc_2[ri * 32 + ci * 2 + vi] = 0.0f;
       }
     }
   }
@@ -563,15 +555,15 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nt_cp_kernel(const 
       {
         const bool ok = b < batch;
         const float *base = B + (int64_t)b * sb;
-        if (ok && bn * 256 >= 0 && bn * 256 + 256 <= N && kt * 32 + 32 <= K && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+        if (ok && bn * 128 >= 0 && bn * 128 + 128 <= N && kt * 32 + 32 <= K && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 4) ^ ((ri * 32 + tid / 8) & 7) << 2], base + (int64_t)(bn * 256 + tid / 8) * ldb + (int64_t)(ri * 32) * ldb + kt * 32 + tid % 8 * 4, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 4) ^ ((ri * 32 + tid / 8) & 7) << 2], base + (int64_t)(bn * 128 + tid / 8) * ldb + (int64_t)(ri * 32) * ldb + kt * 32 + tid % 8 * 4, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            const int gr = bn * 256 + ri * 32 + tid / 8;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = bn * 128 + ri * 32 + tid / 8;
             const int gc = kt * 32 + tid % 8 * 4;
             const float *ptr = base + (int64_t)gr * ldb + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
@@ -600,7 +592,7 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nt_cp_kernel(const 
     lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
     #pragma unroll
     for (int kk = 0; kk < 32; kk += 8) {
-      lt_wgmma_m64n256k8_tf32_ss(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
+      lt_wgmma_m64n128k8_tf32_ss(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
     /* the copies for iteration kt + 1, issued while the tensor cores run the wgmmas above */
@@ -638,15 +630,15 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nt_cp_kernel(const 
       {
         const bool ok = b < batch;
         const float *base = B + (int64_t)b * sb;
-        if (ok && bn * 256 >= 0 && bn * 256 + 256 <= N && kt_next * 32 + 32 <= K && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+        if (ok && bn * 128 >= 0 && bn * 128 + 128 <= N && kt_next * 32 + 32 <= K && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 4) ^ ((ri * 32 + tid / 8) & 7) << 2], base + (int64_t)(bn * 256 + tid / 8) * ldb + (int64_t)(ri * 32) * ldb + kt_next * 32 + tid % 8 * 4, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 4) ^ ((ri * 32 + tid / 8) & 7) << 2], base + (int64_t)(bn * 128 + tid / 8) * ldb + (int64_t)(ri * 32) * ldb + kt_next * 32 + tid % 8 * 4, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            const int gr = bn * 256 + ri * 32 + tid / 8;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = bn * 128 + ri * 32 + tid / 8;
             const int gc = kt_next * 32 + tid % 8 * 4;
             const float *ptr = base + (int64_t)gr * ldb + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
@@ -671,53 +663,53 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nt_cp_kernel(const 
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 32; ++ci) {
+    for (int ci = 0; ci < 16; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] * alpha;
+        acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] * alpha;
       }
     }
   }
   // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
     // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-    float t28[128];
+    float t28[64];
     {
       const bool ok = b < batch;
       const float *base = C0 + (int64_t)b * sc;
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 32; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           const int gr = bm * 128 + ri * 8 + row0;
-          const int gc = bn * 256 + ci * 8 + col0;
+          const int gc = bn * 128 + ci * 8 + col0;
           const float *ptr = base + (int64_t)gr * ldc + gc;
           if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
             union { uint2 v[1]; float e[2]; } h;
             h.v[0] = ((const uint2 *)ptr)[0];
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) t28[ri * 64 + ci * 2 + vi] = h.e[vi];
+            for (int vi = 0; vi < 2; ++vi) t28[ri * 32 + ci * 2 + vi] = h.e[vi];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t28[ri * 64 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+              t28[ri * 32 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
             }
           }
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + beta * t28[ri * 64 + ci * 2 + vi];
+            acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + beta * t28[ri * 32 + ci * 2 + vi];
           }
         }
       }
     }
   }
   // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
-  float bias_2[64];
+  float bias_2[32];
   {
     const float *base = bias;
     #pragma unroll
-    for (int ci = 0; ci < 32; ++ci) {
-      const int gc = bn * 256 + ci * 8 + col0;
+    for (int ci = 0; ci < 16; ++ci) {
+      const int gc = bn * 128 + ci * 8 + col0;
       const float *ptr = base + gc;
       if (gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
         union { uint2 v[1]; float e[2]; } h;
@@ -734,7 +726,7 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nt_cp_kernel(const 
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int vi = 0; vi < 2; ++vi) {
-          acc_2[ri * 64 + ci * 2 + vi] = fmaxf(acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi], 0.0f);
+          acc_2[ri * 32 + ci * 2 + vi] = fmaxf(acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi], 0.0f);
         }
       }
     }
@@ -743,40 +735,40 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nt_cp_kernel(const 
   {
     const bool ok = b < batch;
     float *base = C + (int64_t)b * sc;
-    if (ok && bm * 128 >= 0 && bn * 256 >= 0 && bm * 128 + 128 <= M && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldc % 4 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
+    if (ok && bm * 128 >= 0 && bn * 128 >= 0 && bm * 128 + 128 <= M && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldc % 4 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
       lt_wgmma_barrier();   /* every warp is done with the shared tiles C_out lies over */
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 32; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           union { uint2 v; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 64 + ci * 2 + vi];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 32 + ci * 2 + vi];
           *(uint2 *)&C_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 2] = h.v;
         }
       }
       lt_wgmma_barrier();   /* C_out is whole */
       #pragma unroll
-      for (int ri = 0; ri < 32; ++ri) {
-        *(uint4 *)(base + (int64_t)(bm * 128 + tid / 64) * ldc + (int64_t)(ri * 4) * ldc + bn * 256 + tid % 64 * 4) = *(const uint4 *)&C_out[ri * 4 + tid / 64][(tid % 64 * 4) ^ ((ri * 4 + tid / 64) & 7) << 2];
+      for (int ri = 0; ri < 16; ++ri) {
+        *(uint4 *)(base + (int64_t)(bm * 128 + tid / 32) * ldc + (int64_t)(ri * 8) * ldc + bn * 128 + tid % 32 * 4) = *(const uint4 *)&C_out[ri * 8 + tid / 32][(tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2];
       }
     } else {
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 32; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           const int gr = bm * 128 + ri * 8 + row0;
-          const int gc = bn * 256 + ci * 8 + col0;
+          const int gc = bn * 128 + ci * 8 + col0;
           float *ptr = base + (int64_t)gr * ldc + gc;
           if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
             union { uint2 v[1]; float e[2]; } h;
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 64 + ci * 2 + vi];
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 32 + ci * 2 + vi];
             ((uint2 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = acc_2[ri * 64 + ci * 2 + vi];
+              if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = acc_2[ri * 32 + ci * 2 + vi];
             }
           }
         }
@@ -797,14 +789,14 @@ static int matmul_tf32_bias_relu_nt_cp(const void *C0, const void *A, const void
   if ((double)(batch - 1) * sb + (double)(N - 1) * ldb + (double)(K - 1) >= 0x1p62) return cudaErrorInvalidValue;
   if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)C0 % 4 != 0 || (uintptr_t)A % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)C % 4 != 0 || (uintptr_t)bias % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256);
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128);
   const int64_t grid_y = (int64_t)batch;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 147456 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_bias_relu_nt_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 147456);
+  /* 98304 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_bias_relu_nt_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 98304);
   if (err != cudaSuccess) return (int)err;
-  matmul_tf32_bias_relu_nt_cp_kernel<<<grid, dim3(256), 147456, (cudaStream_t)stream>>>((const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_tf32_bias_relu_nt_cp_kernel<<<grid, dim3(256), 98304, (cudaStream_t)stream>>>((const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 
@@ -813,7 +805,7 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_bias_relu_nt_kernel(const 
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 256] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -823,14 +815,14 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_bias_relu_nt_kernel(const 
   /* As (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
   float (*As)[128][32] = (float (*)[128][32])(lt_smem + 0);
   /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
-  float (*Bs)[256][32] = (float (*)[256][32])(lt_smem + 49152);
+  float (*Bs)[128][32] = (float (*)[128][32])(lt_smem + 49152);
   /* C_out: a tile on its way out to global memory, beside the ring (filled meanwhile with the next program's stages); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
-  float (*C_out)[128] = (float (*)[128])(lt_smem + 148480);
-  uint64_t *kt_full = (uint64_t *)(lt_smem + 147456), *kt_empty = kt_full + 3;   /* the ring's mbarriers */
-  const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
+  float (*C_out)[128] = (float (*)[128])(lt_smem + 99328);
+  uint64_t *kt_full = (uint64_t *)(lt_smem + 98304), *kt_empty = kt_full + 3;   /* the ring's mbarriers */
+  const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
+  /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
     for (int kt_stage = 0; kt_stage < 3; ++kt_stage) {
@@ -850,7 +842,7 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_bias_relu_nt_kernel(const 
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 256 - 1) / 256);
+        const int t14 = 8 * ((N + 128 - 1) / 128);
         const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + pid % t14 % t19;
@@ -858,11 +850,11 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_bias_relu_nt_kernel(const 
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
-          lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 49152);   /* the bytes its copies deliver */
+          lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 32768);   /* the bytes its copies deliver */
           // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
           lt_tma_load_3d(&As[kt_stage][0][0], &A_map, kt * 32, bm * 128, b, &kt_full[kt_stage]);
           // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
-          lt_tma_load_3d(&Bs[kt_stage][0][0], &B_map, kt * 32, bn * 256, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&Bs[kt_stage][0][0], &B_map, kt * 32, bn * 128, b, &kt_full[kt_stage]);
         }
       }
     }
@@ -873,20 +865,20 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_bias_relu_nt_kernel(const 
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 256 - 1) / 256);
+      const int t14 = 8 * ((N + 128 - 1) / 128);
       const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + pid % t14 % t19;
       const int bn = pid % t14 / t19;
       // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
-      float acc_2[128];
+      float acc_2[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 32; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            acc_2[ri * 64 + ci * 2 + vi] = 0.0f;
+            acc_2[ri * 32 + ci * 2 + vi] = 0.0f;
           }
         }
       }
@@ -899,7 +891,7 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_bias_relu_nt_kernel(const 
         lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 8) {
-          lt_wgmma_m64n256k8_tf32_ss(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
+          lt_wgmma_m64n128k8_tf32_ss(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
         lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
@@ -912,53 +904,53 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_bias_relu_nt_kernel(const 
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 32; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] * alpha;
+            acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] * alpha;
           }
         }
       }
       // matmul.lua:80: k:when(p.beta:ne(0), function()
       if (beta != 0.0f) {
         // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-        float t28[128];
+        float t28[64];
         {
           const bool ok = b < batch;
           const float *base = C0 + (int64_t)b * sc;
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int ci = 0; ci < 32; ++ci) {
+            for (int ci = 0; ci < 16; ++ci) {
               const int gr = bm * 128 + ri * 8 + row0;
-              const int gc = bn * 256 + ci * 8 + col0;
+              const int gc = bn * 128 + ci * 8 + col0;
               const float *ptr = base + (int64_t)gr * ldc + gc;
               if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
                 union { uint2 v[1]; float e[2]; } h;
                 h.v[0] = ((const uint2 *)ptr)[0];
                 #pragma unroll
-                for (int vi = 0; vi < 2; ++vi) t28[ri * 64 + ci * 2 + vi] = h.e[vi];
+                for (int vi = 0; vi < 2; ++vi) t28[ri * 32 + ci * 2 + vi] = h.e[vi];
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 2; ++vi) {
-                  t28[ri * 64 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+                  t28[ri * 32 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
                 }
               }
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + beta * t28[ri * 64 + ci * 2 + vi];
+                acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + beta * t28[ri * 32 + ci * 2 + vi];
               }
             }
           }
         }
       }
       // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
-      float bias_2[64];
+      float bias_2[32];
       {
         const float *base = bias;
         #pragma unroll
-        for (int ci = 0; ci < 32; ++ci) {
-          const int gc = bn * 256 + ci * 8 + col0;
+        for (int ci = 0; ci < 16; ++ci) {
+          const int gc = bn * 128 + ci * 8 + col0;
           const float *ptr = base + gc;
           if (gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
             union { uint2 v[1]; float e[2]; } h;
@@ -975,7 +967,7 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_bias_relu_nt_kernel(const 
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              acc_2[ri * 64 + ci * 2 + vi] = fmaxf(acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi], 0.0f);
+              acc_2[ri * 32 + ci * 2 + vi] = fmaxf(acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi], 0.0f);
             }
           }
         }
@@ -984,44 +976,40 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_bias_relu_nt_kernel(const 
       {
         const bool ok = b < batch;
         float *base = C + (int64_t)b * sc;
-        if (ok && bm * 128 >= 0 && bn * 256 >= 0 && bm * 128 + 128 <= M && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldc % 4 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
+        if (ok && bm * 128 >= 0 && bn * 128 >= 0 && bm * 128 + 128 <= M && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldc % 4 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
+          lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* every warp is done with the shared tiles C_out lies over */
           #pragma unroll
-          for (int part = 0; part < 2; ++part) {   /* columns part * 128.. of the tile, through C_out */
-            lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* every warp is done with C_out (the part before, the program before) */
+          for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int ri = 0; ri < 2; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
+              union { uint2 v; float e[2]; } h;
               #pragma unroll
-              for (int ci = 0; ci < 32; ++ci) {
-                if (ci / 16 != part) continue;   /* a column chunk of another part */
-                union { uint2 v; float e[2]; } h;
-                #pragma unroll
-                for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 64 + ci * 2 + vi];
-                *(uint2 *)&C_out[ri * 8 + row0][((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0) & 7) << 2] = h.v;
-              }
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 32 + ci * 2 + vi];
+              *(uint2 *)&C_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 2] = h.v;
             }
-            lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* C_out is whole */
-            #pragma unroll
-            for (int ri = 0; ri < 16; ++ri) {
-              *(uint4 *)(base + (int64_t)(bm * 128 + tid / 32) * ldc + (int64_t)(ri * 8) * ldc + bn * 256 + tid % 32 * 4 + part * 128) = *(const uint4 *)&C_out[ri * 8 + tid / 32][(tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2];
-            }
+          }
+          lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* C_out is whole */
+          #pragma unroll
+          for (int ri = 0; ri < 16; ++ri) {
+            *(uint4 *)(base + (int64_t)(bm * 128 + tid / 32) * ldc + (int64_t)(ri * 8) * ldc + bn * 128 + tid % 32 * 4) = *(const uint4 *)&C_out[ri * 8 + tid / 32][(tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2];
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int ci = 0; ci < 32; ++ci) {
+            for (int ci = 0; ci < 16; ++ci) {
               const int gr = bm * 128 + ri * 8 + row0;
-              const int gc = bn * 256 + ci * 8 + col0;
+              const int gc = bn * 128 + ci * 8 + col0;
               float *ptr = base + (int64_t)gr * ldc + gc;
               if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
                 union { uint2 v[1]; float e[2]; } h;
                 #pragma unroll
-                for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 64 + ci * 2 + vi];
+                for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 32 + ci * 2 + vi];
                 ((uint2 *)ptr)[0] = h.v[0];
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 2; ++vi) {
-                  if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = acc_2[ri * 64 + ci * 2 + vi];
+                  if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = acc_2[ri * 32 + ci * 2 + vi];
                 }
               }
             }
@@ -1044,14 +1032,14 @@ extern "C" int matmul_tf32_bias_relu_nt(const void *C0, const void *A, const voi
   if ((double)(batch - 1) * sb + (double)(N - 1) * ldb + (double)(K - 1) >= 0x1p62) return cudaErrorInvalidValue;
   if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)C0 % 4 != 0 || (uintptr_t)A % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)C % 4 != 0 || (uintptr_t)bias % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256);
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128);
   const int64_t grid_y = (int64_t)batch;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
   const uint64_t A_map_dims[3] = {(uint64_t)K, (uint64_t)M, (uint64_t)batch}, A_map_strides[2] = {(uint64_t)lda, (uint64_t)sa};
   const uint32_t A_map_box[3] = {32, 128, 1};
   const uint64_t B_map_dims[3] = {(uint64_t)K, (uint64_t)N, (uint64_t)batch}, B_map_strides[2] = {(uint64_t)ldb, (uint64_t)sb};
-  const uint32_t B_map_box[3] = {32, 256, 1};
+  const uint32_t B_map_box[3] = {32, 128, 1};
   CUtensorMap A_map, B_map;
   if (lt_tma_encode(&A_map, A, LT_TMA_F32, 3, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
       lt_tma_encode(&B_map, B, LT_TMA_F32, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0)
@@ -1063,9 +1051,9 @@ extern "C" int matmul_tf32_bias_relu_nt(const void *C0, const void *A, const voi
   if (sm_err != 0) return sm_err;
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
-  /* 214016 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_bias_relu_nt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 214016);
+  /* 164864 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_bias_relu_nt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 164864);
   if (err != cudaSuccess) return (int)err;
-  matmul_tf32_bias_relu_nt_kernel<<<grid, dim3(384), 214016, (cudaStream_t)stream>>>(A_map, B_map, (const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_tf32_bias_relu_nt_kernel<<<grid, dim3(384), 164864, (cudaStream_t)stream>>>(A_map, B_map, (const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
