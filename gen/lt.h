@@ -442,7 +442,7 @@ typedef struct Target {
 } Target;
 
 const Target *ltT_find(const char *name);
-const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate);
+const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate, int wide_used);
 extern const Target *const ltT_all[];      /* NULL-terminated */
 
 /* ---- layout.c ---- */

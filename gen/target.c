@@ -229,58 +229,21 @@ static int kernel_fp8(const Kernel *k) {
   return block_fp8(&k->body);
 }
 
-/* Does x hold an int max or min (printed as lt_wide_max / lt_wide_min
-** where the launcher computes it in 64 bits)? */
-static int int_minmax(const Expr *x) {
-  if (!x) return 0;
-  if (x->kind == E_BINARY && (x->op == B_MAX || x->op == B_MIN) && ltI_compute_type(x->dt) == DT_I32) return 1;
-  return int_minmax(x->a) || int_minmax(x->b) || int_minmax(x->c);
-}
-
-/* Does x divide by an int max or min, a divisor the launcher checks
-** (launcher.c, divisors)? Sets *(int *)flag. */
-static void divides_by_minmax(Expr *x, void *flag) {
-  if (!x) return;
-  if (x->kind == E_BINARY && (x->op == B_IDIV || x->op == B_MOD || x->op == B_DIV) &&
-      ltI_compute_type(x->dt) == DT_I32 && int_minmax(x->b))
-    *(int *)flag = 1;
-  divides_by_minmax(x->a, flag);
-  divides_by_minmax(x->b, flag);
-  divides_by_minmax(x->c, flag);
-}
-
-/* Does the launcher of kernel k (or an exported function) print a 64-bit
-** max or min: in its grid, a k:require, a k:export or a divisor it checks? */
-static int kernel_wide(const Kernel *k) {
-  int flag = 0;
-  for (int i = 0; i < k->ngrid; i++)
-    if (int_minmax(k->grid[i]->extent)) return 1;
-  for (const Require *r = k->requires; r; r = r->next) {
-    if (int_minmax(r->cond)) return 1;
-    divides_by_minmax(r->cond, &flag);
-  }
-  for (const Export *x = k->exports; x; x = x->next)
-    if (int_minmax(x->value)) return 1;
-  for (int i = 0; i < k->ngrid; i++) divides_by_minmax(k->grid[i]->extent, &flag);
-  ltI_each_expr((Block *)&k->body, divides_by_minmax, &flag);
-  return flag;
-}
-
 /* The prologue text of a target's language for the kernels ks[0..n-1] of
 ** one file: the common helpers and the matrix-instruction and cp.async
 ** helpers any of them uses, the vector-piece helpers where one moves rows
-** that may start off the 16-byte grid, and the cache-hint helpers where one
-** takes a hint.
+** that may start off the 16-byte grid, the cache-hint helpers where one
+** takes a hint, and the launchers' 64-bit max and min where they print
+** them (wide_used).
 ** With `emulate`, the CPU emulation headers instead (gen --emulate, CUDA
 ** and HIP targets only), which define every helper. */
-const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate) {
+const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate, int wide_used) {
   Buf wg = {0};
   uint64_t seen[DT_COUNT][2] = {{0}};
-  const char *bits = "", *fp8 = "", *vec = "", *wide = "";
+  const char *bits = "", *fp8 = "", *vec = "", *wide = wide_used ? ltX_wide : "";
   for (int j = 0; j < n; j++) {
     if (block_bits(&ks[j]->body)) bits = ltX_bits;
     if (split(&ks[j]->body)) vec = ltX_vec;
-    if (kernel_wide(ks[j])) wide = ltX_wide;
   }
   for (int j = 0; j < n; j++)
     if (kernel_fp8(ks[j])) fp8 = ltX_fp8;

@@ -85,7 +85,8 @@ Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
     for (int i = 0; i < n; i++) ltU_printf(&src, " *   %s: %s\n", ltE_comment_text(ks[i]->bucket), ltE_comment_text(ks[i]->config_desc));
   }
   ltU_printf(&src, " * Build: %s %s%s\n */\n", ltE_build_hint(&e), k->launcher, ltE_src_ext(&e));
-  ltU_put(&src, ltT_prologue(t, ks, n, emulate));
+  Buf body = {0};   /* the kernels, launchers and exports, printed before the prologue that they decide */
+  e.b = &body;
   for (int i = 0; i < n; i++) {
     Kernel *kk[2] = {ks[i]->twin, ks[i]};   /* a warp-specialized kernel's cp.async twin first: its launcher calls it */
     for (int j = !ks[i]->twin; j < 2; j++) {
@@ -94,12 +95,12 @@ Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
       ei.barrier = kk[j]->mma == MMA_WGMMA ? "lt_wgmma_barrier();" : t->barrier;
       Sym *pi[128];
       int npi = params(kk[j], pi);
-      ltU_put(&src, "\n");
+      ltU_put(&body, "\n");
       ltE_kernel(&ei, pi, npi);
       if (kk[j]->nsplit) {   /* its split twin, for rows off the 16-byte grid (Kernel.split_of) */
         E es = ei;
         es.split = 1;
-        ltU_put(&src, "\n");
+        ltU_put(&body, "\n");
         ltE_kernel(&es, pi, npi);
       }
       ltE_launcher(&ei, pi, npi);
@@ -108,6 +109,8 @@ Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
   }
   if (n > 1) ltE_dispatch(&e, ks, n, ps, np);
   ltE_exports(&e, ps, np);
+  ltU_put(&src, ltT_prologue(t, ks, n, emulate, body.p && strstr(body.p, "lt_wide_m") != NULL));
+  if (body.p) ltU_put(&src, body.p);
   Output out = {src.p, ltE_header(&e, ps, np)};
   return out;
 }

@@ -492,11 +492,6 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
   return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
 }
 
-/* The launcher's 64-bit max and min (host code): grid and workspace sizes
-** from a max or min of sizes, computed without overflow. */
-static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) { return a > b ? a : b; }
-static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) { return a < b ? a : b; }
-
 /* One block (256 threads) of attention_bwd_dkdv_f16_d128_cp. */
 __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d128_cp_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const __half *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __half *__restrict__ dK, __half *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right)
 {
