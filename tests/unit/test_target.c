@@ -46,15 +46,19 @@ static void test_tables(void) {
                   t->vec_bytes == 16 && t->max_threads == 1024;
     }
     CHECK(ltU_fmt("target/%s_table_complete", n), complete);
-    const char *pro = ltT_prologue(t, &no_gemm_p, 1, 0);
+    const char *pro = ltT_prologue(t, &no_gemm_p, 1, 0, 0);
     CHECK(ltU_fmt("target/%s_prologue", n), pro && strlen(pro) > 0);
   }
   CHECK("target/prologues_differ",
-        strcmp(ltT_prologue(ltT_find("sm80"), &no_gemm_p, 1, 0), ltT_prologue(ltT_find("gfx942"), &no_gemm_p, 1, 0)) != 0 &&
-            strcmp(ltT_prologue(ltT_find("gfx942"), &no_gemm_p, 1, 0), ltT_prologue(ltT_find("c"), &no_gemm_p, 1, 0)) != 0);
+        strcmp(ltT_prologue(ltT_find("sm80"), &no_gemm_p, 1, 0, 0), ltT_prologue(ltT_find("gfx942"), &no_gemm_p, 1, 0, 0)) != 0 &&
+            strcmp(ltT_prologue(ltT_find("gfx942"), &no_gemm_p, 1, 0, 0), ltT_prologue(ltT_find("c"), &no_gemm_p, 1, 0, 0)) != 0);
   CHECK("target/same_lang_same_prologue",
-        strcmp(ltT_prologue(ltT_find("gfx90a"), &no_gemm_p, 1, 0), ltT_prologue(ltT_find("gfx1100"), &no_gemm_p, 1, 0)) == 0);
-  CHECK("target/no_gemm_no_mma_helpers", !strstr(ltT_prologue(ltT_find("sm80"), &no_gemm_p, 1, 0), "lt_mma_16816"));
+        strcmp(ltT_prologue(ltT_find("gfx90a"), &no_gemm_p, 1, 0, 0), ltT_prologue(ltT_find("gfx1100"), &no_gemm_p, 1, 0, 0)) == 0);
+  CHECK("target/no_gemm_no_mma_helpers", !strstr(ltT_prologue(ltT_find("sm80"), &no_gemm_p, 1, 0, 0), "lt_mma_16816"));
+  CHECK("target/wide_helpers_only_where_used",
+        !strstr(ltT_prologue(ltT_find("sm80"), &no_gemm_p, 1, 0, 0), "lt_wide_max") &&
+            strstr(ltT_prologue(ltT_find("sm80"), &no_gemm_p, 1, 0, 1), "lt_wide_max") &&
+            strstr(ltT_prologue(ltT_find("c"), &no_gemm_p, 1, 0, 1), "lt_wide_min"));
 }
 
 int main(void) {
