@@ -251,8 +251,8 @@ def main():
         plot(res, os.path.splitext(sys.argv[2])[0] + ".png")
         return
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "gpu"))
-    from lt import Lib
-    libs = [(a.split("=", 1)[0], Lib(a.split("=", 1)[1])) for a in sys.argv[1:]]
+    from lt import named_libs
+    libs = named_libs(sys.argv[1:])
     res = bench(libs)
     jpath, ppath = out_paths()
     os.makedirs(os.path.dirname(jpath), exist_ok=True)

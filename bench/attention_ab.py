@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "gpu"))
-from lt import I64, Lib  # noqa: E402
+from lt import I64, named_libs  # noqa: E402
 
 DIMS = [int(d) for d in os.environ.get("DIMS", "64,128").split(",")]
 POINTS = [(D, S, causal) for S in (1024, 4096, 16384) for D in DIMS for causal in (True, False)]
@@ -59,7 +59,7 @@ def interleaved(fns, rounds, reps, flush):
 def main():
     if len(sys.argv) < 2 or any("=" not in a for a in sys.argv[1:]):
         sys.exit(__doc__)
-    libs = {a.split("=", 1)[0]: Lib(a.split("=", 1)[1]) for a in sys.argv[1:]}
+    libs = dict(named_libs(sys.argv[1:]))
     rounds, reps = int(os.environ.get("ROUNDS", 10)), int(os.environ.get("REPS", 6))
     dev = "cuda"
     flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)

@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "gpu"))
-from lt import I64, Lib  # noqa: E402
+from lt import I64, named_libs  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from attention_ab import interleaved  # noqa: E402
@@ -45,7 +45,7 @@ def rel(a, b):
 def main():
     if len(sys.argv) < 2 or any("=" not in a for a in sys.argv[1:]):
         sys.exit(__doc__)
-    libs = {a.split("=", 1)[0]: Lib(a.split("=", 1)[1]) for a in sys.argv[1:]}
+    libs = dict(named_libs(sys.argv[1:]))
     rounds, reps = int(os.environ.get("ROUNDS", 6)), int(os.environ.get("REPS", 3))
     dev = "cuda"
     flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)

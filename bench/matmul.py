@@ -21,7 +21,7 @@ import torch
 import triton.testing
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "gpu"))
-from lt import DTYPES, I64, Lib  # noqa: E402
+from lt import DTYPES, I64, named_libs  # noqa: E402
 
 args, opts = [], {}
 it = iter(sys.argv[1:])
@@ -30,7 +30,7 @@ for a in it:
         opts[a] = next(it)
     elif a != "--tf32":
         args.append(a)
-libs = [(a.split("=", 1)[0], Lib(a.split("=", 1)[1])) for a in args]
+libs = named_libs(args)
 DTS = ("bf16", "f16") + (("tf32",) if "--tf32" in sys.argv else ())
 BOUND = {"bf16": 1e-2, "f16": 2e-3, "tf32": 2e-3}
 SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (4000, 4000, 4000), (8192, 8192, 1024),

@@ -19,16 +19,10 @@ import torch
 import triton.testing
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "gpu"))
-from lt import DTYPES, I64, Lib  # noqa: E402
+from lt import DTYPES, I64, command_line, named_libs  # noqa: E402
 
-args, opts = [], {}
-it = iter(sys.argv[1:])
-for a in it:
-    if a.startswith("--"):
-        opts[a] = next(it)
-    else:
-        args.append(a)
-libs = [(a.split("=", 1)[0], Lib(a.split("=", 1)[1])) for a in args]
+args, opts = command_line(sys.argv[1:])
+libs = named_libs(args)
 DTS = opts.get("--dtypes", "bf16").split(",")
 LAYOUTS = opts.get("--layouts", "nn,nt").split(",")
 EPIS = opts.get("--epilogues", "none,bias,bias_gelu,bias_silu").split(",")

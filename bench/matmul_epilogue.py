@@ -13,15 +13,9 @@ import torch
 import triton.testing
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "gpu"))
-from lt import DTYPES, I64, Lib  # noqa: E402
+from lt import DTYPES, I64, Lib, command_line  # noqa: E402
 
-args, opts = [], {}
-it = iter(sys.argv[1:])
-for a in it:
-    if a.startswith("--"):
-        opts[a] = next(it)
-    else:
-        args.append(a)
+args, opts = command_line(sys.argv[1:])
 lib = Lib(args[0])
 DTS = opts.get("--dtypes", "bf16").split(",")
 LAYOUTS = opts.get("--layouts", "nn").split(",")

@@ -32,4 +32,21 @@ class Lib:
         return fn(*cargs)
 
 
+def command_line(argv):
+    """The positional arguments of argv and its "--name value" options (a dict)."""
+    args, opts = [], {}
+    it = iter(argv)
+    for a in it:
+        if a.startswith("--"):
+            opts[a] = next(it)
+        else:
+            args.append(a)
+    return args, opts
+
+
+def named_libs(args):
+    """[(NAME, Lib(PATH))] of NAME=PATH arguments: the builds a bench runs side by side."""
+    return [(a.split("=", 1)[0], Lib(a.split("=", 1)[1])) for a in args]
+
+
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
