@@ -67,6 +67,13 @@ files=(dsl/kernels/*.lua docs/examples/*.lua tests/golden/kernels/*.lua tests/fu
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:handle_segv=1
 export UBSAN_OPTIONS=print_stacktrace=1
 
+# sanitizer_report FILE: when gen's stderr in FILE holds a sanitizer report,
+# prints its first line (status 0); else status 1
+sanitizer_report() {
+  grep -qE 'AddressSanitizer|runtime error:|LeakSanitizer|SUMMARY: ' "$1" || return 1
+  grep -m1 -E 'ERROR|runtime error:|SUMMARY' "$1" | head -c 240
+}
+
 # the findings already fixed: exit 0 on every target, C that compiles on c
 for f in tests/fuzz/found/*.lua; do
   name=$(basename "$f" .lua) why=""
@@ -76,9 +83,7 @@ for f in tests/fuzz/found/*.lua; do
     timeout -k 5 "$TIMEOUT" "$ASAN" "$f" --target "$t" -o "$out" >/dev/null 2>"$WORK/stderr"
     rc=$?
     if [ $rc -ne 0 ]; then why="$t: exit $rc: $(tail -n 1 "$WORK/stderr" | head -c 200)"; break; fi
-    if grep -q 'runtime error:\|AddressSanitizer' "$WORK/stderr"; then
-      why="$t: sanitizer: $(grep -m1 'runtime error:\|AddressSanitizer' "$WORK/stderr" | head -c 200)"; break
-    fi
+    if rep=$(sanitizer_report "$WORK/stderr"); then why="$t: sanitizer: $rep"; break; fi
     if [ "$t" = c ]; then
       for c in "$out"/*.c; do
         $CC -std=c11 -fsyntax-only -w "$c" >"$WORK/cc.log" 2>&1 ||
@@ -97,9 +102,7 @@ for f in "${files[@]}"; do
     rm -rf "$WORK/as_is"
     timeout -k 5 "$TIMEOUT" "$ASAN" "$f" --target "$t" -o "$WORK/as_is" >/dev/null 2>"$WORK/stderr"
     rc=$?
-    if grep -q 'runtime error:\|AddressSanitizer' "$WORK/stderr"; then
-      why="$t: sanitizer: $(grep -m1 'runtime error:\|AddressSanitizer' "$WORK/stderr" | head -c 200)"; break
-    fi
+    if rep=$(sanitizer_report "$WORK/stderr"); then why="$t: sanitizer: $rep"; break; fi
     if [ $rc -ne 0 ] && [ $rc -ne 1 ]; then why="$t: exit $rc: $(tail -n 1 "$WORK/stderr" | head -c 200)"; break; fi
   done
   if [ -z "$why" ]; then echo "PASS fuzz/as-is/$(basename "$(dirname "$f")")/$name"
@@ -124,8 +127,7 @@ for i in $(seq 1 "$N"); do
     why=""
     if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then why="ran over ${TIMEOUT}s"
     elif [ $rc -ge 128 ]; then why="killed by signal $((rc - 128))"
-    elif grep -qE 'AddressSanitizer|runtime error:|LeakSanitizer|SUMMARY: ' "$WORK/stderr"; then
-      why="sanitizer: $(grep -m1 -E 'ERROR|runtime error:|SUMMARY' "$WORK/stderr" | head -c 240)"
+    elif rep=$(sanitizer_report "$WORK/stderr"); then why="sanitizer: $rep"
     elif [ $rc -gt 2 ]; then why="exit $rc"
     elif [ $rc -eq 1 ] && ! tail -n 1 "$WORK/stderr" | grep -q 'error: '; then
       why="exit 1 without an error line: '$(tail -n 1 "$WORK/stderr" | head -c 200)'"
