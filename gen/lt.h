@@ -490,6 +490,7 @@ void ltP_smem(Kernel *k, const Target *t);     /* smem.c */
 void ltP_barrier(Kernel *k);                   /* barrier.c */
 void ltP_plan_loops(Kernel *k, const Target *t);  /* plan.c: each k:pipelined loop's schedule, before its rings */
 void ltP_plan(Kernel *k, const Target *t);     /* plan.c: the rest of the plan, on the final statements */
+void ltP_plan_join(Kernel *k);                 /* join.c: no wgmmas in flight across a branch join */
 int ltP_waits_for(const Sym *const *inflight, int n, const Stmt *s, int chain);  /* must wgmmas in flight be done
                                                                                    before s? */
 int ltP_add_inflight(const Sym **set, int n, const Sym *acc);         /* -1 past 8 */

@@ -49,6 +49,7 @@ static void run_passes(Kernel *k, const Target *t) {
   ltP_smem(k, t);                   /* smem.c: reduction scratch, offsets, staged stores */
   if (t->warp > 1) ltP_barrier(k);  /* barrier.c: the block barriers */
   ltP_plan(k, t);                   /* plan.c: the rest of the plan, and the notes */
+  ltP_plan_join(k);                 /* join.c: no wgmmas in flight across a branch join */
 }
 
 typedef struct Gen {

@@ -1366,7 +1366,6 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
     // attention_bwd_dkdv.lua:206: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
     for (int i = 0; i < group * nqh; ++i, i_phase ^= i_stage == 1, i_stage = i_stage == 1 ? 0 : i_stage + 1) {
       lt_mbar_wait(&i_full[i_stage], i_phase);   /* the stage's copies have landed */
-      /* in flight from the iteration before: the wgmmas into dv and more (the next ones chain onto them) */
       // attention_bwd_dkdv.lua:147: local st = k:fragment("f32", { BN, BM }, 0)
       float st[32];
       // attention_bwd_dkdv.lua:148: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
@@ -1396,11 +1395,8 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
       // attention_bwd_dkdv.lua:189: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 128 > Sk || ((window_right >= 0 && k0 + 128 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(dv);   /* read below, after the wait */
-      lt_wgmma_settle(dk);   /* read below, after the wait */
       lt_wgmma_settle(st);   /* read below, after the wait */
       lt_wgmma_settle(dpt);   /* read below, after the wait */
-      if (i > 0 && lane == 0) lt_mbar_arrive(&i_empty[i_stage == 0 ? 1 : i_stage - 1]);   /* iteration i - 1's wgmmas are done too: each warp gives its stage back to the producer */
       // attention_bwd_dkdv.lua:192: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
         // attention_bwd_dkdv.lua:160: k:assign(st, st * (p.scale * LOG2E))
@@ -1536,6 +1532,9 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
           lt_wgmma_m64n128k16_bf16<1>(dk, dst_frag[kk / 16][0], lt_wgmma_desc(&Qs[i_stage][0][kk][0], 8192, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dv);   /* read below, after the wait */
+        lt_wgmma_settle(dk);   /* read below, after the wait */
       } else {
         // attention_bwd_dkdv.lua:160: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
@@ -1633,11 +1632,12 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
           lt_wgmma_m64n128k16_bf16<1>(dk, dst_2_frag[kk / 16][0], lt_wgmma_desc(&Qs[i_stage][0][kk][0], 8192, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dv);   /* read below, after the wait */
+        lt_wgmma_settle(dk);   /* read below, after the wait */
       }
+      if (lane == 0) lt_mbar_arrive(&i_empty[i_stage]);   /* each warp gives the stage back to the producer */
     }
-    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-    lt_wgmma_settle(dv);   /* read below, after the wait */
-    lt_wgmma_settle(dk);   /* read below, after the wait */
     // attention_bwd_dkdv.lua:217: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
     {   /* out by TMA stores (dK_map: only the elements inside dK are written), each consumer warpgroup its 64 rows, 128 columns at a time through dK_out[wg] */
       const int wg = tid / 128;   /* this thread's warpgroup */

@@ -36,14 +36,8 @@ ATTENTION="attention_bf16_d128 attention_f16_d64_softcap attention_bf16_d32 atte
 # attention_decode's split kernels at d128 on gfx1100 (wave32: a 64 x 128
 # f32 accumulator is 64 VGPRs a lane before the 64 x 64 scores): 30-35
 # VGPRs spilled (contig), 15 (paged64).
-# attention_bwd_dkdv d128 on sm90a, warp-specialized (two consumer
-# warpgroups at 240 registers, each holding 64 x 128 of dK and of dV in f32
-# beside the 64 x 64 scores and dP): ptxas serializes its wgmmas for want
-# of registers; measured faster than the cp.async kernel all the same
-# (forward + backward 1.02-1.10x, docs/performance.md).
 # An entry is "target:file-without-extension".
-KNOWN="gfx1100:attention_decode_bf16_d128_contig gfx1100:attention_decode_bf16_d128_paged64
-  sm90a:attention_bwd_dkdv_bf16_d128"
+KNOWN="gfx1100:attention_decode_bf16_d128_contig gfx1100:attention_decode_bf16_d128_paged64"
 known() {
   local list=" $(echo $KNOWN) " f key
   while IFS= read -r l; do
