@@ -24,10 +24,11 @@
 ** threads; the producer never meets them after the ring is set up.  On a
 ** persistent grid (Kernel.persistent) each role walks the programs
 ** blockIdx.x, + gridDim.x, ... in the grid's order, the ring's stage and
-** parity running on from one program to the next (Kernel.snake: in snake
-** order, round r of gridDim.x programs from the back for odd r): the producer fills the
-** next program's first stages while the consumers finish this one (its
-** last stage released after the loop, the epilogue after that).
+** parity running on from one program to the next (Kernel.snake: in
+** snake order, round r of gridDim.x programs from the back for odd r):
+** the producer fills the next program's first stages while the consumers
+** finish this one (its last stage released after the loop, the epilogue
+** after that).
 ** Copies before the loop (attention's Q tile) go again for each program
 ** into their one buffer (Kernel.pre_reload): the producer waits for the
 ** consumers' warps to give it back (_pre_empty, once their wgmmas of the
@@ -79,9 +80,10 @@ static void ring_state(E *e, const Ring *r, const char *ph) {
 }
 
 /* Opens a persistent kernel's loop over its programs, in the grid's order
-** (x fastest; Kernel.snake: every other round of gridDim.x from its end), each program's ids and the scalars before the loop (those
-** of a kernel with one program a block are computed once, before the
-** roles split); nothing otherwise.  A ping-pong consumer (ring r, else
+** (x fastest; Kernel.snake: every other round of gridDim.x from its end),
+** each program's ids and the scalars before the loop (those of a kernel
+** with one program a block are computed once, before the roles split);
+** nothing otherwise.  A ping-pong consumer (ring r, else
 ** NULL) walks every program too, and steps its place in the ring over the
 ** fills of those that are the other warpgroup's. */
 static void open_programs(E *e, const Stmt *s, const Ring *r) {
