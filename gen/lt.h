@@ -364,6 +364,11 @@ typedef struct Kernel {
                            mbarrier of their own after the ring's */
   int persistent;       /* with ws: a block an SM, each taking programs blockIdx.x, + gridDim.x, ... in the grid's
                            order, so one program's epilogue overlaps the next one's copies */
+  int pre_reload;       /* with persistent and pre_bytes: the copies before the loop go again for each program,
+                           once the consumers gave their one buffer back (mbarrier _pre_empty; plan.c) */
+  int snake;            /* with persistent: a block takes its programs in snake order, round r (gridDim.x programs
+                           a round) from the front for even r and from the back for odd r, so that programs whose
+                           loops shorten along the grid's order (causal attention) even out (plan.c) */
   int pingpong;         /* with persistent and one consumer warpgroup (threads 128): two consumer warpgroups,
                            each running every other program of the block, taking turns at the ring, so one's
                            epilogue runs under the other's wgmmas (plan.c, lower/sched_warpspec.c) */

@@ -91,11 +91,23 @@ return tile.kernel {
     -- 2% at 1K (bench/results/2026-11-22-h100-attention-order.txt).
     -- Elsewhere one head at a time, the last query block first: on sm80 at
     -- D = 32 the grouped order's indices, live across the loop, spill.
+    -- The 256-thread sm90a kernels (d96, d128, d256) run on a persistent
+    -- grid, a block taking every gridDim.x-th program (in snake order, gen's
+    -- plan): under a mask that shortens the programs along the order (a
+    -- right window: causal) a group's mix of long and short programs left
+    -- the blocks unequal (H200, 4K and 16K causal: 0.66-0.73x the grid of
+    -- one program a block), so there the query blocks go from the last one
+    -- down across every head (each round of programs about equally long).
     local nqb = tile.cdiv(p.Sq, BM)
     local bh, pid
     if k.target == "sm90a" then
       local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
-      bh, pid = tile.grouped(k:grid(nqb * p.B * p.Hq), p.B * p.Hq, n, tile.max(1, 128 // n))
+      local prog = k:grid(nqb * p.B * p.Hq)
+      bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
+      if c.threads == 256 then
+        local lpt = p.window_right:ge(0)
+        bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
+      end
     else
       pid, bh = k:grid(nqb, p.B * p.Hq)
     end

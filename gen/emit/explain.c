@@ -46,7 +46,12 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
                   "group each; wgmma.wait_group 1 completes the latter, whose result the warpgroup works on while the "
                   "tensor cores run the former; the stage before goes back once they are done (pass/defer.c)\n",
                s->defer->line, s->open_gemm->line);
-  if (k->pre_bytes)
+  if (k->pre_reload)
+    ltU_printf(b, "    copies before the loop: by TMA from the producer, once a program, onto %s_pre (1 arrival with "
+                  "expect-tx of %d bytes), which the consumers wait for before the loop; into their one buffer once "
+                  "the consumers of the program before, done with its wgmmas, arrived on %s_pre_empty\n",
+               s->var->name, k->pre_bytes, s->var->name);
+  else if (k->pre_bytes)
     ltU_printf(b, "    copies before the loop: by TMA from the producer, once, onto %s_pre (1 arrival with expect-tx of "
                   "%d bytes), which the consumers wait for before the loop\n", s->var->name, k->pre_bytes);
   for (int i = 0; i < k->nmaps; i++) {
@@ -59,13 +64,18 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
                           "only the elements inside the tensor are written)"
                         : "zeros outside the tensor");
   }
-  if (k->persistent)
+  if (k->snake)
+    ltU_printf(b, "    persistent grid: min(programs, SMs) blocks; round r of gridDim.x programs in the grid's order goes to "
+                  "the blocks from the front for even r and from the back for odd r (snake order, so that loops of "
+                  "different lengths even out), its ring's stages and phases running on, so one program's epilogue "
+                  "overlaps the producer's copies for the next\n");
+  else if (k->persistent)
     ltU_printf(b, "    persistent grid: min(programs, SMs) blocks, each running programs blockIdx.x, + gridDim.x, ... in "
                   "the grid's order, its ring's stages and phases running on, so one program's epilogue overlaps "
                   "the producer's copies for the next\n");
   else if (e->t->persistent && k->pre_bytes)
     ltU_printf(b, "    one program a block (not persistent: the tiles the copies before the loop fill have one buffer, "
-                  "which the next program's copies would overwrite)\n");
+                  "and an iteration of more than two gemms was not measured with it given back a program)\n");
   else if (e->t->persistent)
     ltU_printf(b, "    one program a block (not persistent: the code after the loop divides floats, and the IEEE "
                   "division's call spilled the persistent consumers' registers)\n");
@@ -163,7 +173,9 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
   }
   if (k->ws)
     ltU_printf(b, "    %s_full, %s_empty%s: mbarriers, %d bytes at %d\n", k->ws->var->name, k->ws->var->name,
-               k->pre_bytes ? ltU_fmt(", %s_pre", k->ws->var->name) : "", 16 * k->ws->stages + (k->pre_bytes ? 8 : 0),
+               k->pre_reload ? ltU_fmt(", %s_pre, %s_pre_empty", k->ws->var->name, k->ws->var->name)
+               : k->pre_bytes ? ltU_fmt(", %s_pre", k->ws->var->name) : "",
+               16 * k->ws->stages + (k->pre_bytes ? 8 : 0) + (k->pre_reload ? 8 : 0),
                k->mbar_offset);
   int ngemm = 0, npipe = 0;
   explain_ops(&e, &k->body, b, &ngemm, &npipe);

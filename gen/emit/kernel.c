@@ -195,6 +195,9 @@ static void shared_tiles(E *e) {
   if (k->ws && k->pre_bytes)
     ltE_line(e, "uint64_t *%s_pre = %s_full + %d;   /* the mbarrier of the copies before the loop */",
              k->ws->var->name, k->ws->var->name, 2 * k->ws->stages);
+  if (k->ws && k->pre_reload)
+    ltE_line(e, "uint64_t *%s_pre_empty = %s_pre + 1;   /* the consumers are done with what those copies filled */",
+             k->ws->var->name, k->ws->var->name);
 }
 
 /* Kernel e->k, whose parameters are ps[0..n-1]: its signature, the

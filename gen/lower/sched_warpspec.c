@@ -24,9 +24,16 @@
 ** threads; the producer never meets them after the ring is set up.  On a
 ** persistent grid (Kernel.persistent) each role walks the programs
 ** blockIdx.x, + gridDim.x, ... in the grid's order, the ring's stage and
-** parity running on from one program to the next: the producer fills the
-** next program's first stages while the consumers finish this one (its
-** last stage released after the loop, the epilogue after that).
+** parity running on from one program to the next (Kernel.snake: in
+** snake order, round r of gridDim.x programs from the back for odd r):
+** the producer fills the next program's first stages while the consumers
+** finish this one (its last stage released after the loop, the epilogue
+** after that).
+** Copies before the loop (attention's Q tile) go again for each program
+** into their one buffer (Kernel.pre_reload): the producer waits for the
+** consumers' warps to give it back (_pre_empty, once their wgmmas of the
+** program before are done), the consumers for its copies (_pre), each
+** mbarrier's parity flipping once a program.
 ** setmaxnreg gives the producer's registers to the consumers
 ** (Kernel.reg_producer, reg_consumer).
 **
@@ -73,18 +80,27 @@ static void ring_state(E *e, const Ring *r, const char *ph) {
 }
 
 /* Opens a persistent kernel's loop over its programs, in the grid's order
-** (x fastest), each program's ids and the scalars before the loop (those
-** of a kernel with one program a block are computed once, before the
-** roles split); nothing otherwise.  A ping-pong consumer (ring r, else
+** (x fastest; Kernel.snake: every other round of gridDim.x from its end),
+** each program's ids and the scalars before the loop (those of a kernel
+** with one program a block are computed once, before the roles split);
+** nothing otherwise.  A ping-pong consumer (ring r, else
 ** NULL) walks every program too, and steps its place in the ring over the
 ** fills of those that are the other warpgroup's. */
 static void open_programs(E *e, const Stmt *s, const Ring *r) {
   Kernel *k = e->k;
   if (!k->persistent) return;
-  if (r)
+  if (r) {
     ltE_line(e, "for (int lt_prog = blockIdx.x, lt_turn = 0; lt_prog < lt_programs; lt_prog += gridDim.x, lt_turn ^= 1) {");
-  else
+  } else if (k->snake) {
+    ltE_line(e, "for (int lt_round = 0, lt_odd = 0; lt_round < lt_programs; lt_round += gridDim.x, lt_odd ^= 1) {");
+    e->depth++;
+    ltE_line(e, "const int lt_prog = lt_round + (lt_odd ? gridDim.x - 1 - blockIdx.x : blockIdx.x);   /* snake order: "
+                "the rounds' long and short programs even out */");
+    ltE_line(e, "if (lt_prog >= lt_programs) continue;   /* (in the last round only) */");
+    e->depth--;
+  } else {
     ltE_line(e, "for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {");
+  }
   e->depth++;
   const char *below = NULL;   /* the programs of the axes before this one */
   for (int i = 0; i < k->ngrid; i++) {
@@ -142,8 +158,31 @@ static void tma_copy(E *e, const Stmt *p, const char *bar) {
 /* The name of the mbarrier of the copies before warp-specialized loop s. */
 static const char *pre_of(const Stmt *s) { return ltU_fmt("%s_pre", s->var->name); }
 
+/* The parity of the _pre mbarriers' phase on a persistent grid, which
+** flips each program (Kernel.pre_reload). */
+static void pre_state(E *e, const Stmt *s) {
+  ltE_line(e, "int %s_phase = 0;   /* the parity of the phase of %s and %s_empty, flipping each program */", pre_of(s),
+           pre_of(s), pre_of(s));
+}
+
+/* The copies before warp-specialized loop s, onto its _pre mbarrier; on a
+** persistent grid (Kernel.pre_reload) once a program, each after the
+** consumers of the program before gave their one buffer back (_pre_empty,
+** parity as the ring's: the first program finds it free). */
+static void pre_copies(E *e, Stmt *s) {
+  Kernel *k = e->k;
+  if (k->pre_reload)
+    ltE_line(e, "lt_mbar_wait(%s_empty, %s_phase ^ 1);   /* the consumers are done with the program before's tiles "
+                "(the first program finds them free) */", pre_of(s), pre_of(s));
+  ltE_line(e, "lt_mbar_arrive_expect_tx(%s, %d);   /* the bytes the copies before the loop deliver */", pre_of(s),
+           k->pre_bytes);
+  for (Stmt *p = k->body.first; p != s; p = p->next)
+    if (p->kind == S_G2S) tma_copy(e, p, pre_of(s));
+  if (k->pre_reload) ltE_line(e, "%s_phase ^= 1;", pre_of(s));
+}
+
 /* The producer warpgroup: one thread issues the copies before the loop
-** (once: such a kernel is not persistent), then waits for each stage to be
+** (pre_copies: once, or once a program), then waits for each stage to be
 ** free, arms its full barrier with the stage's bytes and issues its
 ** copies. */
 static void producer(E *e, Stmt *s, const Ring *r) {
@@ -157,14 +196,11 @@ static void producer(E *e, Stmt *s, const Ring *r) {
   ltE_line(e, "if (tid == %d) {", k->threads);
   e->depth++;
   for (int i = 0; i < k->nmaps; i++) ltE_line(e, "lt_tma_prefetch_map(&%s);", k->maps[i].name);
-  if (k->pre_bytes) {
-    ltE_line(e, "lt_mbar_arrive_expect_tx(%s, %d);   /* the bytes the copies before the loop deliver */", pre_of(s),
-             k->pre_bytes);
-    for (Stmt *p = k->body.first; p != s; p = p->next)
-      if (p->kind == S_G2S) tma_copy(e, p, pre_of(s));
-  }
+  if (k->pre_bytes && !k->pre_reload) pre_copies(e, s);
   ring_state(e, r, ph);
+  if (k->pre_reload) pre_state(e, s);
   open_programs(e, s, NULL);
+  if (k->pre_reload) pre_copies(e, s);
   ltE_comment(e, s->line);
   open_loop(e, s, r, ph);
   e->stage = r->vs;
@@ -298,6 +334,9 @@ void ltL_warpspec_body(E *e) {
            k->threads / e->t->warp);
   ltE_line(e, "}");
   if (k->pre_bytes) ltE_line(e, "lt_mbar_init(%s, 1);   /* the copies before the loop */", pre_of(s));
+  if (k->pre_reload)
+    ltE_line(e, "lt_mbar_init(%s_empty, %d);   /* one arrival a consumer warp, done with what they filled */",
+             pre_of(s), k->threads / e->t->warp);
   ltE_line(e, "lt_mbar_init_fence();");
   e->depth--;
   ltE_line(e, "}");
@@ -316,13 +355,23 @@ void ltL_warpspec_body(E *e) {
     ltE_line(e, "const int lt_wg = threadIdx.x / %d;   /* this warpgroup runs the block's programs lt_wg, lt_wg + 2, "
                 "... */", k->threads);
   ring_state(e, &r, ltU_fmt("%s_phase", r.v));
+  if (k->pre_reload) pre_state(e, s);
   open_programs(e, s, k->pingpong ? &r : NULL);
   e->last_line = 0;
   for (Stmt *x = k->body.first; x != s; x = x->next)
     if (!scalar(x) && x->kind != S_G2S) ltE_stmt(e, x);
-  if (k->pre_bytes)
+  if (k->pre_reload)
+    ltE_line(e, "lt_mbar_wait(%s, %s_phase);   /* this program's copies before the loop have landed */", pre_of(s),
+             pre_of(s));
+  else if (k->pre_bytes)
     ltE_line(e, "lt_mbar_wait(%s, 0);   /* the copies before the loop have landed (its one phase) */", pre_of(s));
   consumer_loop(e, s, &r);
+  if (k->pre_reload) {   /* every wgmma of the program is done: its tiles go back for the next program's copies */
+    ltL_wgmma_wait(e);
+    ltE_line(e, "if (lane == 0) lt_mbar_arrive(%s_empty);   /* each warp gives the tiles of the copies before the loop "
+                "back to the producer */", pre_of(s));
+    ltE_line(e, "%s_phase ^= 1;", pre_of(s));
+  }
   e->last_line = 0;
   const char *barrier = e->barrier;
   /* the consumers' barrier: named barrier 1, or 3 beside the turns' 1 and 2 (one warpgroup's arrivals at

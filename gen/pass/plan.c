@@ -308,11 +308,17 @@ static void fast_block(Stmt *first) {
 ** warp-specialized loop's epilogue), fast (div.full.f32: 2 ulp over the
 ** whole range, a reciprocal and a product, no slow path) where every
 ** store of the kernel rounds to f16 or bf16, whose rounding (2^-11, 2^-8
-** relative) hides 2 ulp of f32 (2^-22).  IEEE division's slow path is a
+** relative) hides 2 ulp of f32 (2^-22); else those in the value of each
+** top-level store to an f16 / bf16 tensor.  IEEE division's slow path is a
 ** call, whose saved registers spilled the persistent consumers (ptxas
 ** 13.0: the matmul's SiLU epilogue, 52 bytes at 232 registers). */
 static void fast_divisions(Kernel *k, Stmt *first) {
-  if (!stores_wide(k->body.first)) fast_block(first);
+  if (!stores_wide(k->body.first)) {
+    fast_block(first);
+    return;
+  }
+  for (Stmt *s = first; s; s = s->next)   /* else those of the f16 / bf16 stores (attention's O beside its f32 LSE) */
+    if (s->kind == S_STORE && ltI_dtypes[s->view->t->dt].bytes == 2) fast_expr(s->val);
 }
 
 /* Does a statement from `first` on (or one inside them) divide floats? */
@@ -364,7 +370,7 @@ static int register_work(const Stmt *first) {
 ** tile gets one a warpgroup, smem.c).  One warpgroup of 64 x 256 holds the
 ** accumulators a thread of the two-warpgroup 128 x 256 tile holds. */
 static int pingpong(const Kernel *k, const Stmt *loop) {
-  if (!k->persistent || k->threads != 128) return 0;
+  if (!k->persistent || k->threads != 128 || k->pre_bytes) return 0;   /* (one buffer for the copies before the loop) */
   if (!program_invariant(loop->lo) || !program_invariant(loop->hi)) return 0;
   const Stmt *p = loop->body.first;
   while (p && ltP_is_producer(p)) p = p->next;
@@ -379,11 +385,19 @@ static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   ** way (fast_divisions makes them fast where the stores allow): the slow
   ** path is a call, and the registers it saves spilled in the persistent
   ** consumers at 232 (ptxas 13.0: the matmul's SiLU epilogue, 52 bytes;
-  ** 16 at 240), not in the others.  Nor with copies before the loop: their
-  ** one-buffer tiles would need a barrier of their own telling the
-  ** producer they are free again. */
+  ** 16 at 240), not in the others.  With copies before the loop (the
+  ** attention forward's Q tile, one buffer), each program's go again
+  ** once the consumers of the program before are done with them (their
+  ** mbarrier `_pre_empty`, sched_warpspec.c), where an iteration runs two
+  ** gemms (attention's forward; the dK/dV kernel's four, with K and V
+  ** before the loop, were not measured so). */
   fast_divisions(k, loop->next);
-  k->persistent = t->persistent && !divides(loop->next) && !k->pre_bytes;
+  k->persistent = t->persistent && !divides(loop->next) && (!k->pre_bytes || gemms_of(consumers(loop)) <= 2);
+  k->pre_reload = k->persistent && k->pre_bytes;
+  /* H200, bf16 d128 causal, the grouped order walked blockIdx.x, + gridDim.x, ...: 0.66-0.73x the
+  ** one-program-a-block grid at 4K and 16K, whose blocks the hardware hands out as SMs free up: at 16K block
+  ** b's programs shorten by 4 key blocks a round from b's, so block 0 ran about twice block 64's keys */
+  k->snake = k->pre_reload && (!program_invariant(loop->lo) || !program_invariant(loop->hi));
   k->pingpong = pingpong(k, loop);
   int ncons = k->threads * (k->pingpong ? 2 : 1), all = ncons + k->producers, share = t->regs / all / 8 * 8;
   if (ncons >= 256 && t->regs) {

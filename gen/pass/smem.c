@@ -211,7 +211,8 @@ void ltP_smem(Kernel *k, const Target *t) {
   if (k->ws) {   /* a warp-specialized ring's mbarriers, a full and an empty one a stage, 8 bytes each */
     long long at = (off + 7) & ~7LL;
     k->mbar_offset = at > INT_MAX ? INT_MAX : (int)at;   /* past INT_MAX the limit check below reports it */
-    off = at + 16LL * k->ws->stages + (k->pre_bytes ? 8 : 0);   /* (and one for the copies before the loop) */
+    /* (and one for the copies before the loop, and one more where they go again a program: _pre_empty) */
+    off = at + 16LL * k->ws->stages + (k->pre_bytes ? 8 : 0) + (k->pre_reload ? 8 : 0);
   }
   int limit = t->smem_static;
   if ((off > t->smem_static || k->ws) && t->lang == LANG_CUDA) {   /* TMA writes the dynamic shared memory */

@@ -64,29 +64,29 @@ static void attention_bf16_d32_block(int pid, int bh, const lt_bf16 *restrict Q,
   lt_bf16 Ks[64][32];
   lt_bf16 Vs[64][32];
   lt_bf16 s_sh[128][64];
-  // attention.lua:94: local nqb = tile.cdiv(p.Sq, BM)
+  // attention.lua:101: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 128 - 1) / 128;
-  // attention.lua:102: local qb = nqb - 1 - pid
+  // attention.lua:114: local qb = nqb - 1 - pid
   const int qb = nqb - 1 - pid;
-  // attention.lua:103: local b, h = bh // p.Hq, bh % p.Hq
+  // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention.lua:104: local hk = h // (p.Hq // p.Hkv)
+  // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:108: local q0 = qb * BM
+  // attention.lua:120: local q0 = qb * BM
   const int q0 = qb * 128;
-  // attention.lua:109: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention.lua:111: local nkb = tile.cdiv(p.Sk, BN)
+  // attention.lua:123: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention.lua:112: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention.lua:124: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 128 - 1 + diag + window_right;
-  // attention.lua:113: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  // attention.lua:125: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
   const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
-  // attention.lua:114: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  // attention.lua:126: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
   const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
-  // attention.lua:119: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention.lua:131: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   {
     const bool ok = b < B && h_2 < Hq;
     const lt_bf16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -99,26 +99,26 @@ static void attention_bf16_d32_block(int pid, int bh, const lt_bf16 *restrict Q,
       }
     }
   }
-  // attention.lua:120: local o = k:fragment("f32", { BM, D }, 0)
+  // attention.lua:132: local o = k:fragment("f32", { BM, D }, 0)
   float o[4096];
   for (int ri = 0; ri < 128; ++ri) {
     for (int ci = 0; ci < 32; ++ci) {
       o[ri * 32 + ci] = 0.0f;
     }
   }
-  // attention.lua:121: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+  // attention.lua:133: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
   float m[128];
   for (int ri = 0; ri < 128; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention.lua:122: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention.lua:134: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[128];
   for (int ri = 0; ri < 128; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention.lua:132: k:pipelined(first, last, c.stages, function(j)
+  // attention.lua:144: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention.lua:133: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+    // attention.lua:145: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
     {
       const bool ok = b < B && hk < Hkv;
       const lt_bf16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -131,7 +131,7 @@ static void attention_bf16_d32_block(int pid, int bh, const lt_bf16 *restrict Q,
         }
       }
     }
-    // attention.lua:134: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+    // attention.lua:146: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
     {
       const bool ok = b < B && hk < Hkv;
       const lt_bf16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -144,14 +144,14 @@ static void attention_bf16_d32_block(int pid, int bh, const lt_bf16 *restrict Q,
         }
       }
     }
-    // attention.lua:135: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention.lua:147: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8192];
     for (int ri = 0; ri < 128; ++ri) {
       for (int ci = 0; ci < 64; ++ci) {
         s[ri * 64 + ci] = 0.0f;
       }
     }
-    // attention.lua:136: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention.lua:148: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 32; ++kk) {
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
@@ -159,34 +159,34 @@ static void attention_bf16_d32_block(int pid, int bh, const lt_bf16 *restrict Q,
         }
       }
     }
-    // attention.lua:164: local kend = (j + 1) * BN
+    // attention.lua:176: local kend = (j + 1) * BN
     const int kend = (j + 1) * 64;
-    // attention.lua:165: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    // attention.lua:177: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 128 - 1 + diag - window_left));
-    // attention.lua:167: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention.lua:179: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:146: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:158: k:assign(s, s * (p.scale * LOG2E))
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
         }
       }
-      // attention.lua:149: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      // attention.lua:161: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
       int row[128];
       for (int ri = 0; ri < 128; ++ri) {
         row[ri] = ri + (q0 + diag - j * 64);
       }
-      // attention.lua:150: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention.lua:162: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[128];
       for (int ri = 0; ri < 128; ++ri) {
         lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention.lua:151: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention.lua:163: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[128];
       for (int ri = 0; ri < 128; ++ri) {
         hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
       }
-      // attention.lua:152: local col = k:iota({ BM, BN }, 2)
+      // attention.lua:164: local col = k:iota({ BM, BN }, 2)
       int col[8192];
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
@@ -194,7 +194,7 @@ static void attention_bf16_d32_block(int pid, int bh, const lt_bf16 *restrict Q,
           s[ri * 64 + ci] = col[ri * 64 + ci] >= lo[ri] && col[ri * 64 + ci] < hi[ri] ? s[ri * 64 + ci] : -INFINITY;
         }
       }
-      // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t61[128];
       for (int ri = 0; ri < 128; ++ri) {
         t61[ri] = -INFINITY;
@@ -206,23 +206,23 @@ static void attention_bf16_d32_block(int pid, int bh, const lt_bf16 *restrict Q,
       for (int ri = 0; ri < 128; ++ri) {
         m_new[ri] = fmaxf(m[ri], t61[ri]);
       }
-      // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc[128];
       for (int ri = 0; ri < 128; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
+      // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc[ri]);
         }
       }
-      // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
+      // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
       float alpha[128];
       for (int ri = 0; ri < 128; ++ri) {
         alpha[ri] = exp2f(m[ri] - mc[ri]);
       }
-      // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t67[128];
       for (int ri = 0; ri < 128; ++ri) {
         t67[ri] = 0.0f;
@@ -233,13 +233,13 @@ static void attention_bf16_d32_block(int pid, int bh, const lt_bf16 *restrict Q,
       for (int ri = 0; ri < 128; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t67[ri];
       }
-      // attention.lua:160: k:assign(o, o * alpha)
+      // attention.lua:172: k:assign(o, o * alpha)
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           o[ri * 32 + ci] = o[ri * 32 + ci] * alpha[ri];
         }
       }
-      // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(s[ri * 64 + ci]));
@@ -252,18 +252,18 @@ static void attention_bf16_d32_block(int pid, int bh, const lt_bf16 *restrict Q,
           }
         }
       }
-      // attention.lua:162: k:assign(m, m_new)
+      // attention.lua:174: k:assign(m, m_new)
       for (int ri = 0; ri < 128; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention.lua:146: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:158: k:assign(s, s * (p.scale * LOG2E))
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
         }
       }
-      // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t73[128];
       for (int ri = 0; ri < 128; ++ri) {
         t73[ri] = -INFINITY;
@@ -275,23 +275,23 @@ static void attention_bf16_d32_block(int pid, int bh, const lt_bf16 *restrict Q,
       for (int ri = 0; ri < 128; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t73[ri]);
       }
-      // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc_2[128];
       for (int ri = 0; ri < 128; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
+      // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc_2[ri]);
         }
       }
-      // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
+      // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
       float alpha_2[128];
       for (int ri = 0; ri < 128; ++ri) {
         alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
       }
-      // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t79[128];
       for (int ri = 0; ri < 128; ++ri) {
         t79[ri] = 0.0f;
@@ -302,13 +302,13 @@ static void attention_bf16_d32_block(int pid, int bh, const lt_bf16 *restrict Q,
       for (int ri = 0; ri < 128; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t79[ri];
       }
-      // attention.lua:160: k:assign(o, o * alpha)
+      // attention.lua:172: k:assign(o, o * alpha)
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           o[ri * 32 + ci] = o[ri * 32 + ci] * alpha_2[ri];
         }
       }
-      // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(s[ri * 64 + ci]));
@@ -321,18 +321,18 @@ static void attention_bf16_d32_block(int pid, int bh, const lt_bf16 *restrict Q,
           }
         }
       }
-      // attention.lua:162: k:assign(m, m_new)
+      // attention.lua:174: k:assign(m, m_new)
       for (int ri = 0; ri < 128; ++ri) {
         m[ri] = m_new_2[ri];
       }
     }
   }
-  // attention.lua:169: local seen = l:gt(0)
+  // attention.lua:181: local seen = l:gt(0)
   bool seen[128];
   for (int ri = 0; ri < 128; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention.lua:170: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && h_2 < Hq;
     lt_bf16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -345,7 +345,7 @@ static void attention_bf16_d32_block(int pid, int bh, const lt_bf16 *restrict Q,
       }
     }
   }
-  // attention.lua:171: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+  // attention.lua:183: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
   {
     const bool ok = b < B && h_2 < Hq;
     float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -374,8 +374,8 @@ int attention_bf16_d32(const void *Q, const void *K, const void *V, void *O, voi
   if (!(scale > 0.0f)) return 1;   /* scalars declared positive (NaN fails too) */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return 1;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return 1;   /* attention.lua:106: windows below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention.lua:117: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return 1;   /* attention.lua:118: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;

@@ -33,8 +33,8 @@
  *   stream   unused (the CPU runs the blocks in turn)
  * Returns 0 on success, 1 for a null or misaligned pointer, a bad size or scalar or a grid too large.
  * Requires Hq / Hkv != 0 (a divisor of the kernel's index math)
- *          Hq % Hkv == 0 (attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
- *          window_left < 1073741824 && window_right < 1073741824 (attention.lua:106: windows below 2^30, as sizes)
+ *          Hq % Hkv == 0 (attention.lua:117: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
+ *          window_left < 1073741824 && window_right < 1073741824 (attention.lua:118: windows below 2^30, as sizes)
  * Build: cc -O2 -std=c11 -c attention_f16_d128.c
  */
 #ifndef LUATILE_ATTENTION_F16_D128_H

@@ -35,8 +35,8 @@
  * bad size or scalar, hipErrorInvalidValue for a pointer not aligned to its element type,
  * hipErrorInvalidConfiguration for a grid too large, or the launch's own error.
  * Requires Hq / Hkv != 0 (a divisor of the kernel's index math)
- *          Hq % Hkv == 0 (attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
- *          window_left < 1073741824 && window_right < 1073741824 (attention.lua:106: windows below 2^30, as sizes)
+ *          Hq % Hkv == 0 (attention.lua:117: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
+ *          window_left < 1073741824 && window_right < 1073741824 (attention.lua:118: windows below 2^30, as sizes)
  * Build: hipcc -O3 --offload-arch=gfx942 -c attention_f16_d128.hip
  */
 #ifndef LUATILE_ATTENTION_F16_D128_H

@@ -133,29 +133,29 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
   __shared__ __attribute__((aligned(16))) __half Ks[2][128][32];
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) __half Vs[2][128][32];
-  // attention.lua:94: local nqb = tile.cdiv(p.Sq, BM)
+  // attention.lua:101: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 128 - 1) / 128;
-  // attention.lua:102: local qb = nqb - 1 - pid
+  // attention.lua:114: local qb = nqb - 1 - pid
   const int qb = nqb - 1 - pid;
-  // attention.lua:103: local b, h = bh // p.Hq, bh % p.Hq
+  // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention.lua:104: local hk = h // (p.Hq // p.Hkv)
+  // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:108: local q0 = qb * BM
+  // attention.lua:120: local q0 = qb * BM
   const int q0 = qb * 128;
-  // attention.lua:109: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention.lua:111: local nkb = tile.cdiv(p.Sk, BN)
+  // attention.lua:123: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 128 - 1) / 128;
-  // attention.lua:112: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention.lua:124: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 128 - 1 + diag + window_right;
-  // attention.lua:113: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  // attention.lua:125: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
   const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
-  // attention.lua:114: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  // attention.lua:126: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
   const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
-  // attention.lua:119: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention.lua:131: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
@@ -183,7 +183,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
       }
     }
   }
-  // attention.lua:120: local o = k:fragment("f32", { BM, D }, 0)
+  // attention.lua:132: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
@@ -195,24 +195,24 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
       }
     }
   }
-  // attention.lua:121: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+  // attention.lua:133: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
   float m[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention.lua:122: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention.lua:134: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention.lua:132: k:pipelined(first, last, c.stages, function(j)
+  // attention.lua:144: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first iteration, one commit group */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention.lua:133: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:145: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -239,7 +239,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
           }
         }
       }
-      // attention.lua:134: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:146: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -275,7 +275,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention.lua:133: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:145: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -302,7 +302,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
           }
         }
       }
-      // attention.lua:134: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:146: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -332,7 +332,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention.lua:135: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention.lua:147: local s = k:fragment("f32", { BM, BN }, 0)
     float s[128];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -344,7 +344,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
         }
       }
     }
-    // attention.lua:136: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention.lua:148: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 32; kk += 16) {
       uint32_t Qs_frag[2][4];
@@ -374,13 +374,13 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
         }
       }
     }
-    // attention.lua:164: local kend = (j + 1) * BN
+    // attention.lua:176: local kend = (j + 1) * BN
     const int kend = (j + 1) * 128;
-    // attention.lua:165: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    // attention.lua:177: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
-    // attention.lua:167: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention.lua:179: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:146: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:158: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -391,25 +391,25 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
           }
         }
       }
-      // attention.lua:149: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      // attention.lua:161: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
       int row[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
       }
-      // attention.lua:150: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention.lua:162: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention.lua:151: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention.lua:163: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
       }
-      // attention.lua:152: local col = k:iota({ BM, BN }, 2)
+      // attention.lua:164: local col = k:iota({ BM, BN }, 2)
       int col[128];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -422,7 +422,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
           }
         }
       }
-      // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t61[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -445,13 +445,13 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
       for (int ri = 0; ri < 4; ++ri) {
         m_new[ri] = fmaxf(m[ri], t61[ri]);
       }
-      // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
+      // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -462,13 +462,13 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
           }
         }
       }
-      // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
+      // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
       float alpha[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t67[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -490,7 +490,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
       for (int ri = 0; ri < 4; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t67[ri];
       }
-      // attention.lua:160: k:assign(o, o * alpha)
+      // attention.lua:172: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -501,7 +501,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
           }
         }
       }
-      // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
         uint32_t s_frag[2][4];
@@ -538,13 +538,13 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
           }
         }
       }
-      // attention.lua:162: k:assign(m, m_new)
+      // attention.lua:174: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention.lua:146: k:assign(s, s * (p.scale * LOG2E))
+      // attention.lua:158: k:assign(s, s * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -555,7 +555,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
           }
         }
       }
-      // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t73[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -578,13 +578,13 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
       for (int ri = 0; ri < 4; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t73[ri]);
       }
-      // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc_2[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
+      // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -595,13 +595,13 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
           }
         }
       }
-      // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
+      // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
       float alpha_2[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t79[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -623,7 +623,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
       for (int ri = 0; ri < 4; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t79[ri];
       }
-      // attention.lua:160: k:assign(o, o * alpha)
+      // attention.lua:172: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -634,7 +634,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
           }
         }
       }
-      // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
         uint32_t s_frag[2][4];
@@ -671,7 +671,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
           }
         }
       }
-      // attention.lua:162: k:assign(m, m_new)
+      // attention.lua:174: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         m[ri] = m_new_2[ri];
@@ -679,13 +679,13 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
     }
   }
   lt_cp_async_wait<0>();
-  // attention.lua:169: local seen = l:gt(0)
+  // attention.lua:181: local seen = l:gt(0)
   bool seen[4];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention.lua:170: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && h_2 < Hq;
     __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -710,7 +710,7 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
       }
     }
   }
-  // attention.lua:171: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+  // attention.lua:183: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
   {
     const bool ok = b < B && h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -739,8 +739,8 @@ extern "C" int attention_f16_d32(const void *Q, const void *K, const void *V, vo
   if (!(scale > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return cudaErrorMisalignedAddress;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention.lua:106: windows below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:117: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention.lua:118: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;

@@ -35,8 +35,8 @@
  * bad size or scalar, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
  * Requires Hq / Hkv != 0 (a divisor of the kernel's index math)
- *          Hq % Hkv == 0 (attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
- *          window_left < 1073741824 && window_right < 1073741824 (attention.lua:106: windows below 2^30, as sizes)
+ *          Hq % Hkv == 0 (attention.lua:117: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
+ *          window_left < 1073741824 && window_right < 1073741824 (attention.lua:118: windows below 2^30, as sizes)
  * Fast path: TMA copies in a warp-specialized kernel, where Q, K, V start 16-byte aligned
  * and sqb, sqh, sqs, skb, skh, sks, svb, svh, svs are multiples of 8 elements (16 bytes; any stride of a size-1 dimension);
  * otherwise the launcher runs a cp.async kernel of the same tiles, which takes any alignment.

@@ -515,41 +515,44 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
   __half (*Ks)[2][128][64] = (__half (*)[2][128][64])(lt_smem + 32768);
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __half (*Vs)[2][128][64] = (__half (*)[2][128][64])(lt_smem + 98304);
-  // attention.lua:94: local nqb = tile.cdiv(p.Sq, BM)
+  // attention.lua:101: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 128 - 1) / 128;
-  // attention.lua:97: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
+  // attention.lua:104: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
   const int n = lt_imax(nqb, 1);
-  // attention.lua:98: bh, pid = tile.grouped(k:grid(nqb * p.B * p.Hq), p.B * p.Hq, n, tile.max(1, 128 // n))
+  // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
   const int t7 = lt_imax(1, 128 / n);
   const int t8 = t7 * n;
   const int t10 = pid0 / t8 * t7;
   const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
-  const int bh = t10 + pid0 % t8 % t13;
-  const int pid = pid0 % t8 / t13;
-  // attention.lua:102: local qb = nqb - 1 - pid
+  // attention.lua:108: local lpt = p.window_right:ge(0)
+  const bool t19 = window_right >= 0;
+  // attention.lua:109: bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
+  const int bh = t19 ? pid0 % (B * Hq) : t10 + pid0 % t8 % t13;
+  const int pid = t19 ? pid0 / (B * Hq) : pid0 % t8 / t13;
+  // attention.lua:114: local qb = nqb - 1 - pid
   const int qb = nqb - 1 - pid;
-  // attention.lua:103: local b, h = bh // p.Hq, bh % p.Hq
+  // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
-  // attention.lua:104: local hk = h // (p.Hq // p.Hkv)
+  // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:108: local q0 = qb * BM
+  // attention.lua:120: local q0 = qb * BM
   const int q0 = qb * 128;
-  // attention.lua:109: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention.lua:111: local nkb = tile.cdiv(p.Sk, BN)
+  // attention.lua:123: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 128 - 1) / 128;
-  // attention.lua:112: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention.lua:124: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 128 - 1 + diag + window_right;
-  // attention.lua:113: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  // attention.lua:125: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
   const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
-  // attention.lua:114: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  // attention.lua:126: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
   const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
-  // attention.lua:119: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  // attention.lua:131: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
-    const bool ok = b < B && h_2 < Hq;
+    const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
     const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
     if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the tile's rows are inside Q and 16-byte aligned; its columns from 96 on are not */
       #pragma unroll
@@ -575,7 +578,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
       }
     }
   }
-  // attention.lua:120: local o = k:fragment("f32", { BM, D }, 0)
+  // attention.lua:132: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -587,26 +590,26 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
       }
     }
   }
-  // attention.lua:121: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+  // attention.lua:133: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention.lua:122: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention.lua:134: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention.lua:132: k:pipelined(first, last, c.stages, function(j)
+  // attention.lua:144: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first iteration, one commit group */
   for (int j_stage = 0; j_stage < 1; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention.lua:133: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:145: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
-        const bool ok = b < B && hk < Hkv;
+        const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
         if (ok && j * 128 >= 0 && j * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the tile's rows are inside K and 16-byte aligned; its columns from 96 on are not */
           #pragma unroll
@@ -632,9 +635,9 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
           }
         }
       }
-      // attention.lua:134: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:146: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
-        const bool ok = b < B && hk < Hkv;
+        const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
         if (ok && j * 128 >= 0 && j * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the tile's rows are inside V and 16-byte aligned; its columns from 96 on are not */
           #pragma unroll
@@ -663,14 +666,14 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
     }
     lt_cp_async_commit();
   }
-  if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 136: 0 goes first */
+  if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 148: 0 goes first */
   for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
-    // attention.lua:135: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention.lua:147: local s = k:fragment("f32", { BM, BN }, 0)
     float s[64];
     lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
-    // attention.lua:136: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention.lua:148: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
@@ -684,9 +687,9 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
     if (j_next < last) {
-      // attention.lua:133: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      // attention.lua:145: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
-        const bool ok = b < B && hk < Hkv;
+        const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
         if (ok && j_next * 128 >= 0 && j_next * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the tile's rows are inside K and 16-byte aligned; its columns from 96 on are not */
           #pragma unroll
@@ -712,9 +715,9 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
           }
         }
       }
-      // attention.lua:134: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      // attention.lua:146: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
-        const bool ok = b < B && hk < Hkv;
+        const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
         if (ok && j_next * 128 >= 0 && j_next * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the tile's rows are inside V and 16-byte aligned; its columns from 96 on are not */
           #pragma unroll
@@ -742,15 +745,15 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
       }
     }
     lt_cp_async_commit();
-    // attention.lua:164: local kend = (j + 1) * BN
+    // attention.lua:176: local kend = (j + 1) * BN
     const int kend = (j + 1) * 128;
-    // attention.lua:165: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    // attention.lua:177: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
     const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(s);   /* read below, after the wait */
-    // attention.lua:167: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention.lua:179: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention.lua:144: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:156: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -761,25 +764,25 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
           }
         }
       }
-      // attention.lua:149: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      // attention.lua:161: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
       }
-      // attention.lua:150: local lo = tile.where(wl:lt(0), 0, row - wl)
+      // attention.lua:162: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
       }
-      // attention.lua:151: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      // attention.lua:163: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
       }
-      // attention.lua:152: local col = k:iota({ BM, BN }, 2)
+      // attention.lua:164: local col = k:iota({ BM, BN }, 2)
       int col[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -792,36 +795,36 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
           }
         }
       }
-      // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t77[2];
+      // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t84[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t77[ri] = -INFINITY;
+        t84[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t77[ri] = fmaxf(t77[ri], s[ri * 32 + ci * 2 + vi]);
+            t84[ri] = fmaxf(t84[ri], s[ri * 32 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t77[ei] = fmaxf(t77[ei], __shfl_xor_sync(0xffffffffu, t77[ei], 2));
-        t77[ei] = fmaxf(t77[ei], __shfl_xor_sync(0xffffffffu, t77[ei], 1));
+        t84[ei] = fmaxf(t84[ei], __shfl_xor_sync(0xffffffffu, t84[ei], 2));
+        t84[ei] = fmaxf(t84[ei], __shfl_xor_sync(0xffffffffu, t84[ei], 1));
       }
       float m_new[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t77[ri]);
+        m_new[ri] = fmaxf(m[ri], t84[ri]);
       }
-      // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
+      // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -832,35 +835,35 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
           }
         }
       }
-      // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
+      // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t83[2];
+      // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t90[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t83[ri] = 0.0f;
+        t90[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t83[ri] = t83[ri] + s[ri * 32 + ci * 2 + vi];
+            t90[ri] = t90[ri] + s[ri * 32 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t83[ei] = t83[ei] + __shfl_xor_sync(0xffffffffu, t83[ei], 2);
-        t83[ei] = t83[ei] + __shfl_xor_sync(0xffffffffu, t83[ei], 1);
+        t90[ei] = t90[ei] + __shfl_xor_sync(0xffffffffu, t90[ei], 2);
+        t90[ei] = t90[ei] + __shfl_xor_sync(0xffffffffu, t90[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t83[ri];
+        l[ri] = l[ri] * alpha[ri] + t90[ri];
       }
-      // attention.lua:160: k:assign(o, o * alpha)
+      // attention.lua:172: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -871,7 +874,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
           }
         }
       }
-      // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
@@ -892,7 +895,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
         lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention.lua:162: k:assign(m, m_new)
+      // attention.lua:174: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
@@ -900,7 +903,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(o);   /* read below, after the wait */
     } else {
-      // attention.lua:144: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention.lua:156: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -911,36 +914,36 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
           }
         }
       }
-      // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t92[2];
+      // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t99[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t92[ri] = -INFINITY;
+        t99[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t92[ri] = fmaxf(t92[ri], s[ri * 32 + ci * 2 + vi]);
+            t99[ri] = fmaxf(t99[ri], s[ri * 32 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 2));
-        t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 1));
+        t99[ei] = fmaxf(t99[ei], __shfl_xor_sync(0xffffffffu, t99[ei], 2));
+        t99[ei] = fmaxf(t99[ei], __shfl_xor_sync(0xffffffffu, t99[ei], 1));
       }
       float m_new_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t92[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t99[ri]);
       }
-      // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
+      // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -951,35 +954,35 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
           }
         }
       }
-      // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
+      // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t98[2];
+      // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t105[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t98[ri] = 0.0f;
+        t105[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t98[ri] = t98[ri] + s[ri * 32 + ci * 2 + vi];
+            t105[ri] = t105[ri] + s[ri * 32 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t98[ei] = t98[ei] + __shfl_xor_sync(0xffffffffu, t98[ei], 2);
-        t98[ei] = t98[ei] + __shfl_xor_sync(0xffffffffu, t98[ei], 1);
+        t105[ei] = t105[ei] + __shfl_xor_sync(0xffffffffu, t105[ei], 2);
+        t105[ei] = t105[ei] + __shfl_xor_sync(0xffffffffu, t105[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t98[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t105[ri];
       }
-      // attention.lua:160: k:assign(o, o * alpha)
+      // attention.lua:172: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -990,7 +993,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
           }
         }
       }
-      // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 16) {
@@ -1011,7 +1014,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
         lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention.lua:162: k:assign(m, m_new)
+      // attention.lua:174: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
@@ -1022,15 +1025,15 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
   }
   if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
   lt_cp_async_wait<0>();
-  // attention.lua:169: local seen = l:gt(0)
+  // attention.lua:181: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention.lua:170: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
-    const bool ok = b < B && h_2 < Hq;
+    const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
     __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1053,9 +1056,9 @@ __global__ void __launch_bounds__(256) attention_f16_d96_softcap_cp_kernel(const
       }
     }
   }
-  // attention.lua:171: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+  // attention.lua:183: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
   {
-    const bool ok = b < B && h_2 < Hq && col0 == 0;
+    const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0 && col0 == 0;
     float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1082,8 +1085,8 @@ static int attention_f16_d96_softcap_cp(const void *Q, const void *K, const void
   if (!(scale > 0.0f) || !(softcap > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return cudaErrorMisalignedAddress;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention.lua:106: windows below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:117: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention.lua:118: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128 * (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
@@ -1094,7 +1097,7 @@ static int attention_f16_d96_softcap_cp(const void *Q, const void *K, const void
   return (int)cudaGetLastError();
 }
 
-/* One block of attention_f16_d96_softcap: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention.lua:132 runs warp-specialized (TMA copies into an mbarrier ring). */
+/* One block of attention_f16_d96_softcap: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention.lua:144 runs warp-specialized (TMA copies into an mbarrier ring). */
 __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const __grid_constant__ CUtensorMap Q_map, const __grid_constant__ CUtensorMap K_map, const __grid_constant__ CUtensorMap V_map, const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, float softcap, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
@@ -1105,7 +1108,6 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
-  const int pid0 = blockIdx.x;
   extern __shared__ __align__(1024) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __half (*Qs)[128][64] = (__half (*)[128][64])(lt_smem + 0);
@@ -1115,38 +1117,10 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
   __half (*Vs)[2][128][64] = (__half (*)[2][128][64])(lt_smem + 98304);
   uint64_t *j_full = (uint64_t *)(lt_smem + 163840), *j_empty = j_full + 2;   /* the ring's mbarriers */
   uint64_t *j_pre = j_full + 4;   /* the mbarrier of the copies before the loop */
-  // attention.lua:94: local nqb = tile.cdiv(p.Sq, BM)
-  const int nqb = (Sq + 128 - 1) / 128;
-  // attention.lua:97: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
-  const int n = lt_imax(nqb, 1);
-  // attention.lua:98: bh, pid = tile.grouped(k:grid(nqb * p.B * p.Hq), p.B * p.Hq, n, tile.max(1, 128 // n))
-  const int t7 = lt_imax(1, 128 / n);
-  const int t8 = t7 * n;
-  const int t10 = pid0 / t8 * t7;
-  const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
-  const int bh = t10 + pid0 % t8 % t13;
-  const int pid = pid0 % t8 / t13;
-  // attention.lua:102: local qb = nqb - 1 - pid
-  const int qb = nqb - 1 - pid;
-  // attention.lua:103: local b, h = bh // p.Hq, bh % p.Hq
-  const int b = bh / Hq;
-  const int h_2 = bh % Hq;
-  // attention.lua:104: local hk = h // (p.Hq // p.Hkv)
-  const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:108: local q0 = qb * BM
-  const int q0 = qb * 128;
-  // attention.lua:109: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
-  const int diag = Sk - Sq;
-  // attention.lua:111: local nkb = tile.cdiv(p.Sk, BN)
-  const int nkb = (Sk + 128 - 1) / 128;
-  // attention.lua:112: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
-  const int lo_key = q0 + diag - window_left;
-  const int hi_key = q0 + 128 - 1 + diag + window_right;
-  // attention.lua:113: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
-  // attention.lua:114: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
-  /* the ring of the k:pipelined loop at attention.lua:132, 2 stages: j_full[i] says stage i's TMA copies have landed (65536 bytes), j_empty[i] that the 8 consumer warps are done with it */
+  uint64_t *j_pre_empty = j_pre + 1;   /* the consumers are done with what those copies filled */
+  const int lt_grid0 = (Sq + 128 - 1) / 128 * B * Hq;
+  const int lt_programs = lt_grid0;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
+  /* the ring of the k:pipelined loop at attention.lua:144, 2 stages: j_full[i] says stage i's TMA copies have landed (65536 bytes), j_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
     for (int j_stage = 0; j_stage < 2; ++j_stage) {
@@ -1154,6 +1128,7 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
       lt_mbar_init(&j_empty[j_stage], 8);   /* one arrival a consumer warp */
     }
     lt_mbar_init(j_pre, 1);   /* the copies before the loop */
+    lt_mbar_init(j_pre_empty, 8);   /* one arrival a consumer warp, done with what they filled */
     lt_mbar_init_fence();
   }
   __syncthreads();   /* the mbarriers are set up before either role uses them */
@@ -1163,70 +1138,428 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
       lt_tma_prefetch_map(&Q_map);
       lt_tma_prefetch_map(&K_map);
       lt_tma_prefetch_map(&V_map);
-      lt_mbar_arrive_expect_tx(j_pre, 32768);   /* the bytes the copies before the loop deliver */
-      // attention.lua:119: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
-      lt_tma_load_4d(&Qs[0][0][0], &Q_map, 0, qb * 128, h_2, b, j_pre);
-      lt_tma_load_4d(&Qs[1][0][0], &Q_map, 64, qb * 128, h_2, b, j_pre);
-      int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity */
-      // attention.lua:132: k:pipelined(first, last, c.stages, function(j)
-      for (int j = first; j < last; ++j, j_phase ^= j_stage == 1, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
-        lt_mbar_wait(&j_empty[j_stage], j_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
-        lt_mbar_arrive_expect_tx(&j_full[j_stage], 65536);   /* the bytes its copies deliver */
-        // attention.lua:133: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
-        lt_tma_load_4d(&Ks[j_stage][0][0][0], &K_map, 0, j * 128, hk, b, &j_full[j_stage]);
-        lt_tma_load_4d(&Ks[j_stage][1][0][0], &K_map, 64, j * 128, hk, b, &j_full[j_stage]);
-        // attention.lua:134: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
-        lt_tma_load_4d(&Vs[j_stage][0][0][0], &V_map, 0, j * 128, hk, b, &j_full[j_stage]);
-        lt_tma_load_4d(&Vs[j_stage][1][0][0], &V_map, 64, j * 128, hk, b, &j_full[j_stage]);
+      int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+      int j_pre_phase = 0;   /* the parity of the phase of j_pre and j_pre_empty, flipping each program */
+      for (int lt_round = 0, lt_odd = 0; lt_round < lt_programs; lt_round += gridDim.x, lt_odd ^= 1) {
+        const int lt_prog = lt_round + (lt_odd ? gridDim.x - 1 - blockIdx.x : blockIdx.x);   /* snake order: the rounds' long and short programs even out */
+        if (lt_prog >= lt_programs) continue;   /* (in the last round only) */
+        const int pid0 = lt_prog;
+        // attention.lua:101: local nqb = tile.cdiv(p.Sq, BM)
+        const int nqb = (Sq + 128 - 1) / 128;
+        // attention.lua:104: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
+        const int n = lt_imax(nqb, 1);
+        // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
+        const int t7 = lt_imax(1, 128 / n);
+        const int t8 = t7 * n;
+        const int t10 = pid0 / t8 * t7;
+        const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
+        // attention.lua:108: local lpt = p.window_right:ge(0)
+        const bool t19 = window_right >= 0;
+        // attention.lua:109: bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
+        const int bh = t19 ? pid0 % (B * Hq) : t10 + pid0 % t8 % t13;
+        const int pid = t19 ? pid0 / (B * Hq) : pid0 % t8 / t13;
+        // attention.lua:114: local qb = nqb - 1 - pid
+        const int qb = nqb - 1 - pid;
+        // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
+        const int b = bh / Hq;
+        const int h_2 = bh % Hq;
+        // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
+        const int hk = h_2 / (Hq / Hkv);
+        // attention.lua:120: local q0 = qb * BM
+        const int q0 = qb * 128;
+        // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+        const int diag = Sk - Sq;
+        // attention.lua:123: local nkb = tile.cdiv(p.Sk, BN)
+        const int nkb = (Sk + 128 - 1) / 128;
+        // attention.lua:124: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+        const int lo_key = q0 + diag - window_left;
+        const int hi_key = q0 + 128 - 1 + diag + window_right;
+        // attention.lua:125: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+        const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
+        // attention.lua:126: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+        const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
+        lt_mbar_wait(j_pre_empty, j_pre_phase ^ 1);   /* the consumers are done with the program before's tiles (the first program finds them free) */
+        lt_mbar_arrive_expect_tx(j_pre, 32768);   /* the bytes the copies before the loop deliver */
+        // attention.lua:131: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+        lt_tma_load_4d(&Qs[0][0][0], &Q_map, 0, qb * 128, h_2, b, j_pre);
+        lt_tma_load_4d(&Qs[1][0][0], &Q_map, 64, qb * 128, h_2, b, j_pre);
+        j_pre_phase ^= 1;
+        // attention.lua:144: k:pipelined(first, last, c.stages, function(j)
+        for (int j = first; j < last; ++j, j_phase ^= j_stage == 1, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
+          lt_mbar_wait(&j_empty[j_stage], j_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+          lt_mbar_arrive_expect_tx(&j_full[j_stage], 65536);   /* the bytes its copies deliver */
+          // attention.lua:145: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+          lt_tma_load_4d(&Ks[j_stage][0][0][0], &K_map, 0, j * 128, hk, b, &j_full[j_stage]);
+          lt_tma_load_4d(&Ks[j_stage][1][0][0], &K_map, 64, j * 128, hk, b, &j_full[j_stage]);
+          // attention.lua:146: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+          lt_tma_load_4d(&Vs[j_stage][0][0][0], &V_map, 0, j * 128, hk, b, &j_full[j_stage]);
+          lt_tma_load_4d(&Vs[j_stage][1][0][0], &V_map, 64, j * 128, hk, b, &j_full[j_stage]);
+        }
       }
     }
   } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
     lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
-    int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity */
-    // attention.lua:120: local o = k:fragment("f32", { BM, D }, 0)
-    float o[64];
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+    int j_pre_phase = 0;   /* the parity of the phase of j_pre and j_pre_empty, flipping each program */
+    for (int lt_round = 0, lt_odd = 0; lt_round < lt_programs; lt_round += gridDim.x, lt_odd ^= 1) {
+      const int lt_prog = lt_round + (lt_odd ? gridDim.x - 1 - blockIdx.x : blockIdx.x);   /* snake order: the rounds' long and short programs even out */
+      if (lt_prog >= lt_programs) continue;   /* (in the last round only) */
+      const int pid0 = lt_prog;
+      // attention.lua:101: local nqb = tile.cdiv(p.Sq, BM)
+      const int nqb = (Sq + 128 - 1) / 128;
+      // attention.lua:104: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
+      const int n = lt_imax(nqb, 1);
+      // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
+      const int t7 = lt_imax(1, 128 / n);
+      const int t8 = t7 * n;
+      const int t10 = pid0 / t8 * t7;
+      const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
+      // attention.lua:108: local lpt = p.window_right:ge(0)
+      const bool t19 = window_right >= 0;
+      // attention.lua:109: bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
+      const int bh = t19 ? pid0 % (B * Hq) : t10 + pid0 % t8 % t13;
+      const int pid = t19 ? pid0 / (B * Hq) : pid0 % t8 / t13;
+      // attention.lua:114: local qb = nqb - 1 - pid
+      const int qb = nqb - 1 - pid;
+      // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
+      const int b = bh / Hq;
+      const int h_2 = bh % Hq;
+      // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
+      const int hk = h_2 / (Hq / Hkv);
+      // attention.lua:120: local q0 = qb * BM
+      const int q0 = qb * 128;
+      // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+      const int diag = Sk - Sq;
+      // attention.lua:123: local nkb = tile.cdiv(p.Sk, BN)
+      const int nkb = (Sk + 128 - 1) / 128;
+      // attention.lua:124: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+      const int lo_key = q0 + diag - window_left;
+      const int hi_key = q0 + 128 - 1 + diag + window_right;
+      // attention.lua:125: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+      const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
+      // attention.lua:126: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+      const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
+      // attention.lua:132: local o = k:fragment("f32", { BM, D }, 0)
+      float o[64];
       #pragma unroll
-      for (int ci = 0; ci < 16; ++ci) {
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int vi = 0; vi < 2; ++vi) {
-          o[ri * 32 + ci * 2 + vi] = 0.0f;
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            o[ri * 32 + ci * 2 + vi] = 0.0f;
+          }
         }
       }
-    }
-    // attention.lua:121: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
-    float m[2];
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      m[ri] = -INFINITY;
-    }
-    // attention.lua:122: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
-    float l[2];
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      l[ri] = 0.0f;
-    }
-    lt_mbar_wait(j_pre, 0);   /* the copies before the loop have landed (its one phase) */
-    // attention.lua:132: k:pipelined(first, last, c.stages, function(j)
-    if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 136: 0 goes first */
-    uint32_t s_frag[8][1][4];   /* line 161's A ([16 of K][warp's 16 rows]), packed in one iteration, read by its wgmmas in the next */
-    for (int j = first; j < last; ++j, j_phase ^= j_stage == 1, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
-      lt_mbar_wait(&j_full[j_stage], j_phase);   /* the stage's copies have landed */
-      // attention.lua:135: local s = k:fragment("f32", { BM, BN }, 0)
-      float s[64];
-      lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
-      // attention.lua:136: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-      /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
-      lt_wgmma_settle(s);
-      lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
+      // attention.lua:133: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+      float m[2];
       #pragma unroll
-      for (int kk = 0; kk < 128; kk += 16) {
-        lt_wgmma_m64n128k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+      for (int ri = 0; ri < 2; ++ri) {
+        m[ri] = -INFINITY;
       }
-      lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
-      /* attention.lua:161 of iteration j - 1, on its stage: behind these, in a group of its own (empty in the first iteration) */
-      if (j > first) {
+      // attention.lua:134: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+      float l[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        l[ri] = 0.0f;
+      }
+      lt_mbar_wait(j_pre, j_pre_phase);   /* this program's copies before the loop have landed */
+      // attention.lua:144: k:pipelined(first, last, c.stages, function(j)
+      if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 148: 0 goes first */
+      uint32_t s_frag[8][1][4];   /* line 173's A ([16 of K][warp's 16 rows]), packed in one iteration, read by its wgmmas in the next */
+      for (int j = first; j < last; ++j, j_phase ^= j_stage == 1, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
+        lt_mbar_wait(&j_full[j_stage], j_phase);   /* the stage's copies have landed */
+        // attention.lua:147: local s = k:fragment("f32", { BM, BN }, 0)
+        float s[64];
+        lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
+        // attention.lua:148: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+        /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
+        lt_wgmma_settle(s);
+        lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
+        #pragma unroll
+        for (int kk = 0; kk < 128; kk += 16) {
+          lt_wgmma_m64n128k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+        /* attention.lua:173 of iteration j - 1, on its stage: behind these, in a group of its own (empty in the first iteration) */
+        if (j > first) {
+          lt_wgmma_settle(s_frag);
+          lt_wgmma_settle(o);
+          lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+          #pragma unroll
+          for (int kk = 0; kk < 128; kk += 16) {
+            lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage == 0 ? 1 : j_stage - 1][0][kk][0], 16384, 1024, 1), 1);
+          }
+        }
+        lt_wgmma_commit();   /* so wgmma.wait_group 1 completes s alone */
+        lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
+        // attention.lua:176: local kend = (j + 1) * BN
+        const int kend = (j + 1) * 128;
+        // attention.lua:177: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+        const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
+        // attention.lua:179: k:when(cuts, function() step(true) end, function() step(false) end)
+        if (cuts) {
+          lt_wgmma_wait<1>();   /* all but the newest 1 group in flight are done: those into s */
+          lt_wgmma_settle(s);   /* read below, after the wait */
+          // attention.lua:156: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 32 + ci * 2 + vi] = tanhf(s[ri * 32 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+              }
+            }
+          }
+          // attention.lua:161: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+          int row[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
+          }
+          // attention.lua:162: local lo = tile.where(wl:lt(0), 0, row - wl)
+          int lo[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+          }
+          // attention.lua:163: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+          int hi[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
+          }
+          // attention.lua:164: local col = k:iota({ BM, BN }, 2)
+          int col[64];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                col[ri * 32 + ci * 2 + vi] = ci * 8 + col0 + vi;
+                s[ri * 32 + ci * 2 + vi] = col[ri * 32 + ci * 2 + vi] >= lo[ri] && col[ri * 32 + ci * 2 + vi] < hi[ri] ? s[ri * 32 + ci * 2 + vi] : -INFINITY;
+              }
+            }
+          }
+          // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
+          float t84[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            t84[ri] = -INFINITY;
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                t84[ri] = fmaxf(t84[ri], s[ri * 32 + ci * 2 + vi]);
+              }
+            }
+          }
+          #pragma unroll
+          for (int ei = 0; ei < 2; ++ei) {
+            t84[ei] = fmaxf(t84[ei], __shfl_xor_sync(0xffffffffu, t84[ei], 2));
+            t84[ei] = fmaxf(t84[ei], __shfl_xor_sync(0xffffffffu, t84[ei], 1));
+          }
+          float m_new[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            m_new[ri] = fmaxf(m[ri], t84[ri]);
+          }
+          // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+          float mc[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+          }
+          // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - mc[ri]);
+              }
+            }
+          }
+          // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
+          float alpha[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            alpha[ri] = lt_exp2(m[ri] - mc[ri]);
+          }
+          // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+          float t90[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            t90[ri] = 0.0f;
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                t90[ri] = t90[ri] + s[ri * 32 + ci * 2 + vi];
+              }
+            }
+          }
+          #pragma unroll
+          for (int ei = 0; ei < 2; ++ei) {
+            t90[ei] = t90[ei] + __shfl_xor_sync(0xffffffffu, t90[ei], 2);
+            t90[ei] = t90[ei] + __shfl_xor_sync(0xffffffffu, t90[ei], 1);
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            l[ri] = l[ri] * alpha[ri] + t90[ri];
+          }
+          lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+          lt_wgmma_settle(o);   /* read below, after the wait */
+          // attention.lua:172: k:assign(o, o * alpha)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
+              }
+            }
+          }
+          // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
+          /* into s_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
+          #pragma unroll
+          for (int kk = 0; kk < 128; kk += 16) {
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+              s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+              s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 32], s[i + 32 + 1]);
+              s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+              s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
+            }
+          }
+          // attention.lua:174: k:assign(m, m_new)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            m[ri] = m_new[ri];
+          }
+        } else {
+          lt_wgmma_wait<1>();   /* all but the newest 1 group in flight are done: those into s */
+          lt_wgmma_settle(s);   /* read below, after the wait */
+          // attention.lua:156: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 32 + ci * 2 + vi] = tanhf(s[ri * 32 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+              }
+            }
+          }
+          // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
+          float t99[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            t99[ri] = -INFINITY;
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                t99[ri] = fmaxf(t99[ri], s[ri * 32 + ci * 2 + vi]);
+              }
+            }
+          }
+          #pragma unroll
+          for (int ei = 0; ei < 2; ++ei) {
+            t99[ei] = fmaxf(t99[ei], __shfl_xor_sync(0xffffffffu, t99[ei], 2));
+            t99[ei] = fmaxf(t99[ei], __shfl_xor_sync(0xffffffffu, t99[ei], 1));
+          }
+          float m_new_2[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            m_new_2[ri] = fmaxf(m[ri], t99[ri]);
+          }
+          // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+          float mc_2[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+          }
+          // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - mc_2[ri]);
+              }
+            }
+          }
+          // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
+          float alpha_2[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+          }
+          // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+          float t105[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            t105[ri] = 0.0f;
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                t105[ri] = t105[ri] + s[ri * 32 + ci * 2 + vi];
+              }
+            }
+          }
+          #pragma unroll
+          for (int ei = 0; ei < 2; ++ei) {
+            t105[ei] = t105[ei] + __shfl_xor_sync(0xffffffffu, t105[ei], 2);
+            t105[ei] = t105[ei] + __shfl_xor_sync(0xffffffffu, t105[ei], 1);
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            l[ri] = l[ri] * alpha_2[ri] + t105[ri];
+          }
+          lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+          lt_wgmma_settle(o);   /* read below, after the wait */
+          // attention.lua:172: k:assign(o, o * alpha)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
+              }
+            }
+          }
+          // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
+          /* into s_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
+          #pragma unroll
+          for (int kk = 0; kk < 128; kk += 16) {
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+              s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+              s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 32], s[i + 32 + 1]);
+              s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+              s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
+            }
+          }
+          // attention.lua:174: k:assign(m, m_new)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            m[ri] = m_new_2[ri];
+          }
+        }
+        if (j > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 1 : j_stage - 1]);   /* iteration j - 1's wgmmas are done: each warp gives its stage back to the producer */
+      }
+      /* attention.lua:173 of the last iteration, on its stage */
+      if (last > first) {
         lt_wgmma_settle(s_frag);
         lt_wgmma_settle(o);
         lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
@@ -1235,327 +1568,54 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_softcap_kernel(const
           lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage == 0 ? 1 : j_stage - 1][0][kk][0], 16384, 1024, 1), 1);
         }
       }
-      lt_wgmma_commit();   /* so wgmma.wait_group 1 completes s alone */
-      lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
-      // attention.lua:164: local kend = (j + 1) * BN
-      const int kend = (j + 1) * 128;
-      // attention.lua:165: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-      const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
-      // attention.lua:167: k:when(cuts, function() step(true) end, function() step(false) end)
-      if (cuts) {
-        lt_wgmma_wait<1>();   /* all but the newest 1 group in flight are done: those into s */
-        lt_wgmma_settle(s);   /* read below, after the wait */
-        // attention.lua:144: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 32 + ci * 2 + vi] = tanhf(s[ri * 32 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-            }
-          }
-        }
-        // attention.lua:149: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
-        int row[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
-        }
-        // attention.lua:150: local lo = tile.where(wl:lt(0), 0, row - wl)
-        int lo[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
-        }
-        // attention.lua:151: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
-        int hi[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
-        }
-        // attention.lua:152: local col = k:iota({ BM, BN }, 2)
-        int col[64];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              col[ri * 32 + ci * 2 + vi] = ci * 8 + col0 + vi;
-              s[ri * 32 + ci * 2 + vi] = col[ri * 32 + ci * 2 + vi] >= lo[ri] && col[ri * 32 + ci * 2 + vi] < hi[ri] ? s[ri * 32 + ci * 2 + vi] : -INFINITY;
-            }
-          }
-        }
-        // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
-        float t77[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          t77[ri] = -INFINITY;
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t77[ri] = fmaxf(t77[ri], s[ri * 32 + ci * 2 + vi]);
-            }
-          }
-        }
-        #pragma unroll
-        for (int ei = 0; ei < 2; ++ei) {
-          t77[ei] = fmaxf(t77[ei], __shfl_xor_sync(0xffffffffu, t77[ei], 2));
-          t77[ei] = fmaxf(t77[ei], __shfl_xor_sync(0xffffffffu, t77[ei], 1));
-        }
-        float m_new[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t77[ri]);
-        }
-        // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
-        float mc[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
-        }
-        // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - mc[ri]);
-            }
-          }
-        }
-        // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
-        float alpha[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          alpha[ri] = lt_exp2(m[ri] - mc[ri]);
-        }
-        // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        float t83[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          t83[ri] = 0.0f;
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t83[ri] = t83[ri] + s[ri * 32 + ci * 2 + vi];
-            }
-          }
-        }
-        #pragma unroll
-        for (int ei = 0; ei < 2; ++ei) {
-          t83[ei] = t83[ei] + __shfl_xor_sync(0xffffffffu, t83[ei], 2);
-          t83[ei] = t83[ei] + __shfl_xor_sync(0xffffffffu, t83[ei], 1);
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t83[ri];
-        }
-        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-        lt_wgmma_settle(o);   /* read below, after the wait */
-        // attention.lua:160: k:assign(o, o * alpha)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
-            }
-          }
-        }
-        // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
-        /* into s_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
-        #pragma unroll
-        for (int kk = 0; kk < 128; kk += 16) {
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-            s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 32], s[i + 32 + 1]);
-            s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-            s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
-          }
-        }
-        // attention.lua:162: k:assign(m, m_new)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          m[ri] = m_new[ri];
-        }
-      } else {
-        lt_wgmma_wait<1>();   /* all but the newest 1 group in flight are done: those into s */
-        lt_wgmma_settle(s);   /* read below, after the wait */
-        // attention.lua:144: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 32 + ci * 2 + vi] = tanhf(s[ri * 32 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-            }
-          }
-        }
-        // attention.lua:155: local m_new = tile.max(m, k:reduce_max(s, 2))
-        float t92[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          t92[ri] = -INFINITY;
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t92[ri] = fmaxf(t92[ri], s[ri * 32 + ci * 2 + vi]);
-            }
-          }
-        }
-        #pragma unroll
-        for (int ei = 0; ei < 2; ++ei) {
-          t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 2));
-          t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 1));
-        }
-        float m_new_2[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t92[ri]);
-        }
-        // attention.lua:156: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
-        float mc_2[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
-        }
-        // attention.lua:157: k:assign(s, tile.exp2(log2units(s) - mc))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - mc_2[ri]);
-            }
-          }
-        }
-        // attention.lua:158: local alpha = tile.exp2(log2units(m) - mc)
-        float alpha_2[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
-        }
-        // attention.lua:159: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        float t98[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          t98[ri] = 0.0f;
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t98[ri] = t98[ri] + s[ri * 32 + ci * 2 + vi];
-            }
-          }
-        }
-        #pragma unroll
-        for (int ei = 0; ei < 2; ++ei) {
-          t98[ei] = t98[ei] + __shfl_xor_sync(0xffffffffu, t98[ei], 2);
-          t98[ei] = t98[ei] + __shfl_xor_sync(0xffffffffu, t98[ei], 1);
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t98[ri];
-        }
-        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-        lt_wgmma_settle(o);   /* read below, after the wait */
-        // attention.lua:160: k:assign(o, o * alpha)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
-            }
-          }
-        }
-        // attention.lua:161: k:gemm(s:cast(v.dtype), Vs, o)
-        /* into s_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
-        #pragma unroll
-        for (int kk = 0; kk < 128; kk += 16) {
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-            s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 32], s[i + 32 + 1]);
-            s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-            s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
-          }
-        }
-        // attention.lua:162: k:assign(m, m_new)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          m[ri] = m_new_2[ri];
-        }
-      }
-      if (j > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 1 : j_stage - 1]);   /* iteration j - 1's wgmmas are done: each warp gives its stage back to the producer */
-    }
-    /* attention.lua:161 of the last iteration, on its stage */
-    if (last > first) {
-      lt_wgmma_settle(s_frag);
-      lt_wgmma_settle(o);
-      lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
-      #pragma unroll
-      for (int kk = 0; kk < 128; kk += 16) {
-        lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage == 0 ? 1 : j_stage - 1][0][kk][0], 16384, 1024, 1), 1);
-      }
-    }
-    lt_wgmma_commit();
-    if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
-    // attention.lua:169: local seen = l:gt(0)
-    bool seen[2];
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      seen[ri] = l[ri] > 0.0f;
-    }
-    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-    lt_wgmma_settle(o);   /* read below, after the wait */
-    // attention.lua:170: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
-    {
-      const bool ok = b < B && h_2 < Hq;
-      __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
+      lt_wgmma_commit();
+      if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(o);   /* read below, after the wait */
+      if (last > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 1 : j_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
+      if (lane == 0) lt_mbar_arrive(j_pre_empty);   /* each warp gives the tiles of the copies before the loop back to the producer */
+      j_pre_phase ^= 1;
+      // attention.lua:181: local seen = l:gt(0)
+      bool seen[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
+        seen[ri] = l[ri] > 0.0f;
+      }
+      // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+      {
+        const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
+        __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
         #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            const int gr = qb * 128 + ri * 8 + row0;
+            const int gc = ci * 8 + col0;
+            __half *ptr = base + (int64_t)gr * sos + gc;
+            if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96 && (uintptr_t)ptr % 4 == 0) {
+              union { uint32_t v[1]; __half e[2]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f)));
+              ((uint32_t *)ptr)[0] = h.v[0];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f)));
+              }
+            }
+          }
+        }
+      }
+      // attention.lua:183: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+      {
+        const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0 && col0 == 0;
+        float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           const int gr = qb * 128 + ri * 8 + row0;
-          const int gc = ci * 8 + col0;
-          __half *ptr = base + (int64_t)gr * sos + gc;
-          if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96 && (uintptr_t)ptr % 4 == 0) {
-            union { uint32_t v[1]; __half e[2]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
-            ((uint32_t *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
-            }
-          }
+          float *ptr = base + gr;
+          if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : INFINITY;
         }
-      }
-    }
-    // attention.lua:171: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
-    {
-      const bool ok = b < B && h_2 < Hq && col0 == 0;
-      float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = qb * 128 + ri * 8 + row0;
-        float *ptr = base + gr;
-        if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : INFINITY;
       }
     }
   }
@@ -1577,8 +1637,8 @@ extern "C" int attention_f16_d96_softcap(const void *Q, const void *K, const voi
   if (!(scale > 0.0f) || !(softcap > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return cudaErrorMisalignedAddress;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:105: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention.lua:106: windows below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:117: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention.lua:118: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128 * (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
@@ -1593,10 +1653,16 @@ extern "C" int attention_f16_d96_softcap(const void *Q, const void *K, const voi
       lt_tma_encode(&K_map, K, LT_TMA_F16, 4, K_map_dims, K_map_strides, K_map_box, 128) != 0 ||
       lt_tma_encode(&V_map, V, LT_TMA_F16, 4, V_map_dims, V_map_strides, V_map_box, 128) != 0)
     return attention_f16_d96_softcap_cp(Q, K, V, O, LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, softcap, window_left, window_right, stream);
-  const dim3 grid((unsigned)grid_x, 1, 1);
-  /* 163880 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d96_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163880);
+  /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
+  const int64_t programs = grid_x;
+  int sms = 0;
+  const int sm_err = lt_sm_count(&sms);
+  if (sm_err != 0) return sm_err;
+  if (programs > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
+  /* 163888 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d96_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163888);
   if (err != cudaSuccess) return (int)err;
-  attention_f16_d96_softcap_kernel<<<grid, dim3(384), 163880, (cudaStream_t)stream>>>(Q_map, K_map, V_map, (const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, softcap, window_left, window_right);
+  attention_f16_d96_softcap_kernel<<<grid, dim3(384), 163888, (cudaStream_t)stream>>>(Q_map, K_map, V_map, (const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, softcap, window_left, window_right);
   return (int)cudaGetLastError();
 }
