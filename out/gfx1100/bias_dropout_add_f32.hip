@@ -202,8 +202,8 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
   for (int ri = 0; ri < 4; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
-      block_2[ri * 4 + vi] = row[ri * 4 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(col[ri * 4 + vi] >> 2);
-      keep[ri * 4 + vi] = lt_rand(seed, block_2[ri * 4 + vi] * 4 + (int64_t)(col[ri * 4 + vi] & 3)) < 1.0f - p;
+      block_2[ri * 4 + vi] = row[ri * 4 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tid + (vi >> 2) + bn * 256);
+      keep[ri * 4 + vi] = lt_rand(seed, block_2[ri * 4 + vi] * 4 + (int64_t)(vi & 3)) < 1.0f - p;
     }
   }
   // bias_dropout_add.lua:48: local scale = 1 / (1 - p.p)

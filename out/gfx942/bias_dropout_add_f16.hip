@@ -258,8 +258,8 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const _Float1
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(col[ri * 8 + vi] >> 2);
-      keep[ri * 8 + vi] = lt_rand(seed, block_2[ri * 8 + vi] * 4 + (int64_t)(col[ri * 8 + vi] & 3)) < 1.0f - p;
+      block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx * 2 + (vi >> 2) + bn * 256);
+      keep[ri * 8 + vi] = lt_rand(seed, block_2[ri * 8 + vi] * 4 + (int64_t)(vi & 3)) < 1.0f - p;
     }
   }
   // bias_dropout_add.lua:48: local scale = 1 / (1 - p.p)
@@ -401,8 +401,8 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_split_kernel(const _
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(col[ri * 8 + vi] >> 2);
-      keep[ri * 8 + vi] = lt_rand(seed, block_2[ri * 8 + vi] * 4 + (int64_t)(col[ri * 8 + vi] & 3)) < 1.0f - p;
+      block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx * 2 + (vi >> 2) + bn * 256);
+      keep[ri * 8 + vi] = lt_rand(seed, block_2[ri * 8 + vi] * 4 + (int64_t)(vi & 3)) < 1.0f - p;
     }
   }
   // bias_dropout_add.lua:48: local scale = 1 / (1 - p.p)
