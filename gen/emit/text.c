@@ -327,22 +327,12 @@ static int prec(const Expr *x) {
   }
 }
 
-/* The tile's column sum under x: x itself, or through lets of the shape
-** of context c the value that defines the let (read at the same element). */
-static const Expr *col_value(const Expr *x, const Ctx *c) {
-  while (x->kind == E_SYM && x->sym->kind == SYM_LET && x->sym->def && x->sym->def->kind == S_LET && x->rank &&
-         x->shape[0] == c->shape[0] && x->shape[1] == c->shape[1])
-    x = x->sym->def->val;
-  return x;
-}
-
-/* Collects the terms of column sum x (through lets, col_value) that a
-** right shift by k divides exactly: one iota of the columns, into *iota,
+/* Collects the terms of column sum x that a right shift by k divides
+** exactly (lets of such sums are read through: pass/colshift.c): one iota of the columns, into *iota,
 ** and uniform scalars that are constants or products by a constant, each
 ** a multiple of 2^k, into sc (at most 4).  Returns 0 when x is another
 ** expression. */
 static int col_terms(const Expr *x, const Ctx *c, long long k, const Expr **iota, const Expr **sc, int *n) {
-  x = col_value(x, c);
   if (x->kind == E_IOTA && x->op == 1 && !*iota && x->shape[1] == c->shape[1]) return *iota = x, 1;
   if (x->kind == E_BINARY && x->op == B_ADD && x->rank)
     return col_terms(x->a, c, k, iota, sc, n) && col_terms(x->b, c, k, iota, sc, n);
