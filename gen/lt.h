@@ -491,6 +491,7 @@ void ltP_mma(Kernel *k, const Target *t);      /* mma.c */
 void ltP_pipeline(Kernel *k);                  /* pipeline.c */
 int ltP_is_producer(const Stmt *s);            /* a pipelined body's copies and their scalars */
 void ltP_layout(Kernel *k, const Target *t);   /* layout.c */
+void ltP_colshift(Kernel *k);                  /* colshift.c */
 void ltP_smem(Kernel *k, const Target *t);     /* smem.c */
 void ltP_barrier(Kernel *k);                   /* barrier.c */
 void ltP_plan_loops(Kernel *k, const Target *t);  /* plan.c: each k:pipelined loop's schedule, before its rings */

@@ -18,8 +18,9 @@
 -- T // BM + G of them cover every group.  A program finds its group by a
 -- search of start over the groups (scalar loads of offs, 15 at a time),
 -- runs its K loop (none for a slot no group uses) and stores only
--- the rows of its group: rows of the next group that the tile's last rows
--- read from X are computed and dropped, never stored.
+-- the rows of its group, through Y:rows(lo, hi): rows of the next group
+-- that the tile's last rows read from X are computed and dropped, never
+-- stored.
 local tile = require "tile"
 
 return tile.kernel {
@@ -69,7 +70,8 @@ return tile.kernel {
     end
     local lo = k:load(p.offs:at({ g }))
     local hi = k:load(p.offs:at({ g + 1 }))
-    local m0 = lo + (slot - (lo // BM + g)) * BM   -- this tile's first row
+    local off = (slot - (lo // BM + g)) * BM   -- this tile's first row in the group
+    local m0 = lo + off   -- ... and in X
     local used = tile.both(m0:ge(lo), m0:lt(hi))   -- a slot of this group's (else: before the first group, or past g's tiles)
     local kts = tile.where(used, tile.cdiv(p.K, BK), 0)   -- no K loop for an unused slot
     -- m0 as a row offset known to be >= 0 (it is, where the loop runs): with
@@ -89,7 +91,8 @@ return tile.kernel {
     -- (an unused slot runs it zero times); elsewhere under a branch, as the
     -- mma.sync pipeline reads its first stage before the loop's test
     if k.target == "sm90a" then mainloop(kts) else k:when(used, function() mainloop(tile.cdiv(p.K, BK)) end) end
-    local rows = k:iota({ BM, 1 }, 1) + m0
-    k:store(p.Y:view({ m0, bn * BN }, { BM, BN }), acc, { mask = tile.both(used, rows:lt(hi)) })
+    -- only the rows of group g (an unused slot's tile has none of them):
+    -- whole tiles of them go out by TMA stores on sm90a
+    k:store(p.Y:rows(lo, hi):view({ off, bn * BN }, { BM, BN }), acc)
   end,
 }

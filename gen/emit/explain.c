@@ -58,11 +58,17 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
     const TensorMap *m = &k->maps[i];
     Buf box = {0};
     for (int j = m->t->trank - 1; j >= 0; j--) ltU_printf(&box, "%s%d", j < m->t->trank - 1 ? ", " : "", m->box[j]);
-    ltU_printf(b, "    tensor map %s: %s %s, %d-D, box [%s], %d-byte swizzle, %s\n", m->name, m->t->name,
+    const Stmt *rs = NULL;   /* a store of X:rows(lo, hi) by this map */
+    for (const Stmt *x = k->body.first; x && m->store; x = x->next)
+      if (x->kind == S_STORE && x->map == i + 1 && x->view->rlo) rs = x;
+    ltU_printf(b, "    tensor map %s: %s %s, %d-D, box [%s], %d-byte swizzle, %s%s\n", m->name, m->t->name,
                ltI_dtypes[m->t->dt].name, m->t->trank, box.p, m->swizzle,
                m->store ? "TMA stores of the epilogue (each consumer warpgroup's rows through its own staging tile; "
                           "only the elements inside the tensor are written)"
-                        : "zeros outside the tensor");
+                        : "zeros outside the tensor",
+               rs ? ltU_fmt("; line %d stores rows of %s:rows(lo, hi): a warpgroup with rows outside [lo, hi) writes "
+                            "the rows inside from its staging tile itself, 16 bytes a thread", rs->line, m->t->name)
+                  : "");
   }
   if (k->snake)
     ltU_printf(b, "    persistent grid: min(programs, SMs) blocks; round r of gridDim.x programs in the grid's order goes to "

@@ -85,6 +85,57 @@ static int wg_barrier(const Kernel *k) {
   return 2;
 }
 
+/* The TMA store s of a view of X:rows(lo, hi) (smem.c, tma_out): the
+** copy engine stops at the tensor's own ends, not at lo and hi, so a
+** warpgroup hands its staging tile ow to it only when all its 64 rows
+** (from the view's first row + `wrow`) lie in [lo, hi); else (a group's
+** last tile, say) its 128 threads write the tile's 16-byte row chunks
+** themselves, each chunk whose row is inside [lo, hi) and the tensor (one
+** element at a time where the tensor's columns end inside a chunk, or the
+** view's first column is off the 16-byte grid: the map makes the base and
+** the strides multiples of 16 bytes, not the columns).  `wg`: the
+** warpgroup's index into ow's tiles (NULL: one tile); `pcol`: the
+** part's first column in the tile (NULL: 0).  Opens the branch of the
+** TMA stores, which the caller closes. */
+static void rows_clipped(E *e, const Stmt *s, const char *ow, const char *wg, const char *wrow, const char *pcol) {
+  const View *v = s->view;
+  const Sym *t = v->t, *o = s->via;
+  int per16 = 16 / ltI_dtypes[t->dt].bytes, chunks = o->shape[1] / per16;
+  const char *lo = ltE_itext(e, v->rlo), *hi = ltE_itext(e, v->rhi), *base = NULL, *ok = NULL;
+  for (int d = 0; d < t->trank; d++) {   /* the dims of one element: an offset, tested */
+    if (d == v->rdim || d == v->cdim) continue;
+    const char *x = ltE_itext(e, v->origin[d]);
+    if (!strcmp(x, "0")) continue;
+    ok = ltU_fmt("%s%s >= 0 && %s < %s", ok ? ltU_fmt("%s && ", ok) : "", x, x, ltE_itext(e, t->dims[d]));
+    base = ltE_sum(base, ltU_fmt("(int64_t)%s * %s", ltE_paren(x), ltE_paren(ltE_itext(e, t->strides[d]))));
+  }
+  ltE_line(e, "const int wr = %s;   /* the warpgroup's first row */", ltE_sum(ltE_itext(e, v->origin[v->rdim]), wrow));
+  ltE_line(e, "if (!(wr >= %s && wr + 64 <= %s)) {   /* rows outside %s:rows(%s, %s): 16-byte chunks of the rows inside, "
+              "from %s */", lo, hi, t->name, lo, hi, ow);
+  e->depth++;
+  ltE_line(e, "for (int i = tid %% 128; i < %d; i += 128) {", 64 * chunks);
+  e->depth++;
+  ltE_line(e, "const int r = wr + i / %d, gc = %s;", chunks,
+           ltE_sum(ltE_sum(ltE_itext(e, v->origin[v->cdim]), pcol), ltU_fmt("i %% %d * %d", chunks, per16)));
+  const char *stage = e->stage;
+  e->stage = wg;
+  const char *src = ltE_sh_at(e, o, ltU_fmt("i / %d", chunks), ltU_fmt("i %% %d * %d", chunks, per16));
+  e->stage = stage;
+  ltE_line(e, "if (!(r >= %s && r < %s && r >= 0 && r < %s%s%s)) continue;", lo, hi, ltE_itext(e, t->dims[v->rdim]),
+           ok ? " && " : "", ok ? ok : "");
+  const char *n = ltE_itext(e, t->dims[v->cdim]), *tn = ltE_stype(e, t->dt);
+  ltE_line(e, "%s *ptr = %s%s + (int64_t)r * %s + gc;", tn, t->name, base ? ltU_fmt(" + %s", base) : "",
+           ltE_paren(ltE_itext(e, t->strides[v->rdim])));
+  ltE_line(e, "if (gc + %d <= %s && gc %% %d == 0) *(uint4 *)ptr = *(const uint4 *)&%s;", per16, n, per16, src);
+  ltE_line(e, "else for (int j = 0; j < %d && gc + j < %s; ++j) ptr[j] = (&%s)[j];   /* the row's end, or off the "
+              "16-byte grid */", per16, n, src);
+  e->depth--;
+  ltE_line(e, "}");
+  e->depth--;
+  ltE_line(e, "} else {   /* all inside: out by the copy engine */");
+  e->depth++;
+}
+
 /* Store s of an accumulator by TMA (smem.c, tma_out: Stmt.via the staging
 ** tile o, one [64, cols] tile a consumer warpgroup, Stmt.map the tensor
 ** map).  Each warpgroup writes its 64 rows into o[wg], part by part (o's
@@ -152,6 +203,8 @@ void ltL_tma_store(E *e, const Stmt *s) {
   ltE_close_loops(e, n);
   ltE_line(e, "lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */");
   ltE_line(e, "lt_named_barrier(%s, 128);   /* %s is whole */", bar, ow);
+  if (v->rlo)
+    rows_clipped(e, s, ow, one ? NULL : wg, one || pp ? NULL : "wg * 64", parts > 1 ? ltU_fmt("part * %d", cols) : NULL);
   ltE_line(e, "if (tid %% 128 == 0) {");
   e->depth++;
   for (int q = 0; q < cols / pc; q++) {
@@ -170,6 +223,10 @@ void ltL_tma_store(E *e, const Stmt *s) {
   ltE_line(e, "lt_tma_store_commit();");
   e->depth--;
   ltE_line(e, "}");
+  if (v->rlo) {
+    e->depth--;
+    ltE_line(e, "}");
+  }
   if (parts > 1) {
     e->depth--;
     ltE_line(e, "}");

@@ -66,7 +66,10 @@ static int touches_shared(const Stmt *s) {
 ** 128-byte swizzle), a free tensor map, and room beside the ring for one
 ** staging tile a warpgroup of two panels (one where the tile has an odd
 ** number; in ping-pong one for each of the two warpgroups): the tile goes
-** out in parts of that many columns.  (H200: the
+** out in parts of that many columns.  A view of X:rows(lo, hi) goes too:
+** the copy engine stops only at the tensor's own ends, so a warpgroup
+** whose rows are not all in [lo, hi) writes its staging tile by threads,
+** the rows inside (store_staged.c).  (H200: the
 ** hand-written schedule of docs/hopper.md with this epilogue ran 4-10%
 ** faster than with stores from registers.) */
 static int tma_out(Kernel *k, const Target *t, Stmt *s, const Layout *l) {
@@ -76,7 +79,6 @@ static int tma_out(Kernel *k, const Target *t, Stmt *s, const Layout *l) {
   long long cs;
   if (!t->tma || !k->ws || l->mma != MMA_WGMMA || l->rgap || l->wtm != 16 || l->wtn != l->cols || eb != 2) return 0;
   if (v->rdim < 0 || v->cdim != ts->trank - 1 || !ltI_const_int(ts->strides[v->cdim], &cs) || cs != 1) return 0;
-  if (v->rlo) return 0;   /* the copy engine stops at the tensor's ends only, not at X:rows's */
   for (int d = 0; d < ts->trank; d++)
     if (d != v->rdim && d != v->cdim && v->ext[d] != 1) return 0;
   int pc = 128 / eb, wgs = l->rows / 64;

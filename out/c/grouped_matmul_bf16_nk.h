@@ -16,8 +16,8 @@
  *   G1       size, 1 to 2^30 - 1
  *   stream   unused (the CPU runs the blocks in turn)
  * Returns 0 on success, 1 for a null or misaligned pointer, a bad size or a grid too large.
- * Requires G1 == G + 1 (grouped_matmul.lua:48: offs has G + 1 entries)
- *          G <= 1024 (grouped_matmul.lua:49: at most max_groups groups (the config's binary search))
+ * Requires G1 == G + 1 (grouped_matmul.lua:49: offs has G + 1 entries)
+ *          G <= 1024 (grouped_matmul.lua:50: at most max_groups groups (the config's binary search))
  * Build: cc -O2 -std=c11 -c grouped_matmul_bf16_nk.c
  */
 #ifndef LUATILE_GROUPED_MATMUL_BF16_NK_H

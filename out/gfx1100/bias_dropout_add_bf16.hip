@@ -235,31 +235,22 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_kernel(const lt_bf1
   }
   // bias_dropout_add.lua:42: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
+  int64_t block_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       row[ri * 8 + vi] = (int64_t)(ri * 2 + ty + bm * 4);
+      block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx * 2 + (vi >> 2) + bn * 256);
     }
   }
-  // bias_dropout_add.lua:43: local col = k:iota({ c.BM, c.BN }, 2) + bn * c.BN
-  int col[16];
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      col[ri * 8 + vi] = tx * 8 + vi + bn * 1024;
-    }
-  }
-  // bias_dropout_add.lua:46: local block = row * tile.cdiv(p.N, 4) + p.offset + (col >> 2):cast("i64")
-  int64_t block_2[16];
+  // bias_dropout_add.lua:47: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(col[ri * 8 + vi] >> 2);
-      keep[ri * 8 + vi] = lt_rand(seed, block_2[ri * 8 + vi] * 4 + (int64_t)(col[ri * 8 + vi] & 3)) < 1.0f - p;
+      keep[ri * 8 + vi] = lt_rand(seed, block_2[ri * 8 + vi] * 4 + (int64_t)(vi & 3)) < 1.0f - p;
     }
   }
   // bias_dropout_add.lua:48: local scale = 1 / (1 - p.p)
@@ -378,31 +369,22 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_split_kernel(const 
   }
   // bias_dropout_add.lua:42: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
+  int64_t block_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       row[ri * 8 + vi] = (int64_t)(ri * 2 + ty + bm * 4);
+      block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx * 2 + (vi >> 2) + bn * 256);
     }
   }
-  // bias_dropout_add.lua:43: local col = k:iota({ c.BM, c.BN }, 2) + bn * c.BN
-  int col[16];
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      col[ri * 8 + vi] = tx * 8 + vi + bn * 1024;
-    }
-  }
-  // bias_dropout_add.lua:46: local block = row * tile.cdiv(p.N, 4) + p.offset + (col >> 2):cast("i64")
-  int64_t block_2[16];
+  // bias_dropout_add.lua:47: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(col[ri * 8 + vi] >> 2);
-      keep[ri * 8 + vi] = lt_rand(seed, block_2[ri * 8 + vi] * 4 + (int64_t)(col[ri * 8 + vi] & 3)) < 1.0f - p;
+      keep[ri * 8 + vi] = lt_rand(seed, block_2[ri * 8 + vi] * 4 + (int64_t)(vi & 3)) < 1.0f - p;
     }
   }
   // bias_dropout_add.lua:48: local scale = 1 / (1 - p.p)

@@ -18,8 +18,8 @@
  * Returns 0 on success, else a hipError_t: hipErrorInvalidValue for a null pointer or a
  * bad size, hipErrorInvalidValue for a pointer not aligned to its element type,
  * hipErrorInvalidConfiguration for a grid too large, or the launch's own error.
- * Requires G1 == G + 1 (grouped_matmul.lua:48: offs has G + 1 entries)
- *          G <= 1024 (grouped_matmul.lua:49: at most max_groups groups (the config's binary search))
+ * Requires G1 == G + 1 (grouped_matmul.lua:49: offs has G + 1 entries)
+ *          G <= 1024 (grouped_matmul.lua:50: at most max_groups groups (the config's binary search))
  * Build: hipcc -O3 --offload-arch=gfx90a -c grouped_matmul_bf16_nk.hip
  */
 #ifndef LUATILE_GROUPED_MATMUL_BF16_NK_H

@@ -103,224 +103,226 @@ __global__ void __launch_bounds__(256) grouped_matmul_bf16_nk_kernel(const lt_bf
   const int pid0 = blockIdx.x;
   __shared__ __attribute__((aligned(16))) lt_bf16 As[2][128][32];
   __shared__ __attribute__((aligned(16))) lt_bf16 Bs[2][256][32];
-  // grouped_matmul.lua:50: local slots, ntn = p.T // BM + p.G, tile.cdiv(p.N, BN)
+  // grouped_matmul.lua:51: local slots, ntn = p.T // BM + p.G, tile.cdiv(p.N, BN)
   const int slots = T / 128 + G;
   const int ntn = (N + 256 - 1) / 256;
-  // grouped_matmul.lua:51: local slot, bn = tile.grouped(k:grid(slots * ntn), slots, ntn, c.group_m)
+  // grouped_matmul.lua:52: local slot, bn = tile.grouped(k:grid(slots * ntn), slots, ntn, c.group_m)
   const int t8 = 8 * ntn;
   const int t10 = pid0 / t8 * 8;
   const int t13 = lt_imin(lt_imax(slots - t10, 1), 8);
   const int slot = t10 + pid0 % t8 % t13;
   const int bn = pid0 % t8 / t13;
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_2 = lt_imin(256, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t17 = h_2 < G1 ? offs[h_2] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick = lt_imax(0, (h_2 < G && t17 / 128 + h_2 <= slot ? h_2 : 0));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_3 = lt_imin(512, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t24 = h_3 < G1 ? offs[h_3] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_2 = lt_imax(pick, (h_3 < G && t24 / 128 + h_3 <= slot ? h_3 : 0));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_4 = lt_imin(768, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t31 = h_4 < G1 ? offs[h_4] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int g = lt_imax(pick_2, (h_4 < G && t31 / 128 + h_4 <= slot ? h_4 : 0));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_5 = lt_imin(g + 16, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t39 = h_5 < G1 ? offs[h_5] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_3 = lt_imax(g, (h_5 < G && t39 / 128 + h_5 <= slot ? h_5 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_6 = lt_imin(g + 32, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t47 = h_6 < G1 ? offs[h_6] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_4 = lt_imax(pick_3, (h_6 < G && t47 / 128 + h_6 <= slot ? h_6 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_7 = lt_imin(g + 48, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t55 = h_7 < G1 ? offs[h_7] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_5 = lt_imax(pick_4, (h_7 < G && t55 / 128 + h_7 <= slot ? h_7 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_8 = lt_imin(g + 64, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t63 = h_8 < G1 ? offs[h_8] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_6 = lt_imax(pick_5, (h_8 < G && t63 / 128 + h_8 <= slot ? h_8 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_9 = lt_imin(g + 80, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t71 = h_9 < G1 ? offs[h_9] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_7 = lt_imax(pick_6, (h_9 < G && t71 / 128 + h_9 <= slot ? h_9 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_10 = lt_imin(g + 96, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t79 = h_10 < G1 ? offs[h_10] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_8 = lt_imax(pick_7, (h_10 < G && t79 / 128 + h_10 <= slot ? h_10 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_11 = lt_imin(g + 112, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t87 = h_11 < G1 ? offs[h_11] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_9 = lt_imax(pick_8, (h_11 < G && t87 / 128 + h_11 <= slot ? h_11 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_12 = lt_imin(g + 128, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t95 = h_12 < G1 ? offs[h_12] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_10 = lt_imax(pick_9, (h_12 < G && t95 / 128 + h_12 <= slot ? h_12 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_13 = lt_imin(g + 144, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t103 = h_13 < G1 ? offs[h_13] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_11 = lt_imax(pick_10, (h_13 < G && t103 / 128 + h_13 <= slot ? h_13 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_14 = lt_imin(g + 160, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t111 = h_14 < G1 ? offs[h_14] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_12 = lt_imax(pick_11, (h_14 < G && t111 / 128 + h_14 <= slot ? h_14 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_15 = lt_imin(g + 176, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t119 = h_15 < G1 ? offs[h_15] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_13 = lt_imax(pick_12, (h_15 < G && t119 / 128 + h_15 <= slot ? h_15 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_16 = lt_imin(g + 192, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t127 = h_16 < G1 ? offs[h_16] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_14 = lt_imax(pick_13, (h_16 < G && t127 / 128 + h_16 <= slot ? h_16 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_17 = lt_imin(g + 208, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t135 = h_17 < G1 ? offs[h_17] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_15 = lt_imax(pick_14, (h_17 < G && t135 / 128 + h_17 <= slot ? h_17 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_18 = lt_imin(g + 224, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t143 = h_18 < G1 ? offs[h_18] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_16 = lt_imax(pick_15, (h_18 < G && t143 / 128 + h_18 <= slot ? h_18 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_19 = lt_imin(g + 240, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t151 = h_19 < G1 ? offs[h_19] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int g_2 = lt_imax(pick_16, (h_19 < G && t151 / 128 + h_19 <= slot ? h_19 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_20 = lt_imin(g_2 + 1, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t159 = h_20 < G1 ? offs[h_20] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_17 = lt_imax(g_2, (h_20 < G && t159 / 128 + h_20 <= slot ? h_20 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_21 = lt_imin(g_2 + 2, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t167 = h_21 < G1 ? offs[h_21] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_18 = lt_imax(pick_17, (h_21 < G && t167 / 128 + h_21 <= slot ? h_21 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_22 = lt_imin(g_2 + 3, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t175 = h_22 < G1 ? offs[h_22] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_19 = lt_imax(pick_18, (h_22 < G && t175 / 128 + h_22 <= slot ? h_22 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_23 = lt_imin(g_2 + 4, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t183 = h_23 < G1 ? offs[h_23] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_20 = lt_imax(pick_19, (h_23 < G && t183 / 128 + h_23 <= slot ? h_23 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_24 = lt_imin(g_2 + 5, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t191 = h_24 < G1 ? offs[h_24] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_21 = lt_imax(pick_20, (h_24 < G && t191 / 128 + h_24 <= slot ? h_24 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_25 = lt_imin(g_2 + 6, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t199 = h_25 < G1 ? offs[h_25] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_22 = lt_imax(pick_21, (h_25 < G && t199 / 128 + h_25 <= slot ? h_25 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_26 = lt_imin(g_2 + 7, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t207 = h_26 < G1 ? offs[h_26] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_23 = lt_imax(pick_22, (h_26 < G && t207 / 128 + h_26 <= slot ? h_26 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_27 = lt_imin(g_2 + 8, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t215 = h_27 < G1 ? offs[h_27] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_24 = lt_imax(pick_23, (h_27 < G && t215 / 128 + h_27 <= slot ? h_27 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_28 = lt_imin(g_2 + 9, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t223 = h_28 < G1 ? offs[h_28] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_25 = lt_imax(pick_24, (h_28 < G && t223 / 128 + h_28 <= slot ? h_28 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_29 = lt_imin(g_2 + 10, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t231 = h_29 < G1 ? offs[h_29] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_26 = lt_imax(pick_25, (h_29 < G && t231 / 128 + h_29 <= slot ? h_29 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_30 = lt_imin(g_2 + 11, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t239 = h_30 < G1 ? offs[h_30] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_27 = lt_imax(pick_26, (h_30 < G && t239 / 128 + h_30 <= slot ? h_30 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_31 = lt_imin(g_2 + 12, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t247 = h_31 < G1 ? offs[h_31] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_28 = lt_imax(pick_27, (h_31 < G && t247 / 128 + h_31 <= slot ? h_31 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_32 = lt_imin(g_2 + 13, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t255 = h_32 < G1 ? offs[h_32] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_29 = lt_imax(pick_28, (h_32 < G && t255 / 128 + h_32 <= slot ? h_32 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_33 = lt_imin(g_2 + 14, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t263 = h_33 < G1 ? offs[h_33] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_30 = lt_imax(pick_29, (h_33 < G && t263 / 128 + h_33 <= slot ? h_33 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_34 = lt_imin(g_2 + 15, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t271 = h_34 < G1 ? offs[h_34] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int g_3 = lt_imax(pick_30, (h_34 < G && t271 / 128 + h_34 <= slot ? h_34 : g_2));
-  // grouped_matmul.lua:70: local lo = k:load(p.offs:at({ g }))
+  // grouped_matmul.lua:71: local lo = k:load(p.offs:at({ g }))
   const int lo = g_3 < G1 ? offs[g_3] : 0;
-  // grouped_matmul.lua:71: local hi = k:load(p.offs:at({ g + 1 }))
+  // grouped_matmul.lua:72: local hi = k:load(p.offs:at({ g + 1 }))
   const int hi = g_3 + 1 < G1 ? offs[g_3 + 1] : 0;
-  // grouped_matmul.lua:72: local m0 = lo + (slot - (lo // BM + g)) * BM   -- this tile's first row
-  const int m0 = lo + (slot - (lo / 128 + g_3)) * 128;
-  // grouped_matmul.lua:73: local used = tile.both(m0:ge(lo), m0:lt(hi))   -- a slot of this group's (else: before the first group, or past g's tiles)
+  // grouped_matmul.lua:73: local off = (slot - (lo // BM + g)) * BM   -- this tile's first row in the group
+  const int off_2 = (slot - (lo / 128 + g_3)) * 128;
+  // grouped_matmul.lua:74: local m0 = lo + off   -- ... and in X
+  const int m0 = lo + off_2;
+  // grouped_matmul.lua:75: local used = tile.both(m0:ge(lo), m0:lt(hi))   -- a slot of this group's (else: before the first group, or past g's tiles)
   const bool used = m0 >= lo && m0 < hi;
-  // grouped_matmul.lua:77: local r0 = tile.max(m0, 0)
+  // grouped_matmul.lua:79: local r0 = tile.max(m0, 0)
   const int r0 = lt_imax(m0, 0);
-  // grouped_matmul.lua:80: local acc = k:fragment("f32", { BM, BN }, 0)
+  // grouped_matmul.lua:82: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[128];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -332,17 +334,17 @@ __global__ void __launch_bounds__(256) grouped_matmul_bf16_nk_kernel(const lt_bf
       }
     }
   }
-  // grouped_matmul.lua:91: if k.target == "sm90a" then mainloop(kts) else k:when(used, function() mainloop(tile.cdiv(p.K, BK)) end) end
+  // grouped_matmul.lua:93: if k.target == "sm90a" then mainloop(kts) else k:when(used, function() mainloop(tile.cdiv(p.K, BK)) end) end
   if (used) {
     const int hi_2 = (K + 32 - 1) / 32;
-    // grouped_matmul.lua:82: k:pipelined(0, hi, c.stages, function(kt)
+    // grouped_matmul.lua:84: k:pipelined(0, hi, c.stages, function(kt)
     union { uint4 v; lt_bf16 e[8]; } As_regs[2];   /* the thread's chunks of the next As tile */
     union { uint4 v; lt_bf16 e[8]; } Bs_regs[4];   /* the thread's chunks of the next Bs tile */
     /* prologue: iteration 0's copies into registers, then into stage 0 */
     {
       const int kt = 0;
       if (kt < hi_2) {
-        // grouped_matmul.lua:83: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
+        // grouped_matmul.lua:85: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
         {
           const lt_bf16 *base = X;
           #pragma unroll
@@ -360,7 +362,7 @@ __global__ void __launch_bounds__(256) grouped_matmul_bf16_nk_kernel(const lt_bf
             }
           }
         }
-        // grouped_matmul.lua:84: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
+        // grouped_matmul.lua:86: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
         {
           const bool ok = g_3 < G;
           const lt_bf16 *base = W + (int64_t)g_3 * K * N;
@@ -379,12 +381,12 @@ __global__ void __launch_bounds__(256) grouped_matmul_bf16_nk_kernel(const lt_bf
             }
           }
         }
-        // grouped_matmul.lua:83: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
+        // grouped_matmul.lua:85: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           *(uint4 *)&As[0][ri * 64 + tid / 4][tid % 4 * 8] = As_regs[ri].v;
         }
-        // grouped_matmul.lua:84: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
+        // grouped_matmul.lua:86: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
         #pragma unroll
         for (int ri = 0; ri < 4; ++ri) {
           *(uint4 *)&Bs[0][ri * 64 + tid / 4][tid % 4 * 8] = Bs_regs[ri].v;
@@ -395,7 +397,7 @@ __global__ void __launch_bounds__(256) grouped_matmul_bf16_nk_kernel(const lt_bf
     for (int kt = 0, kt_stage = 0; kt < hi_2; ++kt, kt_stage ^= 1) {
       const int kt_next = kt + 1;
       if (kt_next < hi_2) {   /* iteration kt_next's loads: in flight while this one computes */
-        // grouped_matmul.lua:83: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
+        // grouped_matmul.lua:85: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
         {
           const lt_bf16 *base = X;
           #pragma unroll
@@ -413,7 +415,7 @@ __global__ void __launch_bounds__(256) grouped_matmul_bf16_nk_kernel(const lt_bf
             }
           }
         }
-        // grouped_matmul.lua:84: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
+        // grouped_matmul.lua:86: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
         {
           const bool ok = g_3 < G;
           const lt_bf16 *base = W + (int64_t)g_3 * K * N;
@@ -433,7 +435,7 @@ __global__ void __launch_bounds__(256) grouped_matmul_bf16_nk_kernel(const lt_bf
           }
         }
       }
-      // grouped_matmul.lua:85: k:gemm(As, Bs, acc, { transpose_b = nk })
+      // grouped_matmul.lua:87: k:gemm(As, Bs, acc, { transpose_b = nk })
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 8) {
         union { uint32_t u[2]; lt_bf16 h[4]; } As_frag[2], Bs_frag[4];
@@ -460,12 +462,12 @@ __global__ void __launch_bounds__(256) grouped_matmul_bf16_nk_kernel(const lt_bf
         }
       }
       if (kt_next < hi_2) {
-        // grouped_matmul.lua:83: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
+        // grouped_matmul.lua:85: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           *(uint4 *)&As[kt_stage ^ 1][ri * 64 + tid / 4][tid % 4 * 8] = As_regs[ri].v;
         }
-        // grouped_matmul.lua:84: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
+        // grouped_matmul.lua:86: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
         #pragma unroll
         for (int ri = 0; ri < 4; ++ri) {
           *(uint4 *)&Bs[kt_stage ^ 1][ri * 64 + tid / 4][tid % 4 * 8] = Bs_regs[ri].v;
@@ -474,23 +476,17 @@ __global__ void __launch_bounds__(256) grouped_matmul_bf16_nk_kernel(const lt_bf
       lt_syncthreads();   /* stage kt_stage ^ 1 is whole, and every warp is done with stage kt_stage */
     }
   }
-  // grouped_matmul.lua:92: local rows = k:iota({ BM, 1 }, 1) + m0
-  int rows[2];
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    rows[ri] = ri * 32 + row0 + m0;
-  }
-  // grouped_matmul.lua:93: k:store(p.Y:view({ m0, bn * BN }, { BM, BN }), acc, { mask = tile.both(used, rows:lt(hi)) })
+  // grouped_matmul.lua:96: k:store(p.Y:rows(lo, hi):view({ off, bn * BN }, { BM, BN }), acc)
   {
     lt_bf16 *base = Y;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 16; ++ci) {
-        const int64_t gr = (int64_t)m0 + ri * 32 + row0;
+        const int64_t gr = (int64_t)lo + (int64_t)off_2 + ri * 32 + row0;
         const int gc = bn * 256 + ci * 8 + col0;
         lt_bf16 *ptr = base + (int64_t)gr * N + gc;
-        if (gr >= 0 && gr < T && used && rows[ri] < hi && gc + 4 <= N && (uintptr_t)ptr % 8 == 0) {
+        if (gr >= 0 && gr < T && gr >= lo && gr < hi && gc + 4 <= N && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; lt_bf16 e[4]; } h;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_f32_to_bf16(acc_2[ri * 64 + ci * 4 + vi]);
@@ -498,7 +494,7 @@ __global__ void __launch_bounds__(256) grouped_matmul_bf16_nk_kernel(const lt_bf
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            if (gr >= 0 && gr < T && used && rows[ri] < hi && gc >= 0 && gc + vi < N) ptr[vi] = lt_f32_to_bf16(acc_2[ri * 64 + ci * 4 + vi]);
+            if (gr >= 0 && gr < T && gr >= lo && gr < hi && gc >= 0 && gc + vi < N) ptr[vi] = lt_f32_to_bf16(acc_2[ri * 64 + ci * 4 + vi]);
           }
         }
       }
@@ -515,8 +511,8 @@ extern "C" int grouped_matmul_bf16_nk(const void *X, const void *W, const void *
   /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
   if ((double)G * N * K >= 0x1p62) return hipErrorInvalidValue;
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)offs % 4 != 0 || (uintptr_t)Y % 2 != 0) return hipErrorInvalidValue;
-  if ((int64_t)G1 != (int64_t)G + 1) return hipErrorInvalidValue;   /* grouped_matmul.lua:48: offs has G + 1 entries */
-  if ((int64_t)G > 1024) return hipErrorInvalidValue;   /* grouped_matmul.lua:49: at most max_groups groups (the config's binary search) */
+  if ((int64_t)G1 != (int64_t)G + 1) return hipErrorInvalidValue;   /* grouped_matmul.lua:49: offs has G + 1 entries */
+  if ((int64_t)G > 1024) return hipErrorInvalidValue;   /* grouped_matmul.lua:50: at most max_groups groups (the config's binary search) */
   const int64_t grid_x = ((int64_t)T / 128 + (int64_t)G) * (((int64_t)N + 256 - 1) / 256);
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);

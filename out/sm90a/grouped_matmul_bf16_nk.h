@@ -18,9 +18,9 @@
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
  * bad size, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
- * Requires G1 == G + 1 (grouped_matmul.lua:48: offs has G + 1 entries)
- *          G <= 1024 (grouped_matmul.lua:49: at most max_groups groups (the config's binary search))
- * Fast path: TMA copies in a warp-specialized kernel, where X, W start 16-byte aligned
+ * Requires G1 == G + 1 (grouped_matmul.lua:49: offs has G + 1 entries)
+ *          G <= 1024 (grouped_matmul.lua:50: at most max_groups groups (the config's binary search))
+ * Fast path: TMA copies in a warp-specialized kernel, where X, W, Y start 16-byte aligned
  * and K, K * N are multiples of 8 elements (16 bytes; any stride of a size-1 dimension);
  * otherwise the launcher runs a cp.async kernel of the same tiles, which takes any alignment.
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c grouped_matmul_bf16_nk.cu

@@ -506,226 +506,230 @@ __global__ void __launch_bounds__(256) grouped_matmul_f16_nk_cp_kernel(const __h
   __half (*As)[128][64] = (__half (*)[128][64])(lt_smem + 0);
   /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
   __half (*Bs)[256][64] = (__half (*)[256][64])(lt_smem + 49152);
-  // grouped_matmul.lua:50: local slots, ntn = p.T // BM + p.G, tile.cdiv(p.N, BN)
+  /* Y_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __half (*Y_out)[256] = (__half (*)[256])(lt_smem + 0);
+  // grouped_matmul.lua:51: local slots, ntn = p.T // BM + p.G, tile.cdiv(p.N, BN)
   const int slots = T / 128 + G;
   const int ntn = (N + 256 - 1) / 256;
-  // grouped_matmul.lua:51: local slot, bn = tile.grouped(k:grid(slots * ntn), slots, ntn, c.group_m)
+  // grouped_matmul.lua:52: local slot, bn = tile.grouped(k:grid(slots * ntn), slots, ntn, c.group_m)
   const int t8 = 8 * ntn;
   const int t10 = pid0 / t8 * 8;
   const int t13 = lt_imin(lt_imax(slots - t10, 1), 8);
   const int slot = t10 + pid0 % t8 % t13;
   const int bn = pid0 % t8 / t13;
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_2 = lt_imin(256, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t17 = h_2 < G1 ? offs[h_2] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick = lt_imax(0, (h_2 < G && t17 / 128 + h_2 <= slot ? h_2 : 0));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_3 = lt_imin(512, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t24 = h_3 < G1 ? offs[h_3] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_2 = lt_imax(pick, (h_3 < G && t24 / 128 + h_3 <= slot ? h_3 : 0));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_4 = lt_imin(768, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t31 = h_4 < G1 ? offs[h_4] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int g = lt_imax(pick_2, (h_4 < G && t31 / 128 + h_4 <= slot ? h_4 : 0));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_5 = lt_imin(g + 16, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t39 = h_5 < G1 ? offs[h_5] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_3 = lt_imax(g, (h_5 < G && t39 / 128 + h_5 <= slot ? h_5 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_6 = lt_imin(g + 32, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t47 = h_6 < G1 ? offs[h_6] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_4 = lt_imax(pick_3, (h_6 < G && t47 / 128 + h_6 <= slot ? h_6 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_7 = lt_imin(g + 48, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t55 = h_7 < G1 ? offs[h_7] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_5 = lt_imax(pick_4, (h_7 < G && t55 / 128 + h_7 <= slot ? h_7 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_8 = lt_imin(g + 64, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t63 = h_8 < G1 ? offs[h_8] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_6 = lt_imax(pick_5, (h_8 < G && t63 / 128 + h_8 <= slot ? h_8 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_9 = lt_imin(g + 80, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t71 = h_9 < G1 ? offs[h_9] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_7 = lt_imax(pick_6, (h_9 < G && t71 / 128 + h_9 <= slot ? h_9 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_10 = lt_imin(g + 96, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t79 = h_10 < G1 ? offs[h_10] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_8 = lt_imax(pick_7, (h_10 < G && t79 / 128 + h_10 <= slot ? h_10 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_11 = lt_imin(g + 112, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t87 = h_11 < G1 ? offs[h_11] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_9 = lt_imax(pick_8, (h_11 < G && t87 / 128 + h_11 <= slot ? h_11 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_12 = lt_imin(g + 128, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t95 = h_12 < G1 ? offs[h_12] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_10 = lt_imax(pick_9, (h_12 < G && t95 / 128 + h_12 <= slot ? h_12 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_13 = lt_imin(g + 144, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t103 = h_13 < G1 ? offs[h_13] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_11 = lt_imax(pick_10, (h_13 < G && t103 / 128 + h_13 <= slot ? h_13 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_14 = lt_imin(g + 160, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t111 = h_14 < G1 ? offs[h_14] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_12 = lt_imax(pick_11, (h_14 < G && t111 / 128 + h_14 <= slot ? h_14 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_15 = lt_imin(g + 176, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t119 = h_15 < G1 ? offs[h_15] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_13 = lt_imax(pick_12, (h_15 < G && t119 / 128 + h_15 <= slot ? h_15 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_16 = lt_imin(g + 192, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t127 = h_16 < G1 ? offs[h_16] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_14 = lt_imax(pick_13, (h_16 < G && t127 / 128 + h_16 <= slot ? h_16 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_17 = lt_imin(g + 208, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t135 = h_17 < G1 ? offs[h_17] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_15 = lt_imax(pick_14, (h_17 < G && t135 / 128 + h_17 <= slot ? h_17 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_18 = lt_imin(g + 224, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t143 = h_18 < G1 ? offs[h_18] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_16 = lt_imax(pick_15, (h_18 < G && t143 / 128 + h_18 <= slot ? h_18 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_19 = lt_imin(g + 240, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t151 = h_19 < G1 ? offs[h_19] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int g_2 = lt_imax(pick_16, (h_19 < G && t151 / 128 + h_19 <= slot ? h_19 : g));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_20 = lt_imin(g_2 + 1, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t159 = h_20 < G1 ? offs[h_20] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_17 = lt_imax(g_2, (h_20 < G && t159 / 128 + h_20 <= slot ? h_20 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_21 = lt_imin(g_2 + 2, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t167 = h_21 < G1 ? offs[h_21] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_18 = lt_imax(pick_17, (h_21 < G && t167 / 128 + h_21 <= slot ? h_21 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_22 = lt_imin(g_2 + 3, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t175 = h_22 < G1 ? offs[h_22] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_19 = lt_imax(pick_18, (h_22 < G && t175 / 128 + h_22 <= slot ? h_22 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_23 = lt_imin(g_2 + 4, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t183 = h_23 < G1 ? offs[h_23] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_20 = lt_imax(pick_19, (h_23 < G && t183 / 128 + h_23 <= slot ? h_23 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_24 = lt_imin(g_2 + 5, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t191 = h_24 < G1 ? offs[h_24] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_21 = lt_imax(pick_20, (h_24 < G && t191 / 128 + h_24 <= slot ? h_24 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_25 = lt_imin(g_2 + 6, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t199 = h_25 < G1 ? offs[h_25] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_22 = lt_imax(pick_21, (h_25 < G && t199 / 128 + h_25 <= slot ? h_25 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_26 = lt_imin(g_2 + 7, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t207 = h_26 < G1 ? offs[h_26] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_23 = lt_imax(pick_22, (h_26 < G && t207 / 128 + h_26 <= slot ? h_26 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_27 = lt_imin(g_2 + 8, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t215 = h_27 < G1 ? offs[h_27] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_24 = lt_imax(pick_23, (h_27 < G && t215 / 128 + h_27 <= slot ? h_27 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_28 = lt_imin(g_2 + 9, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t223 = h_28 < G1 ? offs[h_28] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_25 = lt_imax(pick_24, (h_28 < G && t223 / 128 + h_28 <= slot ? h_28 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_29 = lt_imin(g_2 + 10, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t231 = h_29 < G1 ? offs[h_29] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_26 = lt_imax(pick_25, (h_29 < G && t231 / 128 + h_29 <= slot ? h_29 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_30 = lt_imin(g_2 + 11, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t239 = h_30 < G1 ? offs[h_30] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_27 = lt_imax(pick_26, (h_30 < G && t239 / 128 + h_30 <= slot ? h_30 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_31 = lt_imin(g_2 + 12, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t247 = h_31 < G1 ? offs[h_31] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_28 = lt_imax(pick_27, (h_31 < G && t247 / 128 + h_31 <= slot ? h_31 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_32 = lt_imin(g_2 + 13, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t255 = h_32 < G1 ? offs[h_32] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_29 = lt_imax(pick_28, (h_32 < G && t255 / 128 + h_32 <= slot ? h_32 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_33 = lt_imin(g_2 + 14, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t263 = h_33 < G1 ? offs[h_33] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int pick_30 = lt_imax(pick_29, (h_33 < G && t263 / 128 + h_33 <= slot ? h_33 : g_2));
-  // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
   const int h_34 = lt_imin(g_2 + 15, G);
-  // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
   const int t271 = h_34 < G1 ? offs[h_34] : 0;
-  // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
   const int g_3 = lt_imax(pick_30, (h_34 < G && t271 / 128 + h_34 <= slot ? h_34 : g_2));
-  // grouped_matmul.lua:70: local lo = k:load(p.offs:at({ g }))
+  // grouped_matmul.lua:71: local lo = k:load(p.offs:at({ g }))
   const int lo = g_3 < G1 ? offs[g_3] : 0;
-  // grouped_matmul.lua:71: local hi = k:load(p.offs:at({ g + 1 }))
+  // grouped_matmul.lua:72: local hi = k:load(p.offs:at({ g + 1 }))
   const int hi = g_3 + 1 < G1 ? offs[g_3 + 1] : 0;
-  // grouped_matmul.lua:72: local m0 = lo + (slot - (lo // BM + g)) * BM   -- this tile's first row
-  const int m0 = lo + (slot - (lo / 128 + g_3)) * 128;
-  // grouped_matmul.lua:73: local used = tile.both(m0:ge(lo), m0:lt(hi))   -- a slot of this group's (else: before the first group, or past g's tiles)
+  // grouped_matmul.lua:73: local off = (slot - (lo // BM + g)) * BM   -- this tile's first row in the group
+  const int off_2 = (slot - (lo / 128 + g_3)) * 128;
+  // grouped_matmul.lua:74: local m0 = lo + off   -- ... and in X
+  const int m0 = lo + off_2;
+  // grouped_matmul.lua:75: local used = tile.both(m0:ge(lo), m0:lt(hi))   -- a slot of this group's (else: before the first group, or past g's tiles)
   const bool used = m0 >= lo && m0 < hi;
-  // grouped_matmul.lua:74: local kts = tile.where(used, tile.cdiv(p.K, BK), 0)   -- no K loop for an unused slot
+  // grouped_matmul.lua:76: local kts = tile.where(used, tile.cdiv(p.K, BK), 0)   -- no K loop for an unused slot
   const int kts = used ? (K + 64 - 1) / 64 : 0;
-  // grouped_matmul.lua:77: local r0 = tile.max(m0, 0)
+  // grouped_matmul.lua:79: local r0 = tile.max(m0, 0)
   const int r0 = lt_imax(m0, 0);
-  // grouped_matmul.lua:80: local acc = k:fragment("f32", { BM, BN }, 0)
+  // grouped_matmul.lua:82: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[128];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -737,12 +741,12 @@ __global__ void __launch_bounds__(256) grouped_matmul_f16_nk_cp_kernel(const __h
       }
     }
   }
-  // grouped_matmul.lua:82: k:pipelined(0, hi, c.stages, function(kt)
+  // grouped_matmul.lua:84: k:pipelined(0, hi, c.stages, function(kt)
   /* prologue: start the copies of the first iteration, one commit group */
   for (int kt_stage = 0; kt_stage < 1; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < kts) {
-      // grouped_matmul.lua:83: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
+      // grouped_matmul.lua:85: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
       {
         const __half *base = X;
         if ((int64_t)r0 + 128 <= T && kt * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && K % 8 == 0) {   /* the whole tile is inside X, rows 16-byte aligned */
@@ -768,7 +772,7 @@ __global__ void __launch_bounds__(256) grouped_matmul_f16_nk_cp_kernel(const __h
           }
         }
       }
-      // grouped_matmul.lua:84: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
+      // grouped_matmul.lua:86: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = g_3 < G;
         const __half *base = W + (int64_t)g_3 * K * N;
@@ -804,7 +808,7 @@ __global__ void __launch_bounds__(256) grouped_matmul_f16_nk_cp_kernel(const __h
     /* in flight from the iteration before: the wgmmas into acc_2 */
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(acc_2);   /* read below, after the wait */
-    // grouped_matmul.lua:85: k:gemm(As, Bs, acc, { transpose_b = nk })
+    // grouped_matmul.lua:87: k:gemm(As, Bs, acc, { transpose_b = nk })
     lt_wgmma_settle(acc_2);
     lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
     #pragma unroll
@@ -816,7 +820,7 @@ __global__ void __launch_bounds__(256) grouped_matmul_f16_nk_cp_kernel(const __h
     const int kt_next = kt + 1;
     const int kt_next_stage = kt_stage < 2 ? kt_stage + 1 : kt_stage - 2;
     if (kt_next < kts) {
-      // grouped_matmul.lua:83: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
+      // grouped_matmul.lua:85: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
       {
         const __half *base = X;
         if ((int64_t)r0 + 128 <= T && kt_next * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && K % 8 == 0) {   /* the whole tile is inside X, rows 16-byte aligned */
@@ -842,7 +846,7 @@ __global__ void __launch_bounds__(256) grouped_matmul_f16_nk_cp_kernel(const __h
           }
         }
       }
-      // grouped_matmul.lua:84: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
+      // grouped_matmul.lua:86: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
       {
         const bool ok = g_3 < G;
         const __half *base = W + (int64_t)g_3 * K * N;
@@ -873,33 +877,46 @@ __global__ void __launch_bounds__(256) grouped_matmul_f16_nk_cp_kernel(const __h
     lt_cp_async_commit();
   }
   lt_cp_async_wait<0>();
-  // grouped_matmul.lua:92: local rows = k:iota({ BM, 1 }, 1) + m0
-  int rows[2];
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    rows[ri] = ri * 8 + row0 + m0;
-  }
   lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
   lt_wgmma_settle(acc_2);   /* read below, after the wait */
-  // grouped_matmul.lua:93: k:store(p.Y:view({ m0, bn * BN }, { BM, BN }), acc, { mask = tile.both(used, rows:lt(hi)) })
+  // grouped_matmul.lua:96: k:store(p.Y:rows(lo, hi):view({ off, bn * BN }, { BM, BN }), acc)
   {
     __half *base = Y;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+    if ((int64_t)lo + (int64_t)off_2 >= 0 && bn * 256 >= 0 && (int64_t)lo + (int64_t)off_2 + 128 <= T && (int64_t)lo + (int64_t)off_2 >= lo && (int64_t)lo + (int64_t)off_2 + 128 <= hi && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && N % 8 == 0) {   /* the whole tile is inside Y: out through Y_out, 16 bytes of a row a thread */
+      lt_wgmma_barrier();   /* every warp is done with the shared tiles Y_out lies over */
       #pragma unroll
-      for (int ci = 0; ci < 32; ++ci) {
-        const int64_t gr = (int64_t)m0 + ri * 8 + row0;
-        const int gc = bn * 256 + ci * 8 + col0;
-        __half *ptr = base + (int64_t)gr * N + gc;
-        if (gr >= 0 && gr < T && used && rows[ri] < hi && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-          union { uint32_t v[1]; __half e[2]; } h;
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          union { uint32_t v; __half e[2]; } h;
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
-          ((uint32_t *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            if (gr >= 0 && gr < T && used && rows[ri] < hi && gc >= 0 && gc + vi < N) ptr[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
+          *(uint32_t *)&Y_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+        }
+      }
+      lt_wgmma_barrier();   /* Y_out is whole */
+      #pragma unroll
+      for (int ri = 0; ri < 16; ++ri) {
+        *(uint4 *)(base + (int64_t)(lo + off_2 + tid / 32) * N + (int64_t)(ri * 8) * N + bn * 256 + tid % 32 * 8) = *(const uint4 *)&Y_out[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3];
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          const int64_t gr = (int64_t)lo + (int64_t)off_2 + ri * 8 + row0;
+          const int gc = bn * 256 + ci * 8 + col0;
+          __half *ptr = base + (int64_t)gr * N + gc;
+          if (gr >= 0 && gr < T && gr >= lo && gr < hi && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __half e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
+            ((uint32_t *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              if (gr >= 0 && gr < T && gr >= lo && gr < hi && gc >= 0 && gc + vi < N) ptr[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
+            }
           }
         }
       }
@@ -916,8 +933,8 @@ static int grouped_matmul_f16_nk_cp(const void *X, const void *W, const void *of
   /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
   if ((double)G * N * K >= 0x1p62) return cudaErrorInvalidValue;
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)offs % 4 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  if ((int64_t)G1 != (int64_t)G + 1) return cudaErrorInvalidValue;   /* grouped_matmul.lua:48: offs has G + 1 entries */
-  if ((int64_t)G > 1024) return cudaErrorInvalidValue;   /* grouped_matmul.lua:49: at most max_groups groups (the config's binary search) */
+  if ((int64_t)G1 != (int64_t)G + 1) return cudaErrorInvalidValue;   /* grouped_matmul.lua:49: offs has G + 1 entries */
+  if ((int64_t)G > 1024) return cudaErrorInvalidValue;   /* grouped_matmul.lua:50: at most max_groups groups (the config's binary search) */
   const int64_t grid_x = ((int64_t)T / 128 + (int64_t)G) * (((int64_t)N + 256 - 1) / 256);
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
@@ -928,8 +945,8 @@ static int grouped_matmul_f16_nk_cp(const void *X, const void *W, const void *of
   return (int)cudaGetLastError();
 }
 
-/* One block of grouped_matmul_f16_nk: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at grouped_matmul.lua:82 runs warp-specialized (TMA copies into an mbarrier ring). */
-__global__ void __launch_bounds__(384, 1) grouped_matmul_f16_nk_kernel(const __grid_constant__ CUtensorMap X_map, const __grid_constant__ CUtensorMap W_map, const __half *__restrict__ X, const __half *__restrict__ W, const int *__restrict__ offs, __half *__restrict__ Y, int T, int K, int G, int N, int G1)
+/* One block of grouped_matmul_f16_nk: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at grouped_matmul.lua:84 runs warp-specialized (TMA copies into an mbarrier ring). */
+__global__ void __launch_bounds__(384, 1) grouped_matmul_f16_nk_kernel(const __grid_constant__ CUtensorMap X_map, const __grid_constant__ CUtensorMap W_map, const __grid_constant__ CUtensorMap Y_map, const __half *__restrict__ X, const __half *__restrict__ W, const int *__restrict__ offs, __half *__restrict__ Y, int T, int K, int G, int N, int G1)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -944,10 +961,12 @@ __global__ void __launch_bounds__(384, 1) grouped_matmul_f16_nk_kernel(const __g
   __half (*As)[128][64] = (__half (*)[128][64])(lt_smem + 0);
   /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
   __half (*Bs)[256][64] = (__half (*)[256][64])(lt_smem + 49152);
+  /* Y_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
+  __half (*Y_out)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 148480);
   uint64_t *kt_full = (uint64_t *)(lt_smem + 147456), *kt_empty = kt_full + 3;   /* the ring's mbarriers */
   const int lt_grid0 = (T / 128 + G) * ((N + 256 - 1) / 256);
   const int lt_programs = lt_grid0;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the ring of the k:pipelined loop at grouped_matmul.lua:82, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
+  /* the ring of the k:pipelined loop at grouped_matmul.lua:84, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
     for (int kt_stage = 0; kt_stage < 3; ++kt_stage) {
@@ -962,235 +981,238 @@ __global__ void __launch_bounds__(384, 1) grouped_matmul_f16_nk_kernel(const __g
     if (tid == 256) {
       lt_tma_prefetch_map(&X_map);
       lt_tma_prefetch_map(&W_map);
+      lt_tma_prefetch_map(&Y_map);
       int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
       for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
         const int pid0 = lt_prog;
-        // grouped_matmul.lua:50: local slots, ntn = p.T // BM + p.G, tile.cdiv(p.N, BN)
+        // grouped_matmul.lua:51: local slots, ntn = p.T // BM + p.G, tile.cdiv(p.N, BN)
         const int slots = T / 128 + G;
         const int ntn = (N + 256 - 1) / 256;
-        // grouped_matmul.lua:51: local slot, bn = tile.grouped(k:grid(slots * ntn), slots, ntn, c.group_m)
+        // grouped_matmul.lua:52: local slot, bn = tile.grouped(k:grid(slots * ntn), slots, ntn, c.group_m)
         const int t8 = 8 * ntn;
         const int t10 = pid0 / t8 * 8;
         const int t13 = lt_imin(lt_imax(slots - t10, 1), 8);
         const int slot = t10 + pid0 % t8 % t13;
         const int bn = pid0 % t8 / t13;
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_2 = lt_imin(256, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t17 = h_2 < G1 ? offs[h_2] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick = lt_imax(0, (h_2 < G && t17 / 128 + h_2 <= slot ? h_2 : 0));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_3 = lt_imin(512, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t24 = h_3 < G1 ? offs[h_3] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_2 = lt_imax(pick, (h_3 < G && t24 / 128 + h_3 <= slot ? h_3 : 0));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_4 = lt_imin(768, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t31 = h_4 < G1 ? offs[h_4] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int g = lt_imax(pick_2, (h_4 < G && t31 / 128 + h_4 <= slot ? h_4 : 0));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_5 = lt_imin(g + 16, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t39 = h_5 < G1 ? offs[h_5] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_3 = lt_imax(g, (h_5 < G && t39 / 128 + h_5 <= slot ? h_5 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_6 = lt_imin(g + 32, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t47 = h_6 < G1 ? offs[h_6] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_4 = lt_imax(pick_3, (h_6 < G && t47 / 128 + h_6 <= slot ? h_6 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_7 = lt_imin(g + 48, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t55 = h_7 < G1 ? offs[h_7] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_5 = lt_imax(pick_4, (h_7 < G && t55 / 128 + h_7 <= slot ? h_7 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_8 = lt_imin(g + 64, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t63 = h_8 < G1 ? offs[h_8] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_6 = lt_imax(pick_5, (h_8 < G && t63 / 128 + h_8 <= slot ? h_8 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_9 = lt_imin(g + 80, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t71 = h_9 < G1 ? offs[h_9] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_7 = lt_imax(pick_6, (h_9 < G && t71 / 128 + h_9 <= slot ? h_9 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_10 = lt_imin(g + 96, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t79 = h_10 < G1 ? offs[h_10] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_8 = lt_imax(pick_7, (h_10 < G && t79 / 128 + h_10 <= slot ? h_10 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_11 = lt_imin(g + 112, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t87 = h_11 < G1 ? offs[h_11] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_9 = lt_imax(pick_8, (h_11 < G && t87 / 128 + h_11 <= slot ? h_11 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_12 = lt_imin(g + 128, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t95 = h_12 < G1 ? offs[h_12] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_10 = lt_imax(pick_9, (h_12 < G && t95 / 128 + h_12 <= slot ? h_12 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_13 = lt_imin(g + 144, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t103 = h_13 < G1 ? offs[h_13] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_11 = lt_imax(pick_10, (h_13 < G && t103 / 128 + h_13 <= slot ? h_13 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_14 = lt_imin(g + 160, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t111 = h_14 < G1 ? offs[h_14] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_12 = lt_imax(pick_11, (h_14 < G && t111 / 128 + h_14 <= slot ? h_14 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_15 = lt_imin(g + 176, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t119 = h_15 < G1 ? offs[h_15] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_13 = lt_imax(pick_12, (h_15 < G && t119 / 128 + h_15 <= slot ? h_15 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_16 = lt_imin(g + 192, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t127 = h_16 < G1 ? offs[h_16] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_14 = lt_imax(pick_13, (h_16 < G && t127 / 128 + h_16 <= slot ? h_16 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_17 = lt_imin(g + 208, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t135 = h_17 < G1 ? offs[h_17] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_15 = lt_imax(pick_14, (h_17 < G && t135 / 128 + h_17 <= slot ? h_17 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_18 = lt_imin(g + 224, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t143 = h_18 < G1 ? offs[h_18] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_16 = lt_imax(pick_15, (h_18 < G && t143 / 128 + h_18 <= slot ? h_18 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_19 = lt_imin(g + 240, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t151 = h_19 < G1 ? offs[h_19] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int g_2 = lt_imax(pick_16, (h_19 < G && t151 / 128 + h_19 <= slot ? h_19 : g));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_20 = lt_imin(g_2 + 1, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t159 = h_20 < G1 ? offs[h_20] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_17 = lt_imax(g_2, (h_20 < G && t159 / 128 + h_20 <= slot ? h_20 : g_2));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_21 = lt_imin(g_2 + 2, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t167 = h_21 < G1 ? offs[h_21] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_18 = lt_imax(pick_17, (h_21 < G && t167 / 128 + h_21 <= slot ? h_21 : g_2));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_22 = lt_imin(g_2 + 3, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t175 = h_22 < G1 ? offs[h_22] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_19 = lt_imax(pick_18, (h_22 < G && t175 / 128 + h_22 <= slot ? h_22 : g_2));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_23 = lt_imin(g_2 + 4, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t183 = h_23 < G1 ? offs[h_23] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_20 = lt_imax(pick_19, (h_23 < G && t183 / 128 + h_23 <= slot ? h_23 : g_2));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_24 = lt_imin(g_2 + 5, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t191 = h_24 < G1 ? offs[h_24] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_21 = lt_imax(pick_20, (h_24 < G && t191 / 128 + h_24 <= slot ? h_24 : g_2));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_25 = lt_imin(g_2 + 6, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t199 = h_25 < G1 ? offs[h_25] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_22 = lt_imax(pick_21, (h_25 < G && t199 / 128 + h_25 <= slot ? h_25 : g_2));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_26 = lt_imin(g_2 + 7, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t207 = h_26 < G1 ? offs[h_26] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_23 = lt_imax(pick_22, (h_26 < G && t207 / 128 + h_26 <= slot ? h_26 : g_2));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_27 = lt_imin(g_2 + 8, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t215 = h_27 < G1 ? offs[h_27] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_24 = lt_imax(pick_23, (h_27 < G && t215 / 128 + h_27 <= slot ? h_27 : g_2));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_28 = lt_imin(g_2 + 9, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t223 = h_28 < G1 ? offs[h_28] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_25 = lt_imax(pick_24, (h_28 < G && t223 / 128 + h_28 <= slot ? h_28 : g_2));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_29 = lt_imin(g_2 + 10, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t231 = h_29 < G1 ? offs[h_29] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_26 = lt_imax(pick_25, (h_29 < G && t231 / 128 + h_29 <= slot ? h_29 : g_2));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_30 = lt_imin(g_2 + 11, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t239 = h_30 < G1 ? offs[h_30] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_27 = lt_imax(pick_26, (h_30 < G && t239 / 128 + h_30 <= slot ? h_30 : g_2));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_31 = lt_imin(g_2 + 12, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t247 = h_31 < G1 ? offs[h_31] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_28 = lt_imax(pick_27, (h_31 < G && t247 / 128 + h_31 <= slot ? h_31 : g_2));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_32 = lt_imin(g_2 + 13, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t255 = h_32 < G1 ? offs[h_32] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_29 = lt_imax(pick_28, (h_32 < G && t255 / 128 + h_32 <= slot ? h_32 : g_2));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_33 = lt_imin(g_2 + 14, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t263 = h_33 < G1 ? offs[h_33] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int pick_30 = lt_imax(pick_29, (h_33 < G && t263 / 128 + h_33 <= slot ? h_33 : g_2));
-        // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
         const int h_34 = lt_imin(g_2 + 15, G);
-        // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
         const int t271 = h_34 < G1 ? offs[h_34] : 0;
-        // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
         const int g_3 = lt_imax(pick_30, (h_34 < G && t271 / 128 + h_34 <= slot ? h_34 : g_2));
-        // grouped_matmul.lua:70: local lo = k:load(p.offs:at({ g }))
+        // grouped_matmul.lua:71: local lo = k:load(p.offs:at({ g }))
         const int lo = g_3 < G1 ? offs[g_3] : 0;
-        // grouped_matmul.lua:71: local hi = k:load(p.offs:at({ g + 1 }))
+        // grouped_matmul.lua:72: local hi = k:load(p.offs:at({ g + 1 }))
         const int hi = g_3 + 1 < G1 ? offs[g_3 + 1] : 0;
-        // grouped_matmul.lua:72: local m0 = lo + (slot - (lo // BM + g)) * BM   -- this tile's first row
-        const int m0 = lo + (slot - (lo / 128 + g_3)) * 128;
-        // grouped_matmul.lua:73: local used = tile.both(m0:ge(lo), m0:lt(hi))   -- a slot of this group's (else: before the first group, or past g's tiles)
+        // grouped_matmul.lua:73: local off = (slot - (lo // BM + g)) * BM   -- this tile's first row in the group
+        const int off_2 = (slot - (lo / 128 + g_3)) * 128;
+        // grouped_matmul.lua:74: local m0 = lo + off   -- ... and in X
+        const int m0 = lo + off_2;
+        // grouped_matmul.lua:75: local used = tile.both(m0:ge(lo), m0:lt(hi))   -- a slot of this group's (else: before the first group, or past g's tiles)
         const bool used = m0 >= lo && m0 < hi;
-        // grouped_matmul.lua:74: local kts = tile.where(used, tile.cdiv(p.K, BK), 0)   -- no K loop for an unused slot
+        // grouped_matmul.lua:76: local kts = tile.where(used, tile.cdiv(p.K, BK), 0)   -- no K loop for an unused slot
         const int kts = used ? (K + 64 - 1) / 64 : 0;
-        // grouped_matmul.lua:77: local r0 = tile.max(m0, 0)
+        // grouped_matmul.lua:79: local r0 = tile.max(m0, 0)
         const int r0 = lt_imax(m0, 0);
-        // grouped_matmul.lua:82: k:pipelined(0, hi, c.stages, function(kt)
+        // grouped_matmul.lua:84: k:pipelined(0, hi, c.stages, function(kt)
         for (int kt = 0; kt < kts; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
           lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 49152);   /* the bytes its copies deliver */
-          // grouped_matmul.lua:83: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
+          // grouped_matmul.lua:85: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
           lt_tma_load_2d(&As[kt_stage][0][0], &X_map, kt * 64, r0, &kt_full[kt_stage]);
-          // grouped_matmul.lua:84: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
+          // grouped_matmul.lua:86: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
           lt_tma_load_3d(&Bs[kt_stage][0][0], &W_map, kt * 64, bn * 256, g_3, &kt_full[kt_stage]);
         }
       }
@@ -1200,226 +1222,228 @@ __global__ void __launch_bounds__(384, 1) grouped_matmul_f16_nk_kernel(const __g
     int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
     for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
       const int pid0 = lt_prog;
-      // grouped_matmul.lua:50: local slots, ntn = p.T // BM + p.G, tile.cdiv(p.N, BN)
+      // grouped_matmul.lua:51: local slots, ntn = p.T // BM + p.G, tile.cdiv(p.N, BN)
       const int slots = T / 128 + G;
       const int ntn = (N + 256 - 1) / 256;
-      // grouped_matmul.lua:51: local slot, bn = tile.grouped(k:grid(slots * ntn), slots, ntn, c.group_m)
+      // grouped_matmul.lua:52: local slot, bn = tile.grouped(k:grid(slots * ntn), slots, ntn, c.group_m)
       const int t8 = 8 * ntn;
       const int t10 = pid0 / t8 * 8;
       const int t13 = lt_imin(lt_imax(slots - t10, 1), 8);
       const int slot = t10 + pid0 % t8 % t13;
       const int bn = pid0 % t8 / t13;
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_2 = lt_imin(256, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t17 = h_2 < G1 ? offs[h_2] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick = lt_imax(0, (h_2 < G && t17 / 128 + h_2 <= slot ? h_2 : 0));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_3 = lt_imin(512, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t24 = h_3 < G1 ? offs[h_3] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_2 = lt_imax(pick, (h_3 < G && t24 / 128 + h_3 <= slot ? h_3 : 0));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_4 = lt_imin(768, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t31 = h_4 < G1 ? offs[h_4] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int g = lt_imax(pick_2, (h_4 < G && t31 / 128 + h_4 <= slot ? h_4 : 0));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_5 = lt_imin(g + 16, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t39 = h_5 < G1 ? offs[h_5] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_3 = lt_imax(g, (h_5 < G && t39 / 128 + h_5 <= slot ? h_5 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_6 = lt_imin(g + 32, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t47 = h_6 < G1 ? offs[h_6] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_4 = lt_imax(pick_3, (h_6 < G && t47 / 128 + h_6 <= slot ? h_6 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_7 = lt_imin(g + 48, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t55 = h_7 < G1 ? offs[h_7] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_5 = lt_imax(pick_4, (h_7 < G && t55 / 128 + h_7 <= slot ? h_7 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_8 = lt_imin(g + 64, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t63 = h_8 < G1 ? offs[h_8] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_6 = lt_imax(pick_5, (h_8 < G && t63 / 128 + h_8 <= slot ? h_8 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_9 = lt_imin(g + 80, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t71 = h_9 < G1 ? offs[h_9] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_7 = lt_imax(pick_6, (h_9 < G && t71 / 128 + h_9 <= slot ? h_9 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_10 = lt_imin(g + 96, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t79 = h_10 < G1 ? offs[h_10] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_8 = lt_imax(pick_7, (h_10 < G && t79 / 128 + h_10 <= slot ? h_10 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_11 = lt_imin(g + 112, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t87 = h_11 < G1 ? offs[h_11] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_9 = lt_imax(pick_8, (h_11 < G && t87 / 128 + h_11 <= slot ? h_11 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_12 = lt_imin(g + 128, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t95 = h_12 < G1 ? offs[h_12] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_10 = lt_imax(pick_9, (h_12 < G && t95 / 128 + h_12 <= slot ? h_12 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_13 = lt_imin(g + 144, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t103 = h_13 < G1 ? offs[h_13] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_11 = lt_imax(pick_10, (h_13 < G && t103 / 128 + h_13 <= slot ? h_13 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_14 = lt_imin(g + 160, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t111 = h_14 < G1 ? offs[h_14] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_12 = lt_imax(pick_11, (h_14 < G && t111 / 128 + h_14 <= slot ? h_14 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_15 = lt_imin(g + 176, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t119 = h_15 < G1 ? offs[h_15] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_13 = lt_imax(pick_12, (h_15 < G && t119 / 128 + h_15 <= slot ? h_15 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_16 = lt_imin(g + 192, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t127 = h_16 < G1 ? offs[h_16] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_14 = lt_imax(pick_13, (h_16 < G && t127 / 128 + h_16 <= slot ? h_16 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_17 = lt_imin(g + 208, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t135 = h_17 < G1 ? offs[h_17] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_15 = lt_imax(pick_14, (h_17 < G && t135 / 128 + h_17 <= slot ? h_17 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_18 = lt_imin(g + 224, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t143 = h_18 < G1 ? offs[h_18] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_16 = lt_imax(pick_15, (h_18 < G && t143 / 128 + h_18 <= slot ? h_18 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_19 = lt_imin(g + 240, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t151 = h_19 < G1 ? offs[h_19] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int g_2 = lt_imax(pick_16, (h_19 < G && t151 / 128 + h_19 <= slot ? h_19 : g));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_20 = lt_imin(g_2 + 1, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t159 = h_20 < G1 ? offs[h_20] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_17 = lt_imax(g_2, (h_20 < G && t159 / 128 + h_20 <= slot ? h_20 : g_2));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_21 = lt_imin(g_2 + 2, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t167 = h_21 < G1 ? offs[h_21] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_18 = lt_imax(pick_17, (h_21 < G && t167 / 128 + h_21 <= slot ? h_21 : g_2));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_22 = lt_imin(g_2 + 3, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t175 = h_22 < G1 ? offs[h_22] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_19 = lt_imax(pick_18, (h_22 < G && t175 / 128 + h_22 <= slot ? h_22 : g_2));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_23 = lt_imin(g_2 + 4, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t183 = h_23 < G1 ? offs[h_23] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_20 = lt_imax(pick_19, (h_23 < G && t183 / 128 + h_23 <= slot ? h_23 : g_2));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_24 = lt_imin(g_2 + 5, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t191 = h_24 < G1 ? offs[h_24] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_21 = lt_imax(pick_20, (h_24 < G && t191 / 128 + h_24 <= slot ? h_24 : g_2));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_25 = lt_imin(g_2 + 6, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t199 = h_25 < G1 ? offs[h_25] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_22 = lt_imax(pick_21, (h_25 < G && t199 / 128 + h_25 <= slot ? h_25 : g_2));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_26 = lt_imin(g_2 + 7, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t207 = h_26 < G1 ? offs[h_26] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_23 = lt_imax(pick_22, (h_26 < G && t207 / 128 + h_26 <= slot ? h_26 : g_2));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_27 = lt_imin(g_2 + 8, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t215 = h_27 < G1 ? offs[h_27] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_24 = lt_imax(pick_23, (h_27 < G && t215 / 128 + h_27 <= slot ? h_27 : g_2));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_28 = lt_imin(g_2 + 9, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t223 = h_28 < G1 ? offs[h_28] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_25 = lt_imax(pick_24, (h_28 < G && t223 / 128 + h_28 <= slot ? h_28 : g_2));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_29 = lt_imin(g_2 + 10, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t231 = h_29 < G1 ? offs[h_29] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_26 = lt_imax(pick_25, (h_29 < G && t231 / 128 + h_29 <= slot ? h_29 : g_2));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_30 = lt_imin(g_2 + 11, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t239 = h_30 < G1 ? offs[h_30] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_27 = lt_imax(pick_26, (h_30 < G && t239 / 128 + h_30 <= slot ? h_30 : g_2));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_31 = lt_imin(g_2 + 12, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t247 = h_31 < G1 ? offs[h_31] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_28 = lt_imax(pick_27, (h_31 < G && t247 / 128 + h_31 <= slot ? h_31 : g_2));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_32 = lt_imin(g_2 + 13, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t255 = h_32 < G1 ? offs[h_32] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_29 = lt_imax(pick_28, (h_32 < G && t255 / 128 + h_32 <= slot ? h_32 : g_2));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_33 = lt_imin(g_2 + 14, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t263 = h_33 < G1 ? offs[h_33] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int pick_30 = lt_imax(pick_29, (h_33 < G && t263 / 128 + h_33 <= slot ? h_33 : g_2));
-      // grouped_matmul.lua:63: local h = tile.min(g + j * step, p.G)
+      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
       const int h_34 = lt_imin(g_2 + 15, G);
-      // grouped_matmul.lua:64: local start = k:load(p.offs:at({ h })) // BM + h
+      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
       const int t271 = h_34 < G1 ? offs[h_34] : 0;
-      // grouped_matmul.lua:65: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
       const int g_3 = lt_imax(pick_30, (h_34 < G && t271 / 128 + h_34 <= slot ? h_34 : g_2));
-      // grouped_matmul.lua:70: local lo = k:load(p.offs:at({ g }))
+      // grouped_matmul.lua:71: local lo = k:load(p.offs:at({ g }))
       const int lo = g_3 < G1 ? offs[g_3] : 0;
-      // grouped_matmul.lua:71: local hi = k:load(p.offs:at({ g + 1 }))
+      // grouped_matmul.lua:72: local hi = k:load(p.offs:at({ g + 1 }))
       const int hi = g_3 + 1 < G1 ? offs[g_3 + 1] : 0;
-      // grouped_matmul.lua:72: local m0 = lo + (slot - (lo // BM + g)) * BM   -- this tile's first row
-      const int m0 = lo + (slot - (lo / 128 + g_3)) * 128;
-      // grouped_matmul.lua:73: local used = tile.both(m0:ge(lo), m0:lt(hi))   -- a slot of this group's (else: before the first group, or past g's tiles)
+      // grouped_matmul.lua:73: local off = (slot - (lo // BM + g)) * BM   -- this tile's first row in the group
+      const int off_2 = (slot - (lo / 128 + g_3)) * 128;
+      // grouped_matmul.lua:74: local m0 = lo + off   -- ... and in X
+      const int m0 = lo + off_2;
+      // grouped_matmul.lua:75: local used = tile.both(m0:ge(lo), m0:lt(hi))   -- a slot of this group's (else: before the first group, or past g's tiles)
       const bool used = m0 >= lo && m0 < hi;
-      // grouped_matmul.lua:74: local kts = tile.where(used, tile.cdiv(p.K, BK), 0)   -- no K loop for an unused slot
+      // grouped_matmul.lua:76: local kts = tile.where(used, tile.cdiv(p.K, BK), 0)   -- no K loop for an unused slot
       const int kts = used ? (K + 64 - 1) / 64 : 0;
-      // grouped_matmul.lua:77: local r0 = tile.max(m0, 0)
+      // grouped_matmul.lua:79: local r0 = tile.max(m0, 0)
       const int r0 = lt_imax(m0, 0);
-      // grouped_matmul.lua:80: local acc = k:fragment("f32", { BM, BN }, 0)
+      // grouped_matmul.lua:82: local acc = k:fragment("f32", { BM, BN }, 0)
       float acc_2[128];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1431,11 +1455,11 @@ __global__ void __launch_bounds__(384, 1) grouped_matmul_f16_nk_kernel(const __g
           }
         }
       }
-      // grouped_matmul.lua:82: k:pipelined(0, hi, c.stages, function(kt)
+      // grouped_matmul.lua:84: k:pipelined(0, hi, c.stages, function(kt)
       for (int kt = 0; kt < kts; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
         /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
-        // grouped_matmul.lua:85: k:gemm(As, Bs, acc, { transpose_b = nk })
+        // grouped_matmul.lua:87: k:gemm(As, Bs, acc, { transpose_b = nk })
         lt_wgmma_settle(acc_2);
         lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
         #pragma unroll
@@ -1449,37 +1473,46 @@ __global__ void __launch_bounds__(384, 1) grouped_matmul_f16_nk_kernel(const __g
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(acc_2);   /* read below, after the wait */
       if (kts > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
-      // grouped_matmul.lua:92: local rows = k:iota({ BM, 1 }, 1) + m0
-      int rows[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        rows[ri] = ri * 8 + row0 + m0;
-      }
-      // grouped_matmul.lua:93: k:store(p.Y:view({ m0, bn * BN }, { BM, BN }), acc, { mask = tile.both(used, rows:lt(hi)) })
-      {
-        __half *base = Y;
+      // grouped_matmul.lua:96: k:store(p.Y:rows(lo, hi):view({ off, bn * BN }, { BM, BN }), acc)
+      {   /* out by TMA stores (Y_map: only the elements inside Y are written), each consumer warpgroup its 64 rows, 128 columns at a time through Y_out[wg] */
+        const int wg = tid / 128;   /* this thread's warpgroup */
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int part = 0; part < 2; ++part) {   /* columns part * 128.. of the tile */
+          if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read Y_out[wg] */
+          lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */
           #pragma unroll
-          for (int ci = 0; ci < 32; ++ci) {
-            const int64_t gr = (int64_t)m0 + ri * 8 + row0;
-            const int gc = bn * 256 + ci * 8 + col0;
-            __half *ptr = base + (int64_t)gr * N + gc;
-            if (gr >= 0 && gr < T && used && rows[ri] < hi && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-              union { uint32_t v[1]; __half e[2]; } h;
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 32; ++ci) {
+              if (ci / 16 != part) continue;   /* a column chunk of another part */
+              union { uint32_t v; __half e[2]; } h;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
-              ((uint32_t *)ptr)[0] = h.v[0];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                if (gr >= 0 && gr < T && used && rows[ri] < hi && gc >= 0 && gc + vi < N) ptr[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
-              }
+              *(uint32_t *)&Y_out[wg][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) / 64][ri * 8 + row0 - wg * 64][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) % 64] = h.v;
+            }
+          }
+          lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
+          lt_named_barrier(2 + wg, 128);   /* Y_out[wg] is whole */
+          const int wr = lo + off_2 + wg * 64;   /* the warpgroup's first row */
+          if (!(wr >= lo && wr + 64 <= hi)) {   /* rows outside Y:rows(lo, hi): 16-byte chunks of the rows inside, from Y_out[wg] */
+            for (int i = tid % 128; i < 1024; i += 128) {
+              const int r = wr + i / 16, gc = bn * 256 + part * 128 + i % 16 * 8;
+              if (!(r >= lo && r < hi && r >= 0 && r < T)) continue;
+              __half *ptr = Y + (int64_t)r * N + gc;
+              if (gc + 8 <= N && gc % 8 == 0) *(uint4 *)ptr = *(const uint4 *)&Y_out[wg][((i % 16 * 8) ^ ((i / 16) & 7) << 3) / 64][i / 16][((i % 16 * 8) ^ ((i / 16) & 7) << 3) % 64];
+              else for (int j = 0; j < 8 && gc + j < N; ++j) ptr[j] = (&Y_out[wg][((i % 16 * 8) ^ ((i / 16) & 7) << 3) / 64][i / 16][((i % 16 * 8) ^ ((i / 16) & 7) << 3) % 64])[j];   /* the row's end, or off the 16-byte grid */
+            }
+          } else {   /* all inside: out by the copy engine */
+            if (tid % 128 == 0) {
+              lt_tma_store_2d(&Y_map, bn * 256 + part * 128, lo + off_2 + wg * 64, &Y_out[wg][0][0][0]);
+              lt_tma_store_2d(&Y_map, bn * 256 + part * 128 + 64, lo + off_2 + wg * 64, &Y_out[wg][1][0][0]);
+              lt_tma_store_commit();
             }
           }
         }
       }
     }
+    if (tid % 128 == 0) lt_tma_store_wait<0>();   /* the warpgroup's TMA stores are done before it ends */
   }
 }
 
@@ -1492,8 +1525,8 @@ extern "C" int grouped_matmul_f16_nk(const void *X, const void *W, const void *o
   /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
   if ((double)G * N * K >= 0x1p62) return cudaErrorInvalidValue;
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)offs % 4 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  if ((int64_t)G1 != (int64_t)G + 1) return cudaErrorInvalidValue;   /* grouped_matmul.lua:48: offs has G + 1 entries */
-  if ((int64_t)G > 1024) return cudaErrorInvalidValue;   /* grouped_matmul.lua:49: at most max_groups groups (the config's binary search) */
+  if ((int64_t)G1 != (int64_t)G + 1) return cudaErrorInvalidValue;   /* grouped_matmul.lua:49: offs has G + 1 entries */
+  if ((int64_t)G > 1024) return cudaErrorInvalidValue;   /* grouped_matmul.lua:50: at most max_groups groups (the config's binary search) */
   const int64_t grid_x = ((int64_t)T / 128 + (int64_t)G) * (((int64_t)N + 256 - 1) / 256);
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
@@ -1501,9 +1534,12 @@ extern "C" int grouped_matmul_f16_nk(const void *X, const void *W, const void *o
   const uint32_t X_map_box[2] = {64, 128};
   const uint64_t W_map_dims[3] = {(uint64_t)K, (uint64_t)N, (uint64_t)G}, W_map_strides[2] = {(uint64_t)(int64_t)K, (uint64_t)((int64_t)K * (int64_t)N)};
   const uint32_t W_map_box[3] = {64, 256, 1};
-  CUtensorMap X_map, W_map;
+  const uint64_t Y_map_dims[2] = {(uint64_t)N, (uint64_t)T}, Y_map_strides[1] = {(uint64_t)(int64_t)N};
+  const uint32_t Y_map_box[2] = {64, 64};
+  CUtensorMap X_map, W_map, Y_map;
   if (lt_tma_encode(&X_map, X, LT_TMA_F16, 2, X_map_dims, X_map_strides, X_map_box, 128) != 0 ||
-      lt_tma_encode(&W_map, W, LT_TMA_F16, 3, W_map_dims, W_map_strides, W_map_box, 128) != 0)
+      lt_tma_encode(&W_map, W, LT_TMA_F16, 3, W_map_dims, W_map_strides, W_map_box, 128) != 0 ||
+      lt_tma_encode(&Y_map, Y, LT_TMA_F16, 2, Y_map_dims, Y_map_strides, Y_map_box, 128) != 0)
     return grouped_matmul_f16_nk_cp(X, W, offs, Y, T, K, G, N, G1, stream);
   /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
   const int64_t programs = grid_x;
@@ -1512,9 +1548,9 @@ extern "C" int grouped_matmul_f16_nk(const void *X, const void *W, const void *o
   if (sm_err != 0) return sm_err;
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
-  /* 147504 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(grouped_matmul_f16_nk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 147504);
+  /* 181248 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(grouped_matmul_f16_nk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 181248);
   if (err != cudaSuccess) return (int)err;
-  grouped_matmul_f16_nk_kernel<<<grid, dim3(384), 147504, (cudaStream_t)stream>>>(X_map, W_map, (const __half *)X, (const __half *)W, (const int *)offs, (__half *)Y, T, K, G, N, G1);
+  grouped_matmul_f16_nk_kernel<<<grid, dim3(384), 181248, (cudaStream_t)stream>>>(X_map, W_map, Y_map, (const __half *)X, (const __half *)W, (const int *)offs, (__half *)Y, T, K, G, N, G1);
   return (int)cudaGetLastError();
 }

@@ -29,13 +29,13 @@ import math
 
 import torch
 
-from . import _kernels, _ops
+from . import _index, _kernels, _ops
 from ._lib import Error, LaunchError, Library, LibraryNotFound, library, load_library
 from ._ops import HAVE_CUSTOM_OP
 
 __all__ = [
     "scaled_dot_product_attention", "attention", "matmul", "rms_norm", "layer_norm", "softmax",
-    "bias_gelu", "add", "load_library", "library", "Library", "Error", "LaunchError", "LibraryNotFound",
+    "bias_gelu", "add", "embedding", "cross_entropy", "load_library", "library", "Library", "Error", "LaunchError", "LibraryNotFound",
     "HAVE_CUSTOM_OP", "HEAD_DIMS",
 ]
 
@@ -305,3 +305,21 @@ def add(input, other):
     if _direct(input, other):
         return _kernels.add(input, other)
     return _ops.add_op(input, other)
+
+
+def embedding(input, weight, padding_idx=None):
+    """weight[input]: the rows of weight [V, D] at the indices input (int64 or
+    int32, any shape), as F.embedding; an index outside [0, V) gives a row of
+    zeros (torch raises).  Backward: dweight by the kernel's f32 atomic adds
+    (not deterministic on a GPU), none for the row padding_idx.  Autograd
+    through torch.autograd.Function (not a torch.library op)."""
+    return _index.Embedding.apply(input, weight, padding_idx)
+
+
+def cross_entropy(input, target, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+    """F.cross_entropy of logits input [N, V] (f32, f16, bf16) and class indices
+    target [N] (int64 or int32): ignore_index, reduction "mean" (over the rows
+    not ignored), "sum" or "none", label_smoothing.  A label outside [0, V)
+    that is not ignore_index reads its logit as 0 (torch raises).  Backward:
+    the kernel's dinput.  Autograd through torch.autograd.Function."""
+    return _index.CrossEntropy.apply(input, target, ignore_index, reduction, label_smoothing)

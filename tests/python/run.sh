@@ -7,6 +7,8 @@
 #   python/...           tests/python/test_torch.py: each op forward and backward
 #                        against torch in float64, layouts, bad inputs, the library's
 #                        errors (its own PASS / FAIL / SKIP lines)
+#   python/index/...     tests/python/test_index.py: embedding and cross_entropy
+#                        against torch in float64, int64 and int32 indices
 #   python/run           test_torch.py did not crash
 #   python/doc/...       the marked python blocks of docs/python.md and
 #                        README.md run (tests/python/doc_blocks.py)
@@ -41,6 +43,14 @@ case $rc in
   0|1) echo "PASS python/run: test_torch.py ran to the end ($(head -n 1 $b/test_torch.log | cut -c3-200))" ;;
   124) echo "FAIL python/run: test_torch.py timed out after 600 s (build/tests/python/test_torch.log)" ;;
   *) echo "FAIL python/run: test_torch.py exited $rc (a crash?): $(tail -n 1 $b/test_torch.log | cut -c1-200)" ;;
+esac
+
+rc=0
+LUATILE_LIB_CPU= timeout 300 "$py" tests/python/test_index.py > $b/test_index.log 2>&1 || rc=$?
+grep -E '^(PASS|FAIL|SKIP)' $b/test_index.log
+case $rc in
+  0|1) echo "PASS python/run/index: test_index.py ran to the end" ;;
+  *) echo "FAIL python/run/index: test_index.py exited $rc (a crash?): $(tail -n 1 $b/test_index.log | cut -c1-200)" ;;
 esac
 
 for doc in docs/python.md README.md; do

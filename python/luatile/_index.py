@@ -1,0 +1,199 @@
+"""The index ops: embedding (dsl/kernels/embedding.lua) and cross_entropy
+(dsl/kernels/cross_entropy.lua), forward and backward, as
+torch.autograd.Function classes.
+
+Indices and labels are int64 (PyTorch's own) or int32, passed to the
+kernels' i64 or i32 variants as they are (no conversion pass).  Where torch
+raises on an index outside the table or a label outside [0, V), the kernels
+never read or write outside a tensor instead: an embedding index outside
+[0, V) gives a row of zeros and adds nothing to the gradient; a label
+outside [0, V) that is not ignore_index reads its logit as 0.
+
+embedding backward: the gradient is summed into an f32 table by atomic
+adds (the order of the adds to one row varies from run to run on a GPU:
+not deterministic), then rounded once to the weight's dtype.
+"""
+import torch
+
+from . import _kernels as K
+from . import _lib
+
+INDEX_DTYPES = {torch.int32: "", torch.int64: "_i64"}
+_I32_MIN, _I32_MAX = -(1 << 31), (1 << 31) - 1
+
+
+def _check_index(op, name, t):
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"luatile.{op}: {name} must be a torch.Tensor, not {type(t).__name__}")
+    if t.dtype not in INDEX_DTYPES:
+        raise TypeError(f"luatile.{op}: {name} has dtype {str(t.dtype).replace('torch.', '')}; "
+                        "the kernels take int32 and int64")
+    if t.layout != torch.strided:
+        raise ValueError(f"luatile.{op}: {name} must be a dense (strided) tensor, not {t.layout}")
+
+
+def _launch(device, name, *args):
+    """Runs launcher `name` with args on the device's current stream."""
+    lib = _lib.library(device)
+    guard, stream = K._launch_env(device)
+    with guard:
+        lib.call(name, *args, stream)
+
+
+# ---------------------------------------------------------------------------
+# embedding
+
+
+def check_embedding(indices, weight, padding_idx):
+    K.check_tensor("embedding", "weight", weight, K.DTYPES, dim=2)
+    _check_index("embedding", "input", indices)
+    if indices.device != weight.device:
+        raise ValueError(f"luatile.embedding: input is on {indices.device}, weight on {weight.device}: "
+                         "they must be on the same device")
+    V, D = weight.shape
+    if padding_idx is not None:
+        if not isinstance(padding_idx, int) or isinstance(padding_idx, bool):
+            raise TypeError("luatile.embedding: padding_idx must be an int or None")
+        if not -V <= padding_idx < V:
+            raise ValueError(f"luatile.embedding: padding_idx {padding_idx} is outside [-{V}, {V})")
+    K.check_sizes("embedding", V=V, D=D, N=indices.numel())
+
+
+def embedding_forward(indices, weight):
+    """Y[..., :] = weight[indices[...], :]; rows of zeros for indices outside."""
+    V, D = weight.shape
+    ids = indices.reshape(-1).contiguous()
+    w = weight.contiguous()
+    y = torch.empty((ids.numel(), D), dtype=weight.dtype, device=weight.device)
+    if ids.numel() and D:
+        name = f"embedding_{K.DTYPES[weight.dtype]}{INDEX_DTYPES[ids.dtype]}_fwd"
+        _launch(weight.device, name, w.data_ptr(), ids.data_ptr(), y.data_ptr(), V, D, ids.numel())
+    return y.reshape(*indices.shape, D)
+
+
+def embedding_backward(grad, indices, V, dtype, padding_idx):
+    """dW [V, D] (dtype) = the rows of grad added at their indices, f32 sums;
+    the rows of index padding_idx (None: none) add nothing."""
+    D = grad.shape[-1]
+    ids, g = indices.reshape(-1).contiguous(), grad.reshape(-1, D).contiguous()
+    dw = torch.zeros((V, D), dtype=torch.float32, device=grad.device)
+    if ids.numel() and D:
+        pad = -1 if padding_idx is None else padding_idx % V
+        if ids.dtype == torch.int32 and not _I32_MIN <= pad <= _I32_MAX:
+            pad = -1
+        name = f"embedding_{K.DTYPES[g.dtype]}{INDEX_DTYPES[ids.dtype]}_bwd"
+        _launch(grad.device, name, g.data_ptr(), ids.data_ptr(), dw.data_ptr(), ids.numel(), D, V, pad)
+    return dw.to(dtype)
+
+
+class Embedding(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, indices, weight, padding_idx):
+        check_embedding(indices, weight, padding_idx)
+        ctx.save_for_backward(indices)
+        ctx.V, ctx.dtype, ctx.padding_idx = weight.shape[0], weight.dtype, padding_idx
+        return embedding_forward(indices, weight)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (indices,) = ctx.saved_tensors
+        if grad.dtype != ctx.dtype:
+            grad = grad.to(ctx.dtype)
+        dw = embedding_backward(grad, indices, ctx.V, ctx.dtype, ctx.padding_idx)
+        return None, dw, None
+
+
+# ---------------------------------------------------------------------------
+# cross_entropy
+
+REDUCTIONS = ("mean", "sum", "none")
+
+
+def check_cross_entropy(x, target, ignore_index, reduction, label_smoothing):
+    K.check_tensor("cross_entropy", "input", x, K.DTYPES, dim=2)
+    _check_index("cross_entropy", "target", target)
+    if target.dim() != 1 or target.shape[0] != x.shape[0]:
+        raise ValueError(f"luatile.cross_entropy: target must have shape ({x.shape[0]},) (one label a row of "
+                         f"input), has {tuple(target.shape)}")
+    if target.device != x.device:
+        raise ValueError(f"luatile.cross_entropy: target is on {target.device}, input on {x.device}: "
+                         "they must be on the same device")
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"luatile.cross_entropy: reduction must be one of {', '.join(REDUCTIONS)}, not {reduction!r}")
+    if not isinstance(ignore_index, int) or isinstance(ignore_index, bool):
+        raise TypeError("luatile.cross_entropy: ignore_index must be an int")
+    if not 0.0 <= float(label_smoothing) <= 1.0:
+        raise ValueError(f"luatile.cross_entropy: label_smoothing {label_smoothing} is outside [0, 1]")
+    N, V = x.shape
+    if V == 0:
+        raise ValueError("luatile.cross_entropy: input has no classes (its last dim is 0)")
+    K.check_sizes("cross_entropy", N=N, V=V)
+
+
+def _ignore(target, ignore_index):
+    """ignore_index as the kernel's scalar; None for int32 labels and an index
+    past int32, which no int32 label equals."""
+    if target.dtype == torch.int32 and not _I32_MIN <= ignore_index <= _I32_MAX:
+        return None
+    return ignore_index
+
+
+def cross_entropy_forward(x, target, ignore_index, label_smoothing):
+    """(loss [N] f32, lse [N] f32): each row's loss, 0 where its label is ignore_index."""
+    N, V = x.shape
+    x, t = x.contiguous(), target.contiguous()
+    loss = torch.empty(N, dtype=torch.float32, device=x.device)
+    lse = torch.empty(N, dtype=torch.float32, device=x.device)
+    if N:
+        ign = _ignore(t, ignore_index)
+        name = f"cross_entropy_{K.DTYPES[x.dtype]}{INDEX_DTYPES[t.dtype]}_fwd"
+        # an ignore_index past int32 with int32 labels: 2^31 - 1, which no label in [0, V) equals
+        _launch(x.device, name, x.data_ptr(), t.data_ptr(), loss.data_ptr(), lse.data_ptr(), N, V,
+                ign if ign is not None else _I32_MAX, float(label_smoothing))
+    return loss, lse
+
+
+def cross_entropy_backward(dl, x, target, lse, ignore_index, label_smoothing):
+    """dX [N, V] (x's dtype) for each row's loss gradient dl [N] (f32)."""
+    N, V = x.shape
+    x, t = x.contiguous(), target.contiguous()
+    lse, dl = lse.contiguous(), dl.float().contiguous()   # kept alive until the launch returns
+    dx = torch.empty((N, V), dtype=x.dtype, device=x.device)
+    if N:
+        ign = _ignore(t, ignore_index)
+        name = f"cross_entropy_{K.DTYPES[x.dtype]}{INDEX_DTYPES[t.dtype]}_bwd"
+        _launch(x.device, name, x.data_ptr(), t.data_ptr(), lse.data_ptr(), dl.data_ptr(), dx.data_ptr(), N, V,
+                ign if ign is not None else _I32_MAX, float(label_smoothing))
+    return dx
+
+
+class CrossEntropy(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, target, ignore_index, reduction, label_smoothing):
+        check_cross_entropy(x, target, ignore_index, reduction, label_smoothing)
+        loss, lse = cross_entropy_forward(x, target, ignore_index, label_smoothing)
+        count = None
+        if reduction == "mean":
+            count = (target != ignore_index).sum().to(torch.float32)
+            out = loss.sum() / count
+        elif reduction == "sum":
+            out = loss.sum()
+        else:
+            out = loss
+        ctx.save_for_backward(x, target, lse, count)
+        ctx.ignore_index, ctx.reduction, ctx.label_smoothing = ignore_index, reduction, label_smoothing
+        return out.to(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, target, lse, count = ctx.saved_tensors
+        N = x.shape[0]
+        g = grad.float()
+        if ctx.reduction == "mean":
+            dl = (g / count).expand(N)
+        elif ctx.reduction == "sum":
+            dl = g.expand(N)
+        else:
+            dl = g
+        dx = cross_entropy_backward(dl, x, target, lse, ctx.ignore_index, ctx.label_smoothing)
+        return dx, None, None, None, None
