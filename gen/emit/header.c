@@ -108,7 +108,7 @@ const char *ltE_header(E *e, Sym **ps, int n) {
     ltU_printf(&h, " * %s;\n"
                    " *   the same with a workspace: where the tiles leave SMs idle, a tile's K loop runs in parts\n"
                    " *   whose partial sums meet there, added in a fixed order (the result does not depend on\n"
-                   " *   the run); without one (NULL, or too small) it runs as %s.\n"
+                   " *   the run); without one (NULL, too small or not 16-byte aligned) it runs as %s.\n"
                    " * int64_t %s_workspace(void);\n"
                    " *   the workspace bytes %s_ws can use on the current device (-1: the device query failed).\n"
                    " *   The workspace must be zero before its first call (each call leaves it so), 16-byte aligned,\n"

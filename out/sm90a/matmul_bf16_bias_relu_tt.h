@@ -33,7 +33,7 @@
  * int matmul_bf16_bias_relu_tt_ws(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *workspace, int64_t workspace_bytes, void *stream);
  *   the same with a workspace: where the tiles leave SMs idle, a tile's K loop runs in parts
  *   whose partial sums meet there, added in a fixed order (the result does not depend on
- *   the run); without one (NULL, or too small) it runs as matmul_bf16_bias_relu_tt.
+ *   the run); without one (NULL, too small or not 16-byte aligned) it runs as matmul_bf16_bias_relu_tt.
  * int64_t matmul_bf16_bias_relu_tt_workspace(void);
  *   the workspace bytes matmul_bf16_bias_relu_tt_ws can use on the current device (-1: the device query failed).
  *   The workspace must be zero before its first call (each call leaves it so), 16-byte aligned,

@@ -24,7 +24,7 @@
  * int matmul_fp8_fast_accum_tensor_ws(const void *A, const void *B, void *C, int M, int K, int N, float scale_a, float scale_b, void *workspace, int64_t workspace_bytes, void *stream);
  *   the same with a workspace: where the tiles leave SMs idle, a tile's K loop runs in parts
  *   whose partial sums meet there, added in a fixed order (the result does not depend on
- *   the run); without one (NULL, or too small) it runs as matmul_fp8_fast_accum_tensor.
+ *   the run); without one (NULL, too small or not 16-byte aligned) it runs as matmul_fp8_fast_accum_tensor.
  * int64_t matmul_fp8_fast_accum_tensor_workspace(void);
  *   the workspace bytes matmul_fp8_fast_accum_tensor_ws can use on the current device (-1: the device query failed).
  *   The workspace must be zero before its first call (each call leaves it so), 16-byte aligned,
