@@ -372,6 +372,9 @@ typedef struct Kernel {
   int pingpong;         /* with persistent and one consumer warpgroup (threads 128): two consumer warpgroups,
                            each running every other program of the block, taking turns at the ring, so one's
                            epilogue runs under the other's wgmmas (plan.c, lower/sched_warpspec.c) */
+  int splitk;           /* with pingpong, a loop whose consumers' work is one gemm into a zeroed accumulator: the
+                           launcher may split the loop's range over lt_splits programs a tile, whose partial
+                           accumulators meet in a workspace (plan.c, lower/splitk.c) */
   TensorMap maps[LT_MAXMAPS];
   int nmaps;
   Require *requires;    /* k:require, in the order written */

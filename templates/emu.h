@@ -469,6 +469,7 @@ struct State {
   int nbar_arrived[16];     /* named barriers 1..15 (bar.sync / bar.arrive id, count) */
   int nbar_count[16];       /* the thread count of the phase in progress; 0: none */
   unsigned nbar_gen[16];
+  bool nbar_or[16], nbar_or_done[16];   /* bar.red.or: the phase in progress's OR, the last completed phase's */
   const char *nbar_file[16];
   int nbar_line[16];        /* where the pending phase's first arrival was */
   Thread *cur;              /* the thread running, NULL in the scheduler */
@@ -1090,6 +1091,8 @@ LT_EMU_FN void named_barrier(int id, int count, bool wait, const char *file, int
   if (!s->nbar_count[id]) s->nbar_count[id] = count, s->nbar_file[id] = file, s->nbar_line[id] = line;
   vc_release(s, t->warp, s->nbar_vc[id]);
   if (++s->nbar_arrived[id] == count) {
+    s->nbar_or_done[id] = s->nbar_or[id];
+    s->nbar_or[id] = false;
     s->nbar_arrived[id] = 0;
     s->nbar_count[id] = 0;
     s->nbar_gen[id]++;
@@ -1102,6 +1105,17 @@ LT_EMU_FN void named_barrier(int id, int count, bool wait, const char *file, int
   if (!wait) return;
   t->wait_bar = id;
   block_on(s, t, WAIT_NBAR, s->nbar_gen[id]);
+}
+
+/* bar.red.or.pred on named barrier id: named_barrier's bar.sync, returning
+** whether pred held in any thread of the phase.  The phase's OR is kept
+** until every thread of it is back (they all wait in it, so none can
+** start the next phase before this thread reads it). */
+LT_EMU_FN bool named_barrier_or(int id, int count, bool pred, const char *file, int line) {
+  State *s = g;
+  if (id >= 1 && id <= 15) s->nbar_or[id] = s->nbar_or[id] || pred;
+  named_barrier(id, count, true, file, line, "bar.red.or.pred (named barrier)");
+  return s->nbar_or_done[id];
 }
 
 /* A warp-wide operation: every lane of the warp must reach the same one

@@ -1310,6 +1310,19 @@ static inline __attribute__((unused)) int lt_sm_count(int *n) {
 #define lt_mbar_wait(bar, parity) ((void)lt_emu::mbar_try_wait(bar, parity, __FILE__, __LINE__))
 #define lt_fence_proxy_async() lt_emu::fence_proxy_async()
 #define lt_named_barrier(id, threads) lt_emu::named_barrier(id, threads, true, __FILE__, __LINE__, "bar.sync (named barrier)")
+#define lt_named_barrier_or(id, threads, pred) ((int)lt_emu::named_barrier_or(id, threads, (pred) != 0, __FILE__, __LINE__))
+/* split-K's workspace (templates/cuda_tma.h): the blocks run one after
+** another, so the counter is a plain one and the fence orders nothing more */
+static inline __attribute__((unused)) int lt_split_arrive(unsigned *sem, int parts) {
+  const int last = (*sem)++ == (unsigned)parts - 1;
+  if (last) *sem = 0;
+  return last;
+}
+static inline __attribute__((unused)) void lt_split_fence(void) {}
+static inline __attribute__((unused)) void lt_split_store4(float *p, float a, float b, float c, float d) {
+  p[0] = a, p[1] = b, p[2] = c, p[3] = d;
+}
+static inline __attribute__((unused)) float4 lt_split_load4(const float *p) { return float4{p[0], p[1], p[2], p[3]}; }
 #define lt_tma_load_2d(dst, map, x, y, bar) lt_emu::tma_load_2d(dst, map, x, y, bar, __FILE__, __LINE__)
 #define lt_tma_load_3d(dst, map, x, y, z, bar) lt_emu::tma_load_3d(dst, map, x, y, z, bar, __FILE__, __LINE__)
 #define lt_tma_load_4d(dst, map, x, y, z, w, bar) lt_emu::tma_load_4d(dst, map, x, y, z, w, bar, __FILE__, __LINE__)

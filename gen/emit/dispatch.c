@@ -23,22 +23,31 @@ static const char *one_size(Kernel **ks, int n, const char **sizes, int nsizes, 
   return key;
 }
 
+/* The arguments of bucket kernel k's launcher: args, and the workspace
+** for a split-K kernel's (before the stream), where the variant has one. */
+static const char *args_of(const Kernel *k, const char *args, int ws) {
+  if (!ws || !k->splitk) return args;
+  return ltU_fmt("%.*sworkspace, workspace_bytes, stream", (int)(strlen(args) - strlen("stream")), args);
+}
+
 /* The launcher's lines that run the nearest bucket of one size: buckets
 ** b_i (log2s, largest first) take sizes up to 2^m, m the largest log2 of
 ** a power of two that is nearer b_i than the next larger bucket (ties go
 ** to the larger); the largest takes the rest.  args: the call's arguments. */
-static void one_size_chain(E *e, Kernel **ks, int n, const char *key, const int *log2s, const char *args) {
+static void one_size_chain(E *e, Kernel **ks, int n, const char *key, const int *log2s, const char *args, int ws) {
   for (int i = n - 1; i > 0; i--) {
     int m = (log2s[i] + log2s[i - 1] + 1) / 2 - 1;   /* ceil((b_i + b_(i-1)) / 2) - 1 */
-    ltE_line(e, "if (%s <= %lld) return %s(%s);", key, 1LL << m, ks[i]->name, args);
+    ltE_line(e, "if (%s <= %lld) return %s(%s);", key, 1LL << m, ks[i]->name, args_of(ks[i], args, ws));
   }
-  ltE_line(e, "return %s(%s);", ks[0]->name, args);
+  ltE_line(e, "return %s(%s);", ks[0]->name, args_of(ks[0], args, ws));
 }
 
 /* The launcher of a variant tuned for several shape buckets (ks[0..n-1],
 ** in ltN_buckets' order): runs the bucket whose sizes are nearest the
 ** call's, in log2 steps after rounding each size up to a power of two as
-** the tuner's buckets do; ties go to the first.  ps are the parameters. */
+** the tuner's buckets do; ties go to the first.  ps are the parameters.
+** Where a bucket's kernel splits K (Kernel.splitk) it is NAME_ws, taking
+** a workspace, and NAME and NAME_workspace follow (ltE_splitk_entries). */
 void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
   Kernel *k = ks[0];
   const char *sizes[128];
@@ -51,6 +60,8 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
   for (int i = 0; i < np; i++)
     if (!ps[i]->device) ltU_printf(&args, "%s, ", ps[i]->name);
   ltU_put(&args, "stream");
+  int ws = 0;
+  for (int i = 0; i < n; i++) ws |= ltE_gpu(e) && ks[i]->splitk;
   ltU_put(e->b, "\n");
   if (key) {
     ltE_line(e, "/* Runs the config tuned for the bucket of %s: %s rounded up to a power of two,", key, key);
@@ -67,7 +78,8 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
     ltE_line(e, "/* Runs the config tuned for the shape bucket nearest the call's sizes: the");
     ltE_line(e, "** least sum of lt_bucket_distance over the sizes it names (ties: the first). */");
   }
-  ltE_line(e, "%s%s", ltE_gpu(e) ? "extern \"C\" " : "", ltE_launcher_proto(e, k->launcher, ps, np));
+  if (ws) ltE_line(e, "extern \"C\" %s", ltE_launcher_proto_ws(e, ltU_fmt("%s_ws", k->launcher), ps, np));
+  else ltE_line(e, "%s%s", ltE_gpu(e) ? "extern \"C\" " : "", ltE_launcher_proto(e, k->launcher, ps, np));
   ltE_line(e, "{");
   e->depth++;
   if (!key)
@@ -82,18 +94,19 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
   if (e->emu) {   /* tests/emu runs each bucket's kernel on its small shapes */
     ltE_line(e, "/* the emulator: LT_EMU_BUCKET=i runs bucket i's config, whatever the sizes */");
     ltE_line(e, "const long forced = lt_emu::env_long(\"LT_EMU_BUCKET\", -1);");
-    for (int i = 0; i < n; i++) ltE_line(e, "if (forced == %d) return %s(%s);", i, ks[i]->name, args.p);
+    for (int i = 0; i < n; i++) ltE_line(e, "if (forced == %d) return %s(%s);", i, ks[i]->name, args_of(ks[i], args.p, ws));
   }
   if (key) {
-    one_size_chain(e, ks, n, key, log2s, args.p);
+    one_size_chain(e, ks, n, key, log2s, args.p, ws);
   } else {
     for (int i = 0; i < n - 1; i++) {
       Buf c = {0};
       for (int j = i + 1; j < n; j++) ltU_printf(&c, "%sd%d <= d%d", j > i + 1 ? " && " : "", i, j);
-      ltE_line(e, "if (%s) return %s(%s);", c.p, ks[i]->name, args.p);
+      ltE_line(e, "if (%s) return %s(%s);", c.p, ks[i]->name, args_of(ks[i], args.p, ws));
     }
-    ltE_line(e, "return %s(%s);", ks[n - 1]->name, args.p);
+    ltE_line(e, "return %s(%s);", ks[n - 1]->name, args_of(ks[n - 1], args.p, ws));
   }
   e->depth--;
   ltE_line(e, "}");
+  if (ws) ltE_splitk_entries(e, ks, n, ps, np);
 }

@@ -33,6 +33,7 @@ typedef struct E {
   int last_line;
   const char *base;     /* kernel file's base name, for comments */
   int emu;              /* gen --emulate: CPU emulation of the GPU code */
+  int splitk_ws;        /* a kernel of the variant splits K: NAME_ws and NAME_workspace beside NAME (header.c) */
   const char *stage;    /* inside a pipelined loop: the stage being read or filled */
   int to_regs;          /* copies into shared tiles load into their register buffers instead (sched_prefetch.c) */
   const Stmt *fused;    /* a statement already emitted inside the load before it */
@@ -124,6 +125,8 @@ int ltE_narrow_stride(const E *e, const Sym *s);
 const char *ltE_param_decl(const E *e, const Sym *s, int launcher);
 void ltE_kernel(E *e, Sym **ps, int n);
 const char *ltE_launcher_proto(const E *e, const char *name, Sym **ps, int n);
+const char *ltE_launcher_proto_ws(const E *e, const char *name, Sym **ps, int n);
+void ltE_splitk_entries(E *e, Kernel **ks, int nk, Sym **ps, int n);
 void ltE_launcher(E *e, Sym **ps, int n);
 const char *ltE_export_proto(E *e, const Export *x, Sym **ps, int n);
 void ltE_exports(E *e, Sym **ps, int n);
@@ -174,6 +177,12 @@ void ltL_sched_prefetch(E *e, Stmt *s);
 void ltL_warpspec_body(E *e);
 void ltL_attn_consumer_loop(E *e, Stmt *s, const Ring *r);   /* a loop with a deferred gemm (sched_attn.c) */
 Ring ltL_ring_names(E *e, const Stmt *s);
+const char *ltL_splitk_ids(E *e);   /* split-K (splitk.c) */
+void ltL_splitk_range(E *e, Ring *r);
+void ltL_splitk_reduce(E *e);
+const char *ltL_splitk_params(void);
+void ltL_splitk_launch(E *e);
+const char *ltL_splitk_bound(const Kernel *k);
 void ltL_producers(E *e, Stmt *loop, Stmt *p, Stmt *end, const char *var, const char *stage);
 void ltL_prologue(E *e, Stmt *s, const Ring *r, int ahead, int unroll);
 

@@ -35,6 +35,11 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
                 "says its copies have landed, %s_empty[i] (%d arrivals, one a consumer warp) that its wgmmas are "
                 "done; waits by phase parity\n", s->stages, s->stage_bytes, s->var->name, s->var->name,
              k->threads / W);
+  if (k->splitk)
+    ltU_printf(b, "    split-K (lower/splitk.c): with a workspace (%s_ws) the launcher may run a tile as several "
+                  "programs over shares of the loop's range, where the tiles leave SMs idle and the parts fit one "
+                  "program a block; the parts meet in the workspace and the tile's last adds them in part order\n",
+               k->launcher);
   if (s->early_release)
     ltU_printf(b, "    a stage goes back to the producer at the consumers' first wait for all their wgmmas in the next "
                   "iteration\n");

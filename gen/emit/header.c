@@ -104,10 +104,24 @@ const char *ltE_header(E *e, Sym **ps, int n) {
   for (const Export *x = k->exports; x; x = x->next)
     ltU_printf(&h, " * %s: %s\n", ltE_export_proto(&he, x, ps, n), ltE_comment_text(x->text));
   if (k->ws) fast_path(&he, &h);
+  if (e->splitk_ws)
+    ltU_printf(&h, " * %s;\n"
+                   " *   the same with a workspace: where the tiles leave SMs idle, a tile's K loop runs in parts\n"
+                   " *   whose partial sums meet there, added in a fixed order (the result does not depend on\n"
+                   " *   the run); without one (NULL, too small or not 16-byte aligned) it runs as %s.\n"
+                   " * int64_t %s_workspace(void);\n"
+                   " *   the workspace bytes %s_ws can use on the current device (-1: the device query failed).\n"
+                   " *   The workspace must be zero before its first call (each call leaves it so), 16-byte aligned,\n"
+                   " *   and not in use by a call on another stream at the same time.\n",
+               ltE_launcher_proto_ws(e, ltU_fmt("%s_ws", k->launcher), ps, n), k->launcher, k->launcher, k->launcher);
   ltU_printf(&h, " * Build: %s %s%s\n */\n", ltE_build_hint(e), k->launcher, ltE_src_ext(e));
   ltU_printf(&h, "#ifndef %s\n#define %s\n\n#include <stdint.h>\n\n", guard, guard);
   ltU_put(&h, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
   ltU_printf(&h, "%s;\n", ltE_launcher_proto(e, k->launcher, ps, n));
+  if (e->splitk_ws) {
+    ltU_printf(&h, "%s;\n", ltE_launcher_proto_ws(e, ltU_fmt("%s_ws", k->launcher), ps, n));
+    ltU_printf(&h, "int64_t %s_workspace(void);\n", k->launcher);
+  }
   for (const Export *x = k->exports; x; x = x->next) ltU_printf(&h, "%s;\n", ltE_export_proto(&he, x, ps, n));
   ltU_put(&h, "\n");
   ltU_put(&h, "#ifdef __cplusplus\n}\n#endif\n\n");

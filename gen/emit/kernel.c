@@ -244,6 +244,7 @@ void ltE_kernel(E *e, Sym **ps, int n) {
     for (int i = 0; i < k->ngrid; i++) ltU_printf(&sig, "int %s, ", k->grid[i]->name);
   }
   for (int i = 0; i < n; i++) ltU_printf(&sig, "%s%s", i ? ", " : "", ltE_param_decl(e, ps[i], 0));
+  if (ltE_gpu(e) && k->splitk) ltU_printf(&sig, ", %s", ltL_splitk_params());
   ltU_put(&sig, ")");
   if (ltE_gpu(e) && k->pingpong)
     ltE_line(e, "/* One block of %s: two consumer warpgroups of %d threads, each running every other program of the "

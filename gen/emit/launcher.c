@@ -25,6 +25,56 @@ const char *ltE_launcher_proto(const E *e, const char *name, Sym **ps, int n) {
   return b.p;
 }
 
+/* The same with a workspace before the stream: the launcher of a split-K
+** kernel (Kernel.splitk), and NAME_ws of a variant that has one. */
+const char *ltE_launcher_proto_ws(const E *e, const char *name, Sym **ps, int n) {
+  const char *p = ltE_launcher_proto(e, name, ps, n);
+  return ltU_fmt("%.*svoid *workspace, int64_t workspace_bytes, void *stream)", (int)(strlen(p) - strlen("void *stream)")),
+                 p);
+}
+
+/* After NAME_ws, the launcher of a variant with split-K kernels ks[0..n-1]
+** (some): NAME, which runs it without a workspace, and NAME_workspace, the
+** bytes of workspace its kernels can use on the current device (-1 where
+** the device query fails). */
+void ltE_splitk_entries(E *e, Kernel **ks, int nk, Sym **ps, int n) {
+  const Kernel *k = ks[0];
+  Buf args = {0};
+  for (int i = 0; i < n; i++)
+    if (!ps[i]->device) ltU_printf(&args, "%s, ", ps[i]->name);
+  ltU_put(e->b, "\n");
+  ltE_line(e, "/* The workspace %s_ws can use on the current device: zeroed before its first use (each call leaves "
+              "it so), 16-byte aligned, one a stream. */", k->launcher);
+  ltE_line(e, "extern \"C\" int64_t %s_workspace(void)", k->launcher);
+  ltE_line(e, "{");
+  e->depth++;
+  ltE_line(e, "int n = 0;");
+  ltE_line(e, "if (lt_sm_count(&n) != 0) return -1;");
+  ltE_line(e, "const int64_t sms = n;");
+  ltE_line(e, "int64_t bytes = 0;");
+  for (int i = 0; i < nk; i++)
+    if (ks[i]->splitk) {
+      ltE_line(e, "if (bytes < %s) bytes = %s;", ltL_splitk_bound(ks[i]), ltL_splitk_bound(ks[i]));
+    }
+  ltE_line(e, "return bytes;");
+  e->depth--;
+  ltE_line(e, "}");
+  ltU_put(e->b, "\n");
+  ltE_line(e, "/* %s_ws without a workspace: no split-K. */", k->launcher);
+  ltE_line(e, "extern \"C\" %s", ltE_launcher_proto(e, k->launcher, ps, n));
+  ltE_line(e, "{");
+  if (e->emu) {   /* tests/emu: LT_EMU_SPLITS runs the calls with a workspace, the same one each time */
+    ltE_line(e, "  if (lt_emu::env_long(\"LT_EMU_SPLITS\", 0) > 0) {");
+    ltE_line(e, "    static const int64_t bytes = 8 * %s_workspace();   /* room for LT_EMU_SPLITS' programs, several a "
+                "block */", k->launcher);
+    ltE_line(e, "    static void *workspace = calloc((size_t)bytes, 1);");
+    ltE_line(e, "    return %s_ws(%sworkspace, bytes, stream);", k->launcher, args.p);
+    ltE_line(e, "  }");
+  }
+  ltE_line(e, "  return %s_ws(%sNULL, 0, stream);", k->launcher, args.p);
+  ltE_line(e, "}");
+}
+
 /* Is x a stride argument of the launcher? */
 static int stride_arg(const Expr *x) { return x->kind == E_SYM && x->sym->kind == SYM_STRIDE; }
 
@@ -369,7 +419,10 @@ void ltE_launcher(E *e, Sym **ps, int n) {
   ltU_put(e->b, "\n");
   ltE_line(e, "/* Checks the arguments, then runs %s over its grid%s%s. */", k->name, ltE_gpu(e) ? " on `stream`" : "",
            k->bucket ? ltU_fmt(" (the config tuned for %s)", k->bucket) : "");
-  if (k->bucket || k->fallback) ltE_line(e, "static %s", ltE_launcher_proto(e, k->name, ps, n));
+  int ws = ltE_gpu(e) && k->splitk;
+  if (k->bucket || k->fallback)
+    ltE_line(e, "static %s", ws ? ltE_launcher_proto_ws(e, k->name, ps, n) : ltE_launcher_proto(e, k->name, ps, n));
+  else if (ws) ltE_line(e, "extern \"C\" %s", ltE_launcher_proto_ws(e, ltU_fmt("%s_ws", k->name), ps, n));
   else ltE_line(e, "%s%s", ltE_gpu(e) ? "extern \"C\" " : "", ltE_launcher_proto(e, k->name, ps, n));
   ltE_line(e, "{");
   e->depth++;
@@ -408,7 +461,15 @@ void ltE_launcher(E *e, Sym **ps, int n) {
       ltE_line(e, "const int sm_err = lt_sm_count(&sms);");
       ltE_line(e, "if (sm_err != 0) return sm_err;");
       ltE_line(e, "if (programs > 2147483647) return %s;", t->err_config);
-      ltE_line(e, "const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);");
+      if (ws) {
+        ltL_splitk_launch(e);
+        ltE_line(e, "const int64_t units = programs * splits;");
+        ltE_line(e, "const dim3 grid((unsigned)(units < sms ? units : sms), 1, 1);");
+        ltU_printf(&args, ", splits > 1 ? (float *)((char *)workspace + counters) : NULL, splits > 1 ? (unsigned "
+                          "*)workspace : NULL, splits");
+      } else {
+        ltE_line(e, "const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);");
+      }
     } else {
       ltE_line(e, "const dim3 grid((unsigned)grid_x, %s, %s);", k->ngrid > 1 ? "(unsigned)grid_y" : "1",
                k->ngrid > 2 ? "(unsigned)grid_z" : "1");

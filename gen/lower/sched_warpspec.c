@@ -49,6 +49,10 @@
 ** lt_wg_turn_pass): a warpgroup that stepped over the other's fills would
 ** otherwise wait on a stage two phases behind, whose parity is the one it
 ** waits for.
+**
+** Split-K (Kernel.splitk, lower/splitk.c): each tile is lt_splits
+** programs, each over its share of the loop's range; a ping-pong
+** warpgroup steps over the other's program's share.
 */
 #include "emit/emit.h"
 
@@ -83,13 +87,14 @@ static void ring_state(E *e, const Ring *r, const char *ph) {
 ** (x fastest; Kernel.snake: every other round of gridDim.x from its end),
 ** each program's ids and the scalars before the loop (those of a kernel
 ** with one program a block are computed once, before the roles split);
-** nothing otherwise.  A ping-pong consumer (ring r, else
-** NULL) walks every program too, and steps its place in the ring over the
-** fills of those that are the other warpgroup's. */
-static void open_programs(E *e, const Stmt *s, const Ring *r) {
+** nothing otherwise.  r is the loop's ring (a split-K part's share of its
+** range comes from it).  A ping-pong consumer (pp) walks every program
+** too, and steps its place in the ring over the fills of those that are
+** the other warpgroup's. */
+static void open_programs(E *e, const Stmt *s, Ring *r, int pp) {
   Kernel *k = e->k;
   if (!k->persistent) return;
-  if (r) {
+  if (pp) {
     ltE_line(e, "for (int lt_prog = blockIdx.x, lt_turn = 0; lt_prog < lt_programs; lt_prog += gridDim.x, lt_turn ^= 1) {");
   } else if (k->snake) {
     ltE_line(e, "for (int lt_round = 0, lt_odd = 0; lt_round < lt_programs; lt_round += gridDim.x, lt_odd ^= 1) {");
@@ -103,15 +108,17 @@ static void open_programs(E *e, const Stmt *s, const Ring *r) {
   }
   e->depth++;
   const char *below = NULL;   /* the programs of the axes before this one */
+  const char *prog = k->splitk ? ltL_splitk_ids(e) : "lt_prog";
   for (int i = 0; i < k->ngrid; i++) {
-    const char *q = below ? ltU_fmt("lt_prog / %s", ltE_paren(below)) : "lt_prog";
+    const char *q = below ? ltU_fmt("%s / %s", prog, ltE_paren(below)) : prog;
     ltE_line(e, "const int %s = %s;", k->grid[i]->name, i + 1 < k->ngrid ? ltU_fmt("%s %% lt_grid%d", q, i) : q);
     below = below ? ltU_fmt("%s * lt_grid%d", below, i) : ltU_fmt("lt_grid%d", i);
   }
   e->last_line = 0;
   for (Stmt *x = k->body.first; x != k->ws; x = x->next)
     if (scalar(x)) ltE_stmt(e, x);
-  if (!r) return;
+  if (k->splitk) ltL_splitk_range(e, r);
+  if (!pp) return;
   int S = s->stages;
   const char *ph = ltU_fmt("%s_phase", r->v);
   const char *n = strcmp(r->lo, "0") ? ltU_fmt("%s - %s", ltE_paren(r->hi), ltE_paren(r->lo)) : r->hi;
@@ -185,7 +192,7 @@ static void pre_copies(E *e, Stmt *s) {
 ** (pre_copies: once, or once a program), then waits for each stage to be
 ** free, arms its full barrier with the stage's bytes and issues its
 ** copies. */
-static void producer(E *e, Stmt *s, const Ring *r) {
+static void producer(E *e, Stmt *s, Ring *r) {
   Kernel *k = e->k;
   const char *ph = ltU_fmt("%s_phase", r->v), *full = full_of(s);
   ltE_line(e, "if (tid >= %d) {   /* the producer warpgroup: its first thread issues the TMA copies */", k->threads);
@@ -199,7 +206,7 @@ static void producer(E *e, Stmt *s, const Ring *r) {
   if (k->pre_bytes && !k->pre_reload) pre_copies(e, s);
   ring_state(e, r, ph);
   if (k->pre_reload) pre_state(e, s);
-  open_programs(e, s, NULL);
+  open_programs(e, s, r, 0);
   if (k->pre_reload) pre_copies(e, s);
   ltE_comment(e, s->line);
   open_loop(e, s, r, ph);
@@ -317,7 +324,8 @@ void ltL_warpspec_body(E *e) {
       ltE_line(e, "const int lt_grid%d = %s;", i, ltE_itext(e, k->grid[i]->extent));
       ltU_printf(&all, "%slt_grid%d", i ? " * " : "", i);
     }
-    ltE_line(e, "const int lt_programs = %s;   /* this block runs programs blockIdx.x, + gridDim.x, ... */", all.p);
+    ltE_line(e, "const int lt_programs = %s%s;   /* this block runs programs blockIdx.x, + gridDim.x, ... */", all.p,
+             k->splitk ? " * lt_splits" : "");
   }
   for (Stmt *x = k->body.first; x != s && !k->persistent; x = x->next)
     if (scalar(x)) ltE_stmt(e, x);
@@ -341,7 +349,8 @@ void ltL_warpspec_body(E *e) {
   e->depth--;
   ltE_line(e, "}");
   ltE_line(e, "__syncthreads();   /* the mbarriers are set up before either role uses them */");
-  producer(e, s, &r);
+  Ring rp = r;
+  producer(e, s, &rp);
   if (k->pingpong)
     ltE_line(e, "} else {   /* the two consumer warpgroups, each its own programs: the gemms, then what follows the "
                 "loop */");
@@ -356,7 +365,7 @@ void ltL_warpspec_body(E *e) {
                 "... */", k->threads);
   ring_state(e, &r, ltU_fmt("%s_phase", r.v));
   if (k->pre_reload) pre_state(e, s);
-  open_programs(e, s, k->pingpong ? &r : NULL);
+  open_programs(e, s, &r, k->pingpong);
   e->last_line = 0;
   for (Stmt *x = k->body.first; x != s; x = x->next)
     if (!scalar(x) && x->kind != S_G2S) ltE_stmt(e, x);
@@ -372,6 +381,7 @@ void ltL_warpspec_body(E *e) {
                 "back to the producer */", pre_of(s));
     ltE_line(e, "%s_phase ^= 1;", pre_of(s));
   }
+  if (k->splitk) ltL_splitk_reduce(e);
   e->last_line = 0;
   const char *barrier = e->barrier;
   /* the consumers' barrier: named barrier 1, or 3 beside the turns' 1 and 2 (one warpgroup's arrivals at

@@ -377,6 +377,31 @@ static int pingpong(const Kernel *k, const Stmt *loop) {
   return register_work(p) && register_work(loop->next);
 }
 
+/* Split-K (Kernel.splitk) for ping-pong kernel k whose loop is `loop`:
+** where the consumers' work in the loop is one gemm into an accumulator
+** declared zero before the loop, its result is the sum of the gemm over
+** the loop's range, so the launcher may cut the range into lt_splits
+** parts, one a program, and the tile's last part to finish adds the
+** others' partial accumulators to its own (lower/splitk.c) before the code
+** after the loop.  Ping-pong: one warpgroup holds a program's whole
+** accumulator, so one arrival a program counts the parts.  The launcher
+** computes the range's length (its bounds of sizes and scalars alone).
+** Up to 64 accumulators a thread: with 128 (a 128 x 128 tile) the
+** consumers spilled (ptxas 13.0, the parts' loads and stores beside them). */
+static int splitk(const Kernel *k, const Stmt *loop) {
+  if (!k->pingpong) return 0;
+  const Stmt *p = loop->body.first;
+  while (p && ltP_is_producer(p)) p = p->next;
+  if (!p || p->kind != S_GEMM || p->next || !ltI_host_expr(loop->lo) || !ltI_host_expr(loop->hi)) return 0;
+  const Stmt *d = p->dst->def;
+  long long zero = 1;
+  if (!d || d->kind != S_FRAG || !d->val || !ltI_const_int(d->val, &zero) || zero != 0) return 0;
+  if (ltP_elems(p->dst->layout, p->dst->shape) > 64) return 0;   /* (128 x 128: 128 a thread, 1256 bytes spilled) */
+  for (const Stmt *x = k->body.first; x != loop; x = x->next)
+    if (x == d) return 1;
+  return 0;
+}
+
 static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   loop->sched = SCHED_WARPSPEC;
   k->ws = loop;
@@ -399,6 +424,7 @@ static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   ** b's programs shorten by 4 key blocks a round from b's, so block 0 ran about twice block 64's keys */
   k->snake = k->pre_reload && (!program_invariant(loop->lo) || !program_invariant(loop->hi));
   k->pingpong = pingpong(k, loop);
+  k->splitk = splitk(k, loop);
   int ncons = k->threads * (k->pingpong ? 2 : 1), all = ncons + k->producers, share = t->regs / all / 8 * 8;
   if (ncons >= 256 && t->regs) {
     k->reg_producer = gemms_of(consumers(loop)) > 2 ? 24 : 40;

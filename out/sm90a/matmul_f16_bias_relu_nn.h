@@ -30,6 +30,14 @@
  * Fast path: TMA copies in a warp-specialized kernel, where A, B, C start 16-byte aligned
  * and sa, lda, sb, ldb, sc, ldc are multiples of 8 elements (16 bytes; any stride of a size-1 dimension);
  * otherwise the launcher runs a cp.async kernel of the same tiles, which takes any alignment.
+ * int matmul_f16_bias_relu_nn_ws(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *workspace, int64_t workspace_bytes, void *stream);
+ *   the same with a workspace: where the tiles leave SMs idle, a tile's K loop runs in parts
+ *   whose partial sums meet there, added in a fixed order (the result does not depend on
+ *   the run); without one (NULL, too small or not 16-byte aligned) it runs as matmul_f16_bias_relu_nn.
+ * int64_t matmul_f16_bias_relu_nn_workspace(void);
+ *   the workspace bytes matmul_f16_bias_relu_nn_ws can use on the current device (-1: the device query failed).
+ *   The workspace must be zero before its first call (each call leaves it so), 16-byte aligned,
+ *   and not in use by a call on another stream at the same time.
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_f16_bias_relu_nn.cu
  */
 #ifndef LUATILE_MATMUL_F16_BIAS_RELU_NN_H
@@ -42,6 +50,8 @@ extern "C" {
 #endif
 
 int matmul_f16_bias_relu_nn(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream);
+int matmul_f16_bias_relu_nn_ws(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *workspace, int64_t workspace_bytes, void *stream);
+int64_t matmul_f16_bias_relu_nn_workspace(void);
 
 #ifdef __cplusplus
 }

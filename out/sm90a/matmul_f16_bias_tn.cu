@@ -313,6 +313,35 @@ LT_FN void lt_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::
 ** barrier"). */
 LT_FN void lt_named_barrier(int id, int threads) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory"); }
 
+/* bar.red.or.pred id, threads: lt_named_barrier that also returns whether
+** `pred` held in any of its threads (PTX ISA, "bar, barrier": the
+** reduction form), so that one thread's finding reaches the group. */
+LT_FN int lt_named_barrier_or(int id, int threads, int pred) {
+  int r;
+  asm volatile("{\n .reg .pred p, q;\n setp.ne.s32 p, %1, 0;\n bar.red.or.pred q, %2, %3, p;\n selp.s32 %0, 1, 0, q;\n}\n"
+               : "=r"(r) : "r"(pred), "r"(id), "r"(threads) : "memory");
+  return r;
+}
+
+/* ---- split-K (gen/lower/splitk.c): the parts of a tile meet in a
+** workspace in global memory.  Each part stores its partial accumulator
+** (st.global.cg: to L2, where the other SMs read), fences it, and the
+** warpgroup's first thread counts the part on the tile's counter; the
+** part that counts last reads the others' (ld.global.cg, after a fence)
+** and resets the counter to 0 for the next launch.  The CUDA
+** programming guide's threadfence pattern ("Memory Fence Functions"). ---- */
+
+/* Counts one part of `parts` on counter *sem; returns whether it was the
+** last, then leaving the counter at 0. */
+LT_FN int lt_split_arrive(unsigned *sem, int parts) {
+  const int last = atomicAdd(sem, 1u) == (unsigned)parts - 1;
+  if (last) atomicExch(sem, 0u);
+  return last;
+}
+LT_FN void lt_split_fence(void) { __threadfence(); }
+LT_FN void lt_split_store4(float *p, float a, float b, float c, float d) { __stcg((float4 *)p, make_float4(a, b, c, d)); }
+LT_FN float4 lt_split_load4(const float *p) { return __ldcg((const float4 *)p); }
+
 /* ---- bulk tensor copies (PTX ISA, "Data Movement and Conversion
 ** Instructions: cp.async.bulk.tensor"; "Tensor Access"; the tensor map:
 ** "Tensor-map") ----
@@ -2548,7 +2577,7 @@ static int matmul_f16_bias_tn_M128_N8192_cp(const void *C0, const void *A, const
 }
 
 /* One block of matmul_f16_bias_tn_M128_N8192: two consumer warpgroups of 128 threads, each running every other program of the block (ping-pong), and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring that the two take in turn). */
-__global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M128_N8192_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __half *__restrict__ C0, const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __half *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+__global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M128_N8192_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __half *__restrict__ C0, const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __half *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, float *__restrict__ lt_ws, unsigned *__restrict__ lt_sem, int lt_splits)
 {
   const int tid = threadIdx.x < 256 ? threadIdx.x % 128 : threadIdx.x - 128;   /* ping-pong: threads 0..127 of each consumer warpgroup's program, then the producer's */
   const int lane = tid % 32;
@@ -2566,7 +2595,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M128_N8192_kernel(c
   uint64_t *kt_full = (uint64_t *)(lt_smem + 196608), *kt_empty = kt_full + 4;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 64 - 1) / 64);
   const int lt_grid1 = batch;
-  const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
+  const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -2584,16 +2613,19 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M128_N8192_kernel(c
       lt_tma_prefetch_map(&B_map);
       int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
       for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
-        const int pid = lt_prog % lt_grid0;
-        const int b = lt_prog / lt_grid0;
+        const int lt_split = lt_prog % lt_splits;   /* split-K: part lt_split of the loop's range, of tile lt_tile */
+        const int lt_tile = lt_prog / lt_splits;
+        const int pid = lt_tile % lt_grid0;
+        const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
         const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + pid % t14 % t19;
         const int bn = pid % t14 / t19;
+        const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-        for (int kt = 0; kt < (K + 128 - 1) / 128; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
+        for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
           lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 49152);   /* the bytes its copies deliver */
           // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
@@ -2609,16 +2641,19 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M128_N8192_kernel(c
     const int lt_wg = threadIdx.x / 128;   /* this warpgroup runs the block's programs lt_wg, lt_wg + 2, ... */
     int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
     for (int lt_prog = blockIdx.x, lt_turn = 0; lt_prog < lt_programs; lt_prog += gridDim.x, lt_turn ^= 1) {
-      const int pid = lt_prog % lt_grid0;
-      const int b = lt_prog / lt_grid0;
+      const int lt_split = lt_prog % lt_splits;   /* split-K: part lt_split of the loop's range, of tile lt_tile */
+      const int lt_tile = lt_prog / lt_splits;
+      const int pid = lt_tile % lt_grid0;
+      const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
       const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + pid % t14 % t19;
       const int bn = pid % t14 / t19;
+      const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
-        const int lt_fills = lt_imax((K + 128 - 1) / 128, 0);
+        const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
         kt_phase ^= (lt_fills / 4 + (kt_stage + lt_fills % 4) / 4) & 1;
         kt_stage = (kt_stage + lt_fills % 4) % 4;
         continue;
@@ -2637,7 +2672,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M128_N8192_kernel(c
       }
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
       if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
-      for (int kt = 0; kt < (K + 128 - 1) / 128; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
+      for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
         /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
         // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
@@ -2650,12 +2685,47 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M128_N8192_kernel(c
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
         lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
-        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 3 : kt_stage - 1]);   /* each warp gives it back to the producer */
+        if (kt > lt_lo && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 3 : kt_stage - 1]);   /* each warp gives it back to the producer */
       }
       if (lt_programs - lt_prog > (int)gridDim.x) lt_wg_turn_pass(lt_wg);   /* the next program's main loop (the other warpgroup's) may begin: this one's fills have landed */
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(acc_2);   /* read below, after the wait */
-      if (((K + 128 - 1) / 128) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 3 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
+      if (lt_hi > lt_lo && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 3 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
+      if (lt_splits > 1) {   /* split-K: the tile's parts meet in the workspace, the last to arrive adds them in part order */
+        float *lt_mine = lt_ws + ((int64_t)lt_tile * lt_splits + lt_split) * 8192 + tid * 4;   /* this part's slot, 4 floats a thread at a time */
+        #pragma unroll
+        for (int i = 0; i < 64; i += 4) lt_split_store4(lt_mine + i * 128, acc_2[i], acc_2[i + 1], acc_2[i + 2], acc_2[i + 3]);
+        lt_split_fence();   /* the slot reaches every SM before the part is counted */
+        lt_named_barrier(7 + lt_wg, 128);   /* the warpgroup's slot is whole */
+        if (!lt_named_barrier_or(9 + lt_wg, 128, tid == 0 && lt_split_arrive(&lt_sem[lt_tile], lt_splits))) continue;   /* another part is still to come: it adds this one (a barrier of its own: bar.red is not to share one with bar.sync) */
+        lt_split_fence();   /* the other parts' slots, as they counted them */
+        const float *lt_parts = lt_ws + (int64_t)lt_tile * lt_splits * 8192 + tid * 4;
+        float lt_sum[64];   /* parts 0, 1, ... added in turn; each part's loads issued together */
+        if (lt_split == 0) {
+          #pragma unroll
+          for (int i = 0; i < 64; ++i) lt_sum[i] = acc_2[i];
+        } else {
+          #pragma unroll
+          for (int i = 0; i < 64; i += 4) {
+            const float4 v = lt_split_load4(lt_parts + i * 128);
+            lt_sum[i] = v.x, lt_sum[i + 1] = v.y, lt_sum[i + 2] = v.z, lt_sum[i + 3] = v.w;
+          }
+        }
+        for (int q = 1; q < lt_splits; ++q) {
+          if (lt_split == q) {
+            #pragma unroll
+            for (int i = 0; i < 64; ++i) lt_sum[i] += acc_2[i];
+          } else {
+            #pragma unroll
+            for (int i = 0; i < 64; i += 4) {
+              const float4 v = lt_split_load4(lt_parts + (int64_t)q * 8192 + i * 128);
+              lt_sum[i] += v.x, lt_sum[i + 1] += v.y, lt_sum[i + 2] += v.z, lt_sum[i + 3] += v.w;
+            }
+          }
+        }
+        #pragma unroll
+        for (int i = 0; i < 64; ++i) acc_2[i] = lt_sum[i];
+      }
       // matmul.lua:79: k:assign(acc, acc * p.alpha)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -2758,7 +2828,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M128_N8192_kernel(c
 }
 
 /* Checks the arguments, then runs matmul_f16_bias_tn_M128_N8192 over its grid on `stream` (the config tuned for M=128,N=8192). */
-static int matmul_f16_bias_tn_M128_N8192(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+static int matmul_f16_bias_tn_M128_N8192(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *workspace, int64_t workspace_bytes, void *stream)
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
@@ -2787,11 +2857,24 @@ static int matmul_f16_bias_tn_M128_N8192(const void *C0, const void *A, const vo
   const int sm_err = lt_sm_count(&sms);
   if (sm_err != 0) return sm_err;
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
+  /* split-K: the parts a tile (lower/splitk.c), where the tiles leave a wave part-empty and the workspace holds them */
+  int splits = 1;
+  const int64_t iters = (int64_t)(((int64_t)K + 128 - 1) / 128) - (int64_t)(0);
+  const int64_t counters = ((int64_t)sms * 4 + 255) / 256 * 256;   /* the counters' bytes, the same in every call: a call of fewer tiles than the last must not read its slots as counters */
+  if (workspace != NULL && workspace_bytes > 0 && (uintptr_t)workspace % 16 == 0) {
+    int64_t best = (programs + sms - 1) / sms * iters;
+    for (int64_t p = 2; p <= 16 && p <= iters && programs * p <= (int64_t)sms; ++p) {
+      const int64_t cost = (programs * p + sms - 1) / sms * ((iters + p - 1) / p + 1);
+      if (counters + programs * p * 8192 * 4 > workspace_bytes) break;
+      if (cost < best) best = cost, splits = (int)p;
+    }
+  }
+  const int64_t units = programs * splits;
+  const dim3 grid((unsigned)(units < sms ? units : sms), 1, 1);
   /* 196672 bytes of shared memory: over the default 48 KB, so the kernel opts in */
   const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_tn_M128_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196672);
   if (err != cudaSuccess) return (int)err;
-  matmul_f16_bias_tn_M128_N8192_kernel<<<grid, dim3(384), 196672, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_f16_bias_tn_M128_N8192_kernel<<<grid, dim3(384), 196672, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, splits > 1 ? (float *)((char *)workspace + counters) : NULL, splits > 1 ? (unsigned *)workspace : NULL, splits);
   return (int)cudaGetLastError();
 }
 
@@ -3094,7 +3177,7 @@ static int matmul_f16_bias_tn_M64_N8192_cp(const void *C0, const void *A, const 
 }
 
 /* One block of matmul_f16_bias_tn_M64_N8192: two consumer warpgroups of 128 threads, each running every other program of the block (ping-pong), and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring that the two take in turn). */
-__global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M64_N8192_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __half *__restrict__ C0, const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __half *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+__global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M64_N8192_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __half *__restrict__ C0, const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __half *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, float *__restrict__ lt_ws, unsigned *__restrict__ lt_sem, int lt_splits)
 {
   const int tid = threadIdx.x < 256 ? threadIdx.x % 128 : threadIdx.x - 128;   /* ping-pong: threads 0..127 of each consumer warpgroup's program, then the producer's */
   const int lane = tid % 32;
@@ -3112,7 +3195,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M64_N8192_kernel(co
   uint64_t *kt_full = (uint64_t *)(lt_smem + 163840), *kt_empty = kt_full + 5;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 64 - 1) / 64);
   const int lt_grid1 = batch;
-  const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
+  const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -3130,16 +3213,19 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M64_N8192_kernel(co
       lt_tma_prefetch_map(&B_map);
       int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
       for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
-        const int pid = lt_prog % lt_grid0;
-        const int b = lt_prog / lt_grid0;
+        const int lt_split = lt_prog % lt_splits;   /* split-K: part lt_split of the loop's range, of tile lt_tile */
+        const int lt_tile = lt_prog / lt_splits;
+        const int pid = lt_tile % lt_grid0;
+        const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
         const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
         const int bm = t16 + pid % t14 % t19;
         const int bn = pid % t14 / t19;
+        const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-        for (int kt = 0; kt < (K + 128 - 1) / 128; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
+        for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
           lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 32768);   /* the bytes its copies deliver */
           // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
@@ -3154,16 +3240,19 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M64_N8192_kernel(co
     const int lt_wg = threadIdx.x / 128;   /* this warpgroup runs the block's programs lt_wg, lt_wg + 2, ... */
     int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
     for (int lt_prog = blockIdx.x, lt_turn = 0; lt_prog < lt_programs; lt_prog += gridDim.x, lt_turn ^= 1) {
-      const int pid = lt_prog % lt_grid0;
-      const int b = lt_prog / lt_grid0;
+      const int lt_split = lt_prog % lt_splits;   /* split-K: part lt_split of the loop's range, of tile lt_tile */
+      const int lt_tile = lt_prog / lt_splits;
+      const int pid = lt_tile % lt_grid0;
+      const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
       const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + pid % t14 % t19;
       const int bn = pid % t14 / t19;
+      const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
-        const int lt_fills = lt_imax((K + 128 - 1) / 128, 0);
+        const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
         kt_phase ^= (lt_fills / 5 + (kt_stage + lt_fills % 5) / 5) & 1;
         kt_stage = (kt_stage + lt_fills % 5) % 5;
         continue;
@@ -3182,7 +3271,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M64_N8192_kernel(co
       }
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
       if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
-      for (int kt = 0; kt < (K + 128 - 1) / 128; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
+      for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
         /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
         // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
@@ -3194,12 +3283,47 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M64_N8192_kernel(co
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
         lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
-        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 4 : kt_stage - 1]);   /* each warp gives it back to the producer */
+        if (kt > lt_lo && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 4 : kt_stage - 1]);   /* each warp gives it back to the producer */
       }
       if (lt_programs - lt_prog > (int)gridDim.x) lt_wg_turn_pass(lt_wg);   /* the next program's main loop (the other warpgroup's) may begin: this one's fills have landed */
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(acc_2);   /* read below, after the wait */
-      if (((K + 128 - 1) / 128) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 4 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
+      if (lt_hi > lt_lo && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 4 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
+      if (lt_splits > 1) {   /* split-K: the tile's parts meet in the workspace, the last to arrive adds them in part order */
+        float *lt_mine = lt_ws + ((int64_t)lt_tile * lt_splits + lt_split) * 4096 + tid * 4;   /* this part's slot, 4 floats a thread at a time */
+        #pragma unroll
+        for (int i = 0; i < 32; i += 4) lt_split_store4(lt_mine + i * 128, acc_2[i], acc_2[i + 1], acc_2[i + 2], acc_2[i + 3]);
+        lt_split_fence();   /* the slot reaches every SM before the part is counted */
+        lt_named_barrier(7 + lt_wg, 128);   /* the warpgroup's slot is whole */
+        if (!lt_named_barrier_or(9 + lt_wg, 128, tid == 0 && lt_split_arrive(&lt_sem[lt_tile], lt_splits))) continue;   /* another part is still to come: it adds this one (a barrier of its own: bar.red is not to share one with bar.sync) */
+        lt_split_fence();   /* the other parts' slots, as they counted them */
+        const float *lt_parts = lt_ws + (int64_t)lt_tile * lt_splits * 4096 + tid * 4;
+        float lt_sum[32];   /* parts 0, 1, ... added in turn; each part's loads issued together */
+        if (lt_split == 0) {
+          #pragma unroll
+          for (int i = 0; i < 32; ++i) lt_sum[i] = acc_2[i];
+        } else {
+          #pragma unroll
+          for (int i = 0; i < 32; i += 4) {
+            const float4 v = lt_split_load4(lt_parts + i * 128);
+            lt_sum[i] = v.x, lt_sum[i + 1] = v.y, lt_sum[i + 2] = v.z, lt_sum[i + 3] = v.w;
+          }
+        }
+        for (int q = 1; q < lt_splits; ++q) {
+          if (lt_split == q) {
+            #pragma unroll
+            for (int i = 0; i < 32; ++i) lt_sum[i] += acc_2[i];
+          } else {
+            #pragma unroll
+            for (int i = 0; i < 32; i += 4) {
+              const float4 v = lt_split_load4(lt_parts + (int64_t)q * 4096 + i * 128);
+              lt_sum[i] += v.x, lt_sum[i + 1] += v.y, lt_sum[i + 2] += v.z, lt_sum[i + 3] += v.w;
+            }
+          }
+        }
+        #pragma unroll
+        for (int i = 0; i < 32; ++i) acc_2[i] = lt_sum[i];
+      }
       // matmul.lua:79: k:assign(acc, acc * p.alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -3302,7 +3426,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_tn_M64_N8192_kernel(co
 }
 
 /* Checks the arguments, then runs matmul_f16_bias_tn_M64_N8192 over its grid on `stream` (the config tuned for M=64,N=8192). */
-static int matmul_f16_bias_tn_M64_N8192(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+static int matmul_f16_bias_tn_M64_N8192(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *workspace, int64_t workspace_bytes, void *stream)
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
@@ -3331,11 +3455,24 @@ static int matmul_f16_bias_tn_M64_N8192(const void *C0, const void *A, const voi
   const int sm_err = lt_sm_count(&sms);
   if (sm_err != 0) return sm_err;
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
+  /* split-K: the parts a tile (lower/splitk.c), where the tiles leave a wave part-empty and the workspace holds them */
+  int splits = 1;
+  const int64_t iters = (int64_t)(((int64_t)K + 128 - 1) / 128) - (int64_t)(0);
+  const int64_t counters = ((int64_t)sms * 4 + 255) / 256 * 256;   /* the counters' bytes, the same in every call: a call of fewer tiles than the last must not read its slots as counters */
+  if (workspace != NULL && workspace_bytes > 0 && (uintptr_t)workspace % 16 == 0) {
+    int64_t best = (programs + sms - 1) / sms * iters;
+    for (int64_t p = 2; p <= 16 && p <= iters && programs * p <= (int64_t)sms; ++p) {
+      const int64_t cost = (programs * p + sms - 1) / sms * ((iters + p - 1) / p + 1);
+      if (counters + programs * p * 4096 * 4 > workspace_bytes) break;
+      if (cost < best) best = cost, splits = (int)p;
+    }
+  }
+  const int64_t units = programs * splits;
+  const dim3 grid((unsigned)(units < sms ? units : sms), 1, 1);
   /* 163920 bytes of shared memory: over the default 48 KB, so the kernel opts in */
   const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_tn_M64_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163920);
   if (err != cudaSuccess) return (int)err;
-  matmul_f16_bias_tn_M64_N8192_kernel<<<grid, dim3(384), 163920, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_f16_bias_tn_M64_N8192_kernel<<<grid, dim3(384), 163920, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, splits > 1 ? (float *)((char *)workspace + counters) : NULL, splits > 1 ? (unsigned *)workspace : NULL, splits);
   return (int)cudaGetLastError();
 }
 
@@ -3349,7 +3486,7 @@ static int lt_bucket_distance(int n, int b)
 
 /* Runs the config tuned for the shape bucket nearest the call's sizes: the
 ** least sum of lt_bucket_distance over the sizes it names (ties: the first). */
-extern "C" int matmul_f16_bias_tn(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+extern "C" int matmul_f16_bias_tn_ws(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *workspace, int64_t workspace_bytes, void *stream)
 {
   const int d0 = lt_bucket_distance(M, 9) + lt_bucket_distance(N, 15);   /* M=512,N=32768 */
   const int d1 = lt_bucket_distance(M, 9) + lt_bucket_distance(N, 14);   /* M=512,N=16384 */
@@ -3359,6 +3496,24 @@ extern "C" int matmul_f16_bias_tn(const void *C0, const void *A, const void *B, 
   if (d0 <= d1 && d0 <= d2 && d0 <= d3 && d0 <= d4) return matmul_f16_bias_tn_M512_N32768(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
   if (d1 <= d2 && d1 <= d3 && d1 <= d4) return matmul_f16_bias_tn_M512_N16384(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
   if (d2 <= d3 && d2 <= d4) return matmul_f16_bias_tn_M256_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
-  if (d3 <= d4) return matmul_f16_bias_tn_M128_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
-  return matmul_f16_bias_tn_M64_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  if (d3 <= d4) return matmul_f16_bias_tn_M128_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
+  return matmul_f16_bias_tn_M64_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
+}
+
+/* The workspace matmul_f16_bias_tn_ws can use on the current device: zeroed before its first use (each call leaves it so), 16-byte aligned, one a stream. */
+extern "C" int64_t matmul_f16_bias_tn_workspace(void)
+{
+  int n = 0;
+  if (lt_sm_count(&n) != 0) return -1;
+  const int64_t sms = n;
+  int64_t bytes = 0;
+  if (bytes < (sms * 4 + 255) / 256 * 256 + sms * 8192 * 4) bytes = (sms * 4 + 255) / 256 * 256 + sms * 8192 * 4;
+  if (bytes < (sms * 4 + 255) / 256 * 256 + sms * 4096 * 4) bytes = (sms * 4 + 255) / 256 * 256 + sms * 4096 * 4;
+  return bytes;
+}
+
+/* matmul_f16_bias_tn_ws without a workspace: no split-K. */
+extern "C" int matmul_f16_bias_tn(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+{
+  return matmul_f16_bias_tn_ws(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, NULL, 0, stream);
 }

@@ -21,6 +21,14 @@
  * Fast path: TMA copies in a warp-specialized kernel, where A, B, C start 16-byte aligned
  * and K, N are multiples of 16 bytes in their tensor's elements (any stride of a size-1 dimension);
  * otherwise the launcher runs a cp.async kernel of the same tiles, which takes any alignment.
+ * int matmul_fp8_fast_accum_tensor_ws(const void *A, const void *B, void *C, int M, int K, int N, float scale_a, float scale_b, void *workspace, int64_t workspace_bytes, void *stream);
+ *   the same with a workspace: where the tiles leave SMs idle, a tile's K loop runs in parts
+ *   whose partial sums meet there, added in a fixed order (the result does not depend on
+ *   the run); without one (NULL, too small or not 16-byte aligned) it runs as matmul_fp8_fast_accum_tensor.
+ * int64_t matmul_fp8_fast_accum_tensor_workspace(void);
+ *   the workspace bytes matmul_fp8_fast_accum_tensor_ws can use on the current device (-1: the device query failed).
+ *   The workspace must be zero before its first call (each call leaves it so), 16-byte aligned,
+ *   and not in use by a call on another stream at the same time.
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_fp8_fast_accum_tensor.cu
  */
 #ifndef LUATILE_MATMUL_FP8_FAST_ACCUM_TENSOR_H
@@ -33,6 +41,8 @@ extern "C" {
 #endif
 
 int matmul_fp8_fast_accum_tensor(const void *A, const void *B, void *C, int M, int K, int N, float scale_a, float scale_b, void *stream);
+int matmul_fp8_fast_accum_tensor_ws(const void *A, const void *B, void *C, int M, int K, int N, float scale_a, float scale_b, void *workspace, int64_t workspace_bytes, void *stream);
+int64_t matmul_fp8_fast_accum_tensor_workspace(void);
 
 #ifdef __cplusplus
 }

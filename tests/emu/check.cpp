@@ -602,10 +602,12 @@ typedef int (*LeakyFn)(const void *A, const void *B, void *C, int M, int K, int 
 ** of 16 bytes: K = 72 and 448 run the TMA kernel (its boxes zero-filled
 ** past M, N and K at 72), K = 1 and 70 the cp.async kernel the launcher
 ** falls back to; so does `skew`, which starts every matrix one element off
-** a 16-byte boundary (and the copies take their element paths there). */
+** a 16-byte boundary (and the copies take their element paths there).
+** K = 448 and 456: two calls long enough for split-K's parts
+** (LT_EMU_SPLITS), the second on the counters the first left. */
 struct UserCase { int M, N, K, skew; };
 static const UserCase user_cases[] = {
-  {1, 1, 1, 0}, {150, 300, 70, 0}, {150, 300, 72, 0}, {256, 256, 448, 0}, {77, 136, 40, 1},
+  {1, 1, 1, 0}, {150, 300, 70, 0}, {150, 300, 72, 0}, {256, 256, 448, 0}, {77, 136, 40, 1}, {96, 200, 456, 0},
 };
 
 /* sum_k a[i k] b[k j] (b_nk: b stored [N, K]) and its magnitude, in double. */

@@ -377,6 +377,29 @@ for t in $targets; do
       fi
     done
   done
+  # split-K (gen/lower/splitk.c): the variants with a workspace run again
+  # with 3 parts a tile where the K loop has 3 iterations or more, 8 SMs
+  # (room in the workspace for 32 programs: a warpgroup runs several), each
+  # bucket, the workspace kept across calls (the counters must come back
+  # to 0), in both thread orders
+  for f in $d/*.emu.cpp; do
+    v=$(basename "$f" .emu.cpp)
+    grep -q LT_EMU_SPLITS "$f" || continue
+    n=$(grep -c '^  if (forced == [0-9]*) return' "$f")
+    for i in $(seq 0 $((n > 0 ? n - 1 : 0))); do
+      for order in forward warps; do
+        LT_EMU_SCHEDULE=$order LT_EMU_SPLITS=3 LT_EMU_SMS=8 LT_EMU_BUCKET=$([ $n -gt 0 ] && echo $i || echo -1) \
+          $d/check $t $v > $d/split$i.out 2> $d/split$i.stderr
+        st=$?
+        grep '^FAIL' $d/split$i.out | sed "s/^FAIL emu $t /FAIL emu $t [split-K, bucket $i, $order] /"
+        if ! grep -q "^# emu $t: done" $d/split$i.out; then
+          echo "FAIL emu $t $v [split-K, bucket $i, $order]: check stopped early (status $st): $(grep -m1 -E 'ERROR|error' $d/split$i.stderr)"
+        elif ! grep -q '^FAIL' $d/split$i.out; then
+          echo "PASS emu $t $v [split-K, 3 parts, bucket $i, $order]: $(grep -c '^PASS' $d/split$i.out) cases"
+        fi
+      done
+    done
+  done
 done
 
 # 3. mutants: apply, build, run, and ask the named detector.
