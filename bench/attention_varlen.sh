@@ -15,23 +15,32 @@ src=${DIR:-$here/../out}
 out=${OUT:-$here/../build}
 lib=${LIB:-/tmp/attention_varlen_lib}
 mkdir -p "$out" "$lib"
-build() {   # build TARGET NAME...: lib$TARGET.so from $DIR/TARGET/NAME.cu (TARGET sm80: for sm_90)
-  local t=$1 arch="-gencode=arch=compute_90a,code=sm_90a" n
-  shift
-  [ $t = sm80 ] && arch="-arch=sm_90"
-  for n in "$@"; do
-    nvcc -O3 -std=c++17 $arch -Xcompiler -fPIC -Xptxas -v -c "$src/$t/$n.cu" -o "$lib/${t}_$n.o" \
-      > "$lib/${t}_$n.log" 2>&1 || { echo "FAIL build $t/$n: $(grep -m1 error "$lib/${t}_$n.log")"; exit 1; } &
+# compile TARGET NAME: $lib/TARGET_NAME.o from $DIR/TARGET/NAME.cu in the background (TARGET sm80: for
+# sm_90; any other: for sm_90a)
+compile() {
+  local arch="-gencode=arch=compute_90a,code=sm_90a"
+  [ $1 = sm80 ] && arch="-arch=sm_90"
+  nvcc -O3 -std=c++17 $arch -Xcompiler -fPIC -Xptxas -v -c "$src/$1/$2.cu" -o "$lib/$1_$2.o" > "$lib/$1_$2.log" 2>&1 &
+}
+# link TARGET: lib$TARGET.so from its objects, once every compile is done
+link() {
+  local t=$1 f
+  for f in "$lib/${t}"_*.log; do
+    grep -q error "$f" && { echo "FAIL build $t: $(grep -m1 error "$f")"; exit 1; }
   done
-  wait
   nvcc -shared -o "$lib/libvarlen_$t.so" "$lib/${t}"_*.o || exit 1
   grep -h -E "registers|spill" "$lib/${t}"_*.log | sort | uniq -c | head -20 > "$out/ptxas_$t.txt"
 }
-build sm90a attention_varlen_bf16_d128 attention_varlen_f16_d64 attention_bf16_d128
-build sm80 attention_varlen_bf16_d128 attention_varlen_f16_d64
+rm -f "$lib"/*.o "$lib"/*.log
+for n in attention_varlen_bf16_d128 attention_varlen_f16_d64 attention_bf16_d128; do compile sm90a $n; done
+for n in attention_varlen_bf16_d128 attention_varlen_f16_d64; do compile sm80 $n; done
+for x in ${EXTRA:-}; do compile $x attention_varlen_bf16_d128; done
+wait   # every compile, in one parallel pool
+link sm90a
+link sm80
 libs="sm90a=$lib/libvarlen_sm90a.so sm80=$lib/libvarlen_sm80.so"
 for x in ${EXTRA:-}; do
-  build $x attention_varlen_bf16_d128
+  link $x
   libs="$libs $x=$lib/libvarlen_$x.so"
 done
 cat "$out/ptxas_sm90a.txt"

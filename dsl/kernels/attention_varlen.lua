@@ -4,14 +4,21 @@
 -- B sequences lie one after another in Q [total_q, Hq, D] and K, V
 -- [total_k, Hkv, D]: sequence b's queries are the rows cu_seqlens_q[b] ..
 -- cu_seqlens_q[b + 1] - 1, its keys cu_seqlens_k[b] .. cu_seqlens_k[b + 1]
--- - 1 (int32, B + 1 entries each).  One program per (block of BM query
--- rows, query head, sequence): the grid covers max_seqlen_q rows a
--- sequence, and a program whose block starts past its sequence's end runs
--- no key block and stores nothing.  The sequence's rows are views of
--- X:rows(start, end): every copy and store masks at the sequence's end, so
--- rows of other sequences (or padding between them) are never read or
--- written.  The body is attention.lua's (online softmax, GQA, windows,
--- causal bottom-right per sequence, LSE) with the lengths read from memory.
+-- - 1 (int32, B + 1 entries each).  One program per (slot, query head):
+-- sequence b's blocks of BM query rows take the slots from start(b) =
+-- cu_seqlens_q[b] // BM + b on, cdiv(its rows, BM) of them, and start(b +
+-- 1) - start(b) >= that, so total_q // BM + B slots cover every block of
+-- every sequence (grouped_matmul.lua's groups).  A program finds its
+-- sequence by a search of start over the sequences (scalar loads of
+-- cu_seqlens_q, 15 at a time, no pass of its own and no host sync); the
+-- slots run from the last one down, the last sequence's last block first,
+-- all query heads of a slot together.
+-- The few slots no block uses (at most one a sequence) copy nothing and
+-- store nothing.  The sequence's rows are views of X:rows(start, end):
+-- every copy and store masks at the sequence's end, so rows of other
+-- sequences (or padding between them) are never read or written.  The
+-- body is attention.lua's (online softmax, GQA, windows, causal
+-- bottom-right per sequence, LSE) with the lengths read from memory.
 --
 -- On sm90a the key blocks go through the cp.async ring with the two
 -- warpgroups taking turns at S = Q K^T, not the TMA ring: a tensor map
@@ -24,7 +31,9 @@
 -- rows are left as they were) and its keys past max_seqlen_k are not seen,
 -- while the causal / window alignment stays that of the whole lengths.  O
 -- and LSE rows of no sequence are left as they were; a query row with no
--- visible key gets O = 0 and LSE = +inf, as attention.lua.
+-- visible key gets O = 0 and LSE = +inf, as attention.lua.  cu_seqlens_q
+-- must not decrease (the search assumes it): where it does, some rows are
+-- not computed, and still nothing outside the sequences' rows is touched.
 local tile = require "tile"
 
 local LOG2E = 1.4426950408889634
@@ -38,7 +47,8 @@ return tile.kernel {
     dtype = { "f16", "bf16" },
     hdim = { "d64", "d128" },
   },
-  config = { BM = 128, BN = 64, stages = 2, threads = 256 },
+  -- max_seqs: the search's reach (B <= max_seqs, the launcher checks): 3 rounds
+  config = { BM = 128, BN = 64, stages = 2, threads = 256, max_seqs = 4096 },
   -- the dense forward's tuned tiles on the same head dims (dsl/tuned/attention.lua), but
   -- for sm80 at d128: its 128 threads (BN 32) spilled here (ptxas, sm_80: 28 bytes), with
   -- the sequence's bounds live across the loop; 256 threads and BN 64 do not
@@ -72,10 +82,37 @@ return tile.kernel {
     k:require(tile.both(p.max_seqlen_k:ge(0), p.max_seqlen_k:lt(2^30)), "max_seqlen_k in [0, 2^30)")
     k:require((p.Hq % p.Hkv):eq(0), "Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads)")
     k:require(tile.both(p.window_left:lt(2^30), p.window_right:lt(2^30)), "windows below 2^30, as sizes")
-    local nqb = tile.cdiv(p.max_seqlen_q, BM)
-    local pid, h, b = k:grid(nqb, p.Hq, p.B1 - 1)
-    local qb = nqb - 1 - pid   -- the last block first: under a causal mask it has the most keys
+    k:require((p.B1 - 1):le(c.max_seqs), "at most max_seqs sequences (B1 - 1 <= max_seqs: the config's search)")
+    local nseq = p.B1 - 1
+    local slots = p.TQ // BM + nseq
+    -- the query heads of one slot next to each other, the last slot first:
+    -- under a causal mask a sequence's last block has the most keys, so the
+    -- longest programs start first and the short ones fill the last wave
+    local pid = k:grid(slots * p.Hq)
+    local h = pid % p.Hq
+    local slot = slots - 1 - pid // p.Hq
     local hk = h // (p.Hq // p.Hkv)
+    -- start(b): sequence b's first slot, its start clamped to [0, TQ]
+    local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+    -- the last sequence b with start(b) <= slot (start rises with b), by a
+    -- search of radix 16: each round loads the starts of 15 candidates at
+    -- once (independent loads, one memory latency a round), clamped to B,
+    -- which never qualifies, and moves b by step for each that does (a
+    -- count, not a max of selects: with the selects ptxas spilled 120 bytes
+    -- on sm90a at d128, the main loop's registers at 247 of 255)
+    local b = 0
+    local step = 1
+    while step * 16 < c.max_seqs do step = step * 16 end
+    while step >= 1 do
+      local n = 0
+      for j = 1, 15 do
+        if j * step >= c.max_seqs then break end
+        local cand = tile.min(b + j * step, nseq)
+        n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+      end
+      b = b + n * step
+      step = step // 16
+    end
     -- the sequence's rows [q_lo, q_lo + Sq) of Q and [k_lo, k_lo + Sk) of K,
     -- clamped to the tensors and to max_seqlen
     local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
@@ -84,14 +121,22 @@ return tile.kernel {
     local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
     local Sq, Sk = tile.min(q_hi - q_lo, p.max_seqlen_q), tile.min(k_hi - k_lo, p.max_seqlen_k)
     local diag = (k_hi - k_lo) - (q_hi - q_lo)   -- query i is aligned with key i + diag (bottom-right)
-    local Qb, Ob, LSEb = p.Q:rows(q_lo, q_lo + Sq), p.O:rows(q_lo, q_lo + Sq), p.LSE:rows(q_lo, q_lo + Sq)
+    -- this slot's block of the sequence starts at its row q0: Sq or more
+    -- (no rows) for the slot a sequence leaves unused and for a slot before
+    -- the first sequence's (cu_seqlens_q[0] > 0)
+    local qb = slot - (q_lo // BM + b)
+    local q0 = tile.where(qb:lt(0), Sq, qb * BM)
+    -- the block's rows of Q, O and LSE, [q_lo + q0, q_lo + Sq) (at most
+    -- BM of them), and the sequence's keys; rd: the key aligned with the
+    -- block's first row
+    local m0, q_end, rd = q_lo + q0, q_lo + Sq, q0 + diag
+    local Qb, Ob, LSEb = p.Q:rows(m0, q_end), p.O:rows(m0, q_end), p.LSE:rows(m0, q_end)
     local Kb, Vb = p.K:rows(k_lo, k_lo + Sk), p.V:rows(k_lo, k_lo + Sk)
     local wl, wr = p.window_left, p.window_right
-    local q0 = qb * BM
     -- key blocks [first, last) hold every key visible to a query of this
     -- block; none for a block past the sequence's end
     local nkb = tile.cdiv(Sk, BN)
-    local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+    local lo_key, hi_key = rd - wl, rd + BM - 1 + wr
     local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
     local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
     last = tile.max(first, last)
@@ -102,10 +147,9 @@ return tile.kernel {
     local o = k:fragment("f32", { BM, D }, 0)
     local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
     local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
-    -- a block past its sequence's end (most of the grid when the lengths
-    -- differ) copies nothing and stores nothing
+    -- a slot with no block of rows copies nothing and stores nothing
     k:when(q0:lt(Sq), function()
-      k:copy(Qb:tile({ h, qb, 0 }, { 1, BM, D }), Qs)
+      k:copy(Qb:tile({ h, 0, 0 }, { 1, BM, D }), Qs)
       k:pipelined(first, last, c.stages, function(j)
         k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
         k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
@@ -117,7 +161,7 @@ return tile.kernel {
         local function step(masked)
           k:assign(s, s * (p.scale * LOG2E))
           if masked then
-            local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+            local row = k:iota({ BM, 1 }, 1) + (rd - j * BN)   -- the key aligned with the row, in block columns
             local lo = tile.where(wl:lt(0), 0, row - wl)
             local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
             local col = k:iota({ BM, BN }, 2)
@@ -133,13 +177,13 @@ return tile.kernel {
           k:assign(m, m_new)
         end
         local kend = (j + 1) * BN
-        local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-                                                           tile.both(wl:ge(0), (j * BN):lt(q0 + BM - 1 + diag - wl))))
+        local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(rd + wr + 1)),
+                                                           tile.both(wl:ge(0), (j * BN):lt(rd + BM - 1 - wl))))
         k:when(cuts, function() step(true) end, function() step(false) end)
       end)
     end)
     local seen = l:gt(0)
-    k:store(Ob:tile({ h, qb, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
-    k:store(LSEb:tile({ h, qb, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+    k:store(Ob:tile({ h, 0, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+    k:store(LSEb:tile({ h, 0, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
   end,
 }

@@ -19,7 +19,7 @@ MATMUL="f16_none_nn bf16_bias_gelu_nt f32_bias_relu_tn bf16_bias_silu_tt f16_bia
 # and d96 (128-wide tiles over 96 columns) forward and dK/dV (with dQ by
 # atomics and a softcap as well: the known defect below), and d256
 # (where the target has it: unsupported in the kernel files) forward, dK/dV
-# and dQ; and the variable-length forward at both head dims.
+# and dQ; and the variable-length forward and backward at both head dims.
 ATTENTION="attention_bf16_d128 attention_f16_d64_softcap attention_bf16_d32 attention_bwd_pre_bf16_d128
   attention_bwd_dq_bf16_d128_softcap attention_bwd_dq_f16_d64 attention_bwd_dkdv_f16_d64_softcap attention_bwd_dkdv_bf16_d32
   attention_bwd_dkdv_bf16_d128 attention_bwd_dkdv_f16_d128_softcap attention_bwd_dkdv_dq_atomic_bf16_d128_softcap
@@ -28,7 +28,8 @@ ATTENTION="attention_bf16_d128 attention_f16_d64_softcap attention_bf16_d32 atte
   attention_f16_d256_softcap attention_bwd_dkdv_bf16_d256_softcap attention_bwd_dq_f16_d256
   attention_decode_bf16_d128_contig attention_decode_bf16_d128_paged attention_decode_bf16_d128_paged64
   attention_decode_bf16_d128_combine
-  attention_varlen_bf16_d128 attention_varlen_f16_d64"
+  attention_varlen_bf16_d128 attention_varlen_f16_d64 attention_varlen_bwd_bf16_d128_dq
+  attention_varlen_bwd_bf16_d128_dkdv attention_varlen_bwd_f16_d64_dq attention_varlen_bwd_f16_d64_dkdv"
 # Known open defects: files that build but spill, or whose wgmmas ptxas
 # serializes.  Their FAIL is reported as SKIP with the reason (so every run
 # shows it, and it is not counted as passed); one that no longer does FAILs

@@ -15,9 +15,12 @@
 ** by another sequence's program would show in its output.  Cases: lengths
 ** 0, 1, 12, 37, 1000, B 1 to 5, GQA 4:1 and 1:1, causal and full, a left
 ** window, Sk > Sq and Sk < Sq, a sequence cut by max_seqlen_q, rows with
-** a gap of 8 elements past Hq D (strides not the packed ones).  Also the
-** launcher's refusals (Hq not a multiple of Hkv, max_seqlen_q = 0) leave
-** O untouched.  The last line sums up.  Under tests/emu/drivers.sh
+** a gap of 8 elements past Hq D (strides not the packed ones), sequences
+** that start past row 0 (cu_seqlens[0] > 0: the rows before them stay
+** poisoned), and 300 short sequences (the kernel's search for a program's
+** sequence goes through all its rounds).  Also the launcher's refusals (Hq
+** not a multiple of Hkv, max_seqlen_q = 0, more sequences than the
+** kernel's max_seqs = 4096) leave O untouched.  The last line sums up.  Under tests/emu/drivers.sh
 ** (LT_DUMP set: the emulator, one variant, lane by lane) the cases of 1000
 ** rows are left out.
 */
@@ -64,15 +67,27 @@ static const Variant variants[] = {
 #endif
     {-1, 0, NULL, NULL}};
 
-enum { MAXB = 8 };
+enum { MAXB = 8, MANY = 300 };
 typedef struct {
   const char *what;
   int B, Hq, Hkv;
-  int lq[MAXB], lk[MAXB];
+  int lq[MAXB], lk[MAXB];   /* B = MANY: made by lengths() */
   int causal, wl;   /* window_right = 0 when causal (else -1); window_left (-1: none) */
   int max_q;        /* 0: the longest query length; else smaller, cutting a sequence */
   int big;          /* holds a sequence of 1000 rows: left out in the emulator */
+  int off;          /* the first sequence's first query and key row (cu_seqlens[0]) */
 } Case;
+
+/* The lengths of case c's sequence b: as written, or for the MANY
+** sequences 0 to 22 queries (every 7th 0) and a few keys more or fewer. */
+static void lengths(const Case *c, int b, int *lq, int *lk) {
+  if (c->B <= MAXB) {
+    *lq = c->lq[b], *lk = c->lk[b];
+    return;
+  }
+  *lq = b % 7 == 3 ? 0 : (b * 7919) % 23;
+  *lk = *lq + b % 5 - 2 < 0 ? 0 : *lq + b % 5 - 2;
+}
 
 /* Is the element of bytes b (dtype size n) the poison 0xff..? */
 static int is_poison(const unsigned char *b, int n) {
@@ -84,13 +99,14 @@ static int is_poison(const unsigned char *b, int n) {
 /* Runs case c on variant v; one PASS / FAIL line. */
 static void run_case(const Variant *v, const Case *c) {
   int dt = v->dt, D = v->D, Hq = c->Hq, Hkv = c->Hkv, G = Hq / Hkv, B = c->B;
-  int cq[MAXB + 1], ck[MAXB + 1], max_q = 0, max_k = 0;
-  cq[0] = ck[0] = 0;
+  int cq[MANY + 1], ck[MANY + 1], lq[MANY], lk[MANY], max_q = 0, max_k = 0;
+  cq[0] = ck[0] = c->off;
   for (int b = 0; b < B; b++) {
-    cq[b + 1] = cq[b] + c->lq[b];
-    ck[b + 1] = ck[b] + c->lk[b];
-    if (c->lq[b] > max_q) max_q = c->lq[b];
-    if (c->lk[b] > max_k) max_k = c->lk[b];
+    lengths(c, b, &lq[b], &lk[b]);
+    cq[b + 1] = cq[b] + lq[b];
+    ck[b + 1] = ck[b] + lk[b];
+    if (lq[b] > max_q) max_q = lq[b];
+    if (lk[b] > max_k) max_k = lk[b];
   }
   if (c->max_q) max_q = c->max_q;
   int TQ = cq[B] + 5, TK = ck[B] + 7;   /* rows past the last sequence: poison */
@@ -102,7 +118,7 @@ static void run_case(const Variant *v, const Case *c) {
   for (int b = 0; b < B; b++) {
     for (int t = cq[b]; t < cq[b + 1]; t++)
       for (int i = 0; i < Hq * D; i++) put(Q, dt, (size_t)t * rq + i, uniform(-1, 1));
-    if (c->lq[b] == 0) continue;
+    if (lq[b] == 0) continue;
     for (int t = ck[b]; t < ck[b + 1]; t++)
       for (int i = 0; i < Hkv * D; i++) {
         put(K, dt, (size_t)t * rk + i, uniform(-1, 1));
@@ -123,7 +139,7 @@ static void run_case(const Variant *v, const Case *c) {
   char why[300] = "";
   int n_ok = 0;
   for (int b = 0; b < B && !*why; b++) {
-    int Sq = c->lq[b], Sk = c->lk[b], diag = Sk - Sq;
+    int Sq = lq[b], Sk = lk[b], diag = Sk - Sq;
     for (int i = 0; i < Sq && !*why; i++)
       for (int h = 0; h < Hq && !*why; h++) {
         size_t orow = (size_t)(cq[b] + i) * rq + (size_t)h * D;
@@ -161,13 +177,14 @@ static void run_case(const Variant *v, const Case *c) {
         n_ok++;
       }
   }
-  /* the rows of no sequence: past the last one, and each row's gap */
+  /* the rows of no sequence: before the first one, past the last one, and each row's gap */
   for (int t = 0; t < TQ && !*why; t++) {
-    size_t r0 = t < cq[B] ? (size_t)Hq * D : 0;
+    int inside = t >= cq[0] && t < cq[B];
+    size_t r0 = inside ? (size_t)Hq * D : 0;
     for (size_t i = r0; i < (size_t)rq && !*why; i++)
       if (!is_poison((unsigned char *)O + ((size_t)t * rq + i) * dbytes[dt], dbytes[dt]))
         snprintf(why, sizeof why, "O's element %zu of row %d, outside every sequence, was written", i, t);
-    for (int h = 0; h < Hq && t >= cq[B] && !*why; h++)
+    for (int h = 0; h < Hq && !inside && !*why; h++)
       if (!is_poison((unsigned char *)&LSE[(size_t)h * TQ + t], 4))
         snprintf(why, sizeof why, "LSE of row %d, head %d, outside every sequence, was written", t, h);
   }
@@ -185,21 +202,30 @@ static void refusals(const Variant *v) {
   float *LSE = poisoned(F32, 4 * 5);
   int r1 = v->fn(Q, K, K, O, LSE, cq, ck, 4, 5, 3, 9, 3, D, 4 * D, D, 3 * D, D, 3 * D, D, 4 * D, 3, 5, 0.1f, -1, 0, NULL);
   int r2 = v->fn(Q, K, K, O, LSE, cq, ck, 4, 5, 2, 9, 3, D, 4 * D, D, 2 * D, D, 2 * D, D, 4 * D, 0, 5, 0.1f, -1, 0, NULL);
+  /* 4097 sequences (all empty but the first): one more than the search reaches */
+  int *many = calloc(4098, sizeof(int));
+  for (int b = 1; b < 4098; b++) many[b] = 5;
+  int r3 = v->fn(Q, K, K, O, LSE, many, many, 4, 5, 2, 9, 4098, D, 4 * D, D, 2 * D, D, 2 * D, D, 4 * D, 5, 5, 0.1f, -1,
+                 0, NULL);
   char name[120];
-  snprintf(name, sizeof name, "cpu attention_varlen %s refuses Hq %% Hkv != 0 and max_seqlen_q = 0", v->name);
-  status(name, r1 != 0 && r2 != 0 && is_poison(O, 5 * 4 * D * dbytes[v->dt]), "a call was accepted or wrote O");
-  free(Q), free(K), free(O), free(LSE);
+  snprintf(name, sizeof name, "cpu attention_varlen %s refuses Hq %% Hkv != 0, max_seqlen_q = 0, B > 4096", v->name);
+  status(name, r1 != 0 && r2 != 0 && r3 != 0 && is_poison(O, 5 * 4 * D * dbytes[v->dt]),
+         "a call was accepted or wrote O");
+  free(Q), free(K), free(O), free(LSE), free(many);
 }
 
 int main(void) {
   static const Case cases[] = {
-      {"one sequence of 12, causal", 1, 4, 4, {12}, {12}, 1, -1, 0, 0},
-      {"lengths 0 1 12 37, causal, GQA 4:1", 4, 8, 2, {0, 1, 12, 37}, {5, 1, 12, 37}, 1, -1, 0, 0},
-      {"lengths 37 0 12 1 37, full", 5, 4, 1, {37, 0, 12, 1, 37}, {40, 3, 0, 9, 130}, 0, -1, 0, 0},
-      {"Sk > Sq and Sk < Sq, causal, window 20", 3, 4, 4, {37, 140, 12}, {200, 70, 12}, 1, 20, 0, 0},
-      {"a sequence cut by max_seqlen_q 100", 2, 4, 2, {12, 150}, {12, 150}, 1, -1, 100, 0},
-      {"lengths 1000 12 37 1, causal, GQA 4:1", 4, 4, 1, {1000, 12, 37, 1}, {1000, 12, 37, 1}, 1, -1, 0, 1},
-      {"lengths 12 1000, full", 2, 2, 2, {12, 1000}, {37, 1000}, 0, -1, 0, 1},
+      {"one sequence of 12, causal", 1, 4, 4, {12}, {12}, 1, -1, 0, 0, 0},
+      {"lengths 0 1 12 37, causal, GQA 4:1", 4, 8, 2, {0, 1, 12, 37}, {5, 1, 12, 37}, 1, -1, 0, 0, 0},
+      {"lengths 37 0 12 1 37, full", 5, 4, 1, {37, 0, 12, 1, 37}, {40, 3, 0, 9, 130}, 0, -1, 0, 0, 0},
+      {"Sk > Sq and Sk < Sq, causal, window 20", 3, 4, 4, {37, 140, 12}, {200, 70, 12}, 1, 20, 0, 0, 0},
+      {"a sequence cut by max_seqlen_q 100", 2, 4, 2, {12, 150}, {12, 150}, 1, -1, 100, 0, 0},
+      {"lengths 1000 12 37 1, causal, GQA 4:1", 4, 4, 1, {1000, 12, 37, 1}, {1000, 12, 37, 1}, 1, -1, 0, 1, 0},
+      {"lengths 12 1000, full", 2, 2, 2, {12, 1000}, {37, 1000}, 0, -1, 0, 1, 0},
+      {"lengths 0 0 1 0 130 0 0 129 from row 77, causal, GQA 4:1", 8, 4, 1, {0, 0, 1, 0, 130, 0, 0, 129},
+       {3, 0, 1, 0, 131, 0, 2, 127}, 1, -1, 0, 0, 77},
+      {"300 sequences of 0 to 22 from row 3, causal, GQA 2:1", MANY, 2, 1, {0}, {0}, 1, -1, 0, 0, 3},
   };
   int emu = getenv("LT_DUMP") != NULL, nv = 0;
   (void)compare;   /* common.h's; the checks here are row by row */

@@ -56,7 +56,8 @@ others=$(ls $b/*.o | grep -v -e '/matmul_' -e '/attention_')
 fp8mms=$(ls $b/*.o | grep '/matmul_fp8_')
 attns=$(ls $b/*.o | grep '/attention_' | grep -v -e '/attention_decode_' -e '/attention_varlen_')
 decodes=$(ls $b/*.o | grep '/attention_decode_')
-varlens=$(ls $b/*.o | grep '/attention_varlen_')
+varlens=$(ls $b/*.o | grep '/attention_varlen_' | grep -v '/attention_varlen_bwd_')
+varlen_bwds=$(ls $b/*.o | grep '/attention_varlen_bwd_')
 mms=$(ls $b/*.o | grep '/matmul_' | grep -v '/matmul_fp8_')
 if ! cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/check.c $others -lm -o $b/check 2>$b/build.log ||
    ! cc -std=c11 -O2 -Wall -Wextra -Iout/c -I$b tests/cpu/matmul.c $mms -lm -o $b/matmul 2>>$b/build.log; then
@@ -91,6 +92,15 @@ elif cc -std=c11 -O2 -Wall -Wextra -Werror -Iout/c tests/cpu/attention_varlen.c 
   $b/attention_varlen || echo "FAIL cpu attention_varlen: crashed (status $?)"
 else
   echo "FAIL cpu attention_varlen build: $(grep -m1 error $b/attention_varlen_build.log | cut -c1-300)"
+fi
+# attention_varlen_bwd: dQ, dK, dV over packed sequences against a float64 reference (attention_varlen_bwd.c)
+if [ -z "$varlen_bwds" ]; then
+  echo "FAIL cpu attention_varlen_bwd: no out/c/attention_varlen_bwd_*.c (run ./build.sh)"
+elif cc -std=c11 -O2 -Wall -Wextra -Werror -Iout/c tests/cpu/attention_varlen_bwd.c $varlen_bwds -lm \
+     -o $b/attention_varlen_bwd 2>$b/attention_varlen_bwd_build.log; then
+  $b/attention_varlen_bwd || echo "FAIL cpu attention_varlen_bwd: crashed (status $?)"
+else
+  echo "FAIL cpu attention_varlen_bwd build: $(grep -m1 error $b/attention_varlen_bwd_build.log | cut -c1-300)"
 fi
 # examples/attention, built against out/c the way its README says, checks its own result
 if [ -f out/c/attention_bf16_d128.h ]; then

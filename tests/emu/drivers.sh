@@ -5,8 +5,9 @@
 # their drivers in tests/docs/drivers/, dsl/kernels/bias_dropout_add.lua and
 # matmul_fp8.lua with tests/cpu/dropout.c and matmul_fp8.c, grouped_matmul.lua
 # with tests/cpu/grouped.c, and
-# attention_decode.lua and attention_varlen.lua (bf16 d64) with
-# tests/cpu/attention_decode.c and attention_varlen.c against their float64
+# attention_decode.lua, attention_varlen.lua and attention_varlen_bwd.lua
+# (bf16 d64) with tests/cpu/attention_decode.c, attention_varlen.c and
+# attention_varlen_bwd.c against their float64
 # references; each driver's outputs (those it writes to $LT_DUMP)
 # must be the same bytes as the c target's.  Built with AddressSanitizer and
 # UBSan's bounds checks when the compiler has them.
@@ -41,7 +42,8 @@ for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
              dsl/kernels/matmul_fp8.lua:tests/cpu/matmul_fp8.c \
              dsl/kernels/grouped_matmul.lua:tests/cpu/grouped.c \
              dsl/kernels/attention_decode.lua:tests/cpu/attention_decode.c:dtype=bf16,hdim=d64,CU=2 \
-             dsl/kernels/attention_varlen.lua:tests/cpu/attention_varlen.c:dtype=bf16,hdim=d64; do
+             dsl/kernels/attention_varlen.lua:tests/cpu/attention_varlen.c:dtype=bf16,hdim=d64 \
+             dsl/kernels/attention_varlen_bwd.lua:tests/cpu/attention_varlen_bwd.c:dtype=bf16,hdim=d64; do
   src=${entry%%:*} drv=${entry#*:} name=$(basename $src .lua) defs=
   case $drv in *:*) defs=$(echo "-D ${drv#*:}" | sed 's/,/ -D /g') drv=${drv%%:*} ;; esac
   [ -f $src ] && [ -f $drv ] || { echo "FAIL emu/drivers/$name: $src or $drv is missing"; continue; }
