@@ -500,6 +500,32 @@ int ltI_nonneg(const Expr *e) {
   }
 }
 
+/* Is the uniform integer value e known to be a multiple of m (m > 0) for
+** every value the launcher accepts?  Constants, sums and differences of
+** multiples, products with a multiple, and `local`s defined by one; a
+** size, a program id, a loop index or a value read from memory is not
+** (copy.c then tests it at run time). */
+int ltI_multiple_of(const Expr *e, long long m) {
+  if (m <= 1) return 1;
+  if (e->rank || e->depth > 200) return 0;
+  switch (e->kind) {
+  case E_CONST: return e->cval == floor(e->cval) && fmod(e->cval, (double)m) == 0;
+  case E_SYM: {
+    const Sym *s = e->sym;
+    return s->kind == SYM_LET && s->def && s->def->kind == S_LET && s->def->val && ltI_multiple_of(s->def->val, m);
+  }
+  case E_UNARY: return e->op == U_NEG && ltI_multiple_of(e->a, m);
+  case E_BINARY:
+    switch (e->op) {
+    case B_ADD: case B_SUB: return ltI_multiple_of(e->a, m) && ltI_multiple_of(e->b, m);
+    case B_MUL: return ltI_multiple_of(e->a, m) || ltI_multiple_of(e->b, m);
+    default: return 0;
+    }
+  case E_SELECT: return ltI_multiple_of(e->a, m) && ltI_multiple_of(e->b, m);
+  default: return 0;
+  }
+}
+
 /* Bounds [*lo, *hi] of the value of i32 expression e, computed without
 ** wrapping, for every value the launcher accepts: sizes 1 to LT_MAX_SIZE,
 ** program ids below their grid's extent, loop indices below their loop's

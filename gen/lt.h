@@ -401,6 +401,7 @@ void ltI_append(Block *b, Stmt *s);
 void ltI_fix_last(Block *b);
 int ltI_is_tile(const Expr *e);
 int ltI_nonneg(const Expr *e);
+int ltI_multiple_of(const Expr *e, long long m);   /* known a multiple of m? (ir.c) */
 int ltI_const_int(const Expr *e, long long *out); /* folds constants */
 void ltI_view_shape(const View *v, int shape[2]); /* its [rows, cols] as a tile */
 int ltI_view_never_inside(const View *v);        /* statically runs past its tensor's end */

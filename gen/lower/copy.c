@@ -78,7 +78,8 @@ static int cols_overrun(const View *v) {
 /* The test, uniform over the block, that view v is wholly inside its
 ** tensor (but for the columns past the end of one that cols_overrun) and
 ** every row of it starts 16-byte aligned (rows of `per16` elements to 16
-** bytes). */
+** bytes: the base, the row stride and the column origin, each a multiple
+** of 16 bytes). */
 const char *ltL_whole_tile(E *e, const View *v, int per16, int has_ok) {
   const Sym *t = v->t;
   const Expr *ro = v->origin[v->rdim], *co = v->origin[v->cdim];
@@ -93,6 +94,7 @@ const char *ltL_whole_tile(E *e, const View *v, int per16, int has_ok) {
     full = all_of(full, ltU_fmt("%s + %d <= %s", rw, v->ext[v->rdim], ltE_itext(e, v->rhi)));
   }
   if (!cols_overrun(v)) full = all_of(full, ends_inside(e, co, v->ext[v->cdim], t->dims[v->cdim]));
+  if (!ltI_multiple_of(co, per16)) full = all_of(full, ltU_fmt("%s %% %d == 0", ltE_paren(c0), per16));   /* rows start there */
   full = all_of(full, "(uintptr_t)base % 16 == 0");
   long long rs;
   if (!(ltI_const_int(t->strides[v->rdim], &rs) && rs % per16 == 0))
