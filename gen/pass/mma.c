@@ -248,6 +248,18 @@ int ltP_wgmma_row(const Sym *sh) {
   return bytes == 32 || bytes == 64 ? bytes : bytes % 128 ? 0 : 128;
 }
 
+/* ltP_wgmma_row of the shared tile a register operand v goes through
+** where the warps split N (feed_operand: a staging tile of v's shape and
+** dtype, in the same swizzle as every shared tile). */
+static int staged_row(const Expr *v) {
+  Sym t = {0};
+  t.dt = v->dt;
+  t.rank = 2;
+  t.shape[0] = v->shape[0];
+  t.shape[1] = v->shape[1];
+  return ltP_wgmma_row(&t);
+}
+
 /* Why wgmma cannot take gemm g's fp8 or tf32 operands, or NULL: for
 ** operands not of 16 bits the instruction has no transpose bits (PTX ISA,
 ** wgmma.mma_async: imm-trans-a and imm-trans-b are for .f16 and .bf16
@@ -270,9 +282,12 @@ static const char *wgmma_layout_why(const Stmt *g) {
 ** the accumulator: one m64 row block or several (a warp then holds rows
 ** 16 (w % 4) + 64 i of its group's tile), and N columns a wgmma (8 to 256,
 ** a multiple of 8).  B comes from shared memory through a descriptor
-** (ltP_wgmma_row); so does A where it is a shared tile wgmma can read, else
-** from registers, which takes a warpgroup of one m64 block over all of N
-** (the register operand's rows are an accumulator's).  A group's first
+** (ltP_wgmma_row); so does A where it is a shared tile wgmma can read, or a
+** register tile that goes through a staging tile (feed_operand does that
+** where the warps split N: each warpgroup stores the columns it holds, all
+** read the whole; attention's dK/dV kernels at d256, with a softcap or with
+** dQ by atomics); else from registers, which takes a warpgroup of one m64
+** block over all of N (the register operand's rows are an accumulator's).  A group's first
 ** column of a B stored [K, N] starts a swizzle row (64 columns of 128
 ** bytes, 32 of 64, 16 of 32). */
 static int wgmma_fits_one(const Kernel *k, const Stmt *g) {
@@ -283,6 +298,7 @@ static int wgmma_fits_one(const Kernel *k, const Stmt *g) {
   int blocks = BM / (64 * wgm), n = BN / wgn, row = ltP_wgmma_row(b);
   if (n % 8 || n > 256 || !row) return 0;
   int a_desc = g->shared && ltP_wgmma_row(g->shared);
+  if (!g->shared && wgn > 1) a_desc = staged_row(g->val);   /* staged through shared memory (feed_operand) */
   if ((blocks > 1 || wgn > 1) && !a_desc) return 0;
   if (wgn > 1 && !g->trans_b && n % (row / ltI_dtypes[b->dt].bytes)) return 0;
   return 1;

@@ -114,30 +114,106 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
+** Accumulate").  A warpgroup of four consecutive warps issues each
+** wgmma.mma_async together; B is read from shared memory by the tensor
+** cores through a descriptor, A the same way or from registers (each
+** warp's 16 rows, the mma.sync A fragment), and the result lands in the
+** mma.sync result layout of each warp's 16 rows. */
+
+/* The descriptor of a shared-memory operand: the address of its first
+** element, the byte offsets of the next 64 columns (lbo; MN-major only)
+** and of the next 8 rows (sbo), and the swizzle (1: 128-byte rows, 2: 64,
+** 3: 32) its tile is stored with. */
+LT_FN uint64_t lt_wgmma_desc(const void *p, uint32_t lbo, uint32_t sbo, uint32_t swizzle) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(p);
+  return (uint64_t)((a & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 |
+         (uint64_t)swizzle << 62;
+}
+/* Orders this thread's register writes (accumulators, A fragments) before
+** the wgmmas that follow; every warp of the warpgroup runs it. */
+LT_FN void lt_wgmma_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+/* Closes the wgmmas issued so far into a group; lt_wgmma_wait<N> waits
+** until at most N groups are in flight. */
+LT_FN void lt_wgmma_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> static __device__ __forceinline__ void lt_wgmma_wait(void) {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+/* An accumulator's or the A fragments' registers, pinned here: the
+** compiler moves neither their writes below the fence nor their reads
+** above the wait. */
+template <int N> static __device__ __forceinline__ void lt_wgmma_settle(float (&d)[N]) {
+  #pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+template <int K> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t (&a)[K][1][4]) {
+  #pragma unroll
+  for (int i = 0; i < K * 4; ++i) asm volatile("" : "+r"(a[i / 4][0][i % 4])::"memory");
+}
+/* The two warpgroups of a 256-thread block taking turns at the tensor
+** cores (ping-pong): named barrier 1 + g is warpgroup g's turn.
+** lt_wg_turn_wait(g) waits for it (the group's 128 threads sync with the
+** other group's 128 arrivals); lt_wg_turn_pass(g) hands the turn to the
+** other group without waiting.  Barrier 0 stays __syncthreads'. */
+LT_FN void lt_wg_turn_wait(int g) {
+  if (g == 0) asm volatile("bar.sync 1, 256;\n" ::: "memory");
+  else asm volatile("bar.sync 2, 256;\n" ::: "memory");
+}
+LT_FN void lt_wg_turn_pass(int g) {
+  if (g == 0) asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+  else asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+}
+/* The block barrier, with what the tensor cores read next in shared memory
+** made visible to them first: ordinary and cp.async stores are in the
+** generic proxy, wgmma's reads in the async proxy. */
+LT_FN void lt_wgmma_barrier(void) {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  __syncthreads();
+}
+
+/* d = A @ B + (scale_d ? d : 0): one m64n16k16 wgmma of the warpgroup, bf16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n16k16_bf16_ss(float (&d)[8], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %12, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n16k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7}, %8, %9, p, 1, 1, %10, %11;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[4]), "+f"(d[5]), "+f"(d[2]), "+f"(d[3]), "+f"(d[6]), "+f"(d[7])
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
+}
+
+/* d = A @ B + (scale_d ? d : 0): one m64n64k16 wgmma of the warpgroup, bf16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_bf16_ss(float (&d)[32], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, %35;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
+}
+
 /* One block (256 threads) of attention_varlen_bwd_bf16_d128_dkdv. */
 __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const __nv_bfloat16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, const int *__restrict__ cu_seqlens_q, const int *__restrict__ cu_seqlens_k, __nv_bfloat16 *__restrict__ dK, __nv_bfloat16 *__restrict__ dV, int Hq, int TQ, int Hkv, int TK, int B1, int64_t sqh, int64_t sqt, int64_t skh, int64_t skt, int64_t svh, int64_t svt, int64_t sdoh, int64_t sdot, int64_t sdkh, int64_t sdkt, int64_t sdvh, int64_t sdvt, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 32] accumulator */
-  const int warp_row = tid / 64 * 16;
-  const int warp_col = tid / 32 % 2 * 16;
-  /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  /* warp tid / 32 of this block, warp tid / 32 % 4 of warpgroup tid / 128: rows warp_row.. (16 of each 64-row block of the group's) and columns warp_col.. of the [64, 32] accumulator */
+  const int warp_row = tid / 32 % 4 * 16;
+  const int warp_col = tid / 128 % 2 * 16;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
   /* the 128-column accumulators: their warp's columns from warp_col_128, this thread's from col0_128 */
-  const int warp_col_128 = tid / 32 % 2 * 64, col0_128 = warp_col_128 + lane % 4 * 2;
+  const int warp_col_128 = tid / 128 % 2 * 64, col0_128 = warp_col_128 + lane % 4 * 2;
   const int pid = blockIdx.x;
-  extern __shared__ __align__(16) unsigned char lt_smem[];
-  /* Ks: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Ks)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
-  /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Vs)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 16384);
-  /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*Qs)[32][128] = (__nv_bfloat16 (*)[32][128])(lt_smem + 32768);
-  /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __nv_bfloat16 (*dOs)[32][128] = (__nv_bfloat16 (*)[32][128])(lt_smem + 49152);
-  /* st_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* Ks: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*Ks)[64][64] = (__nv_bfloat16 (*)[64][64])(lt_smem + 0);
+  /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*Vs)[64][64] = (__nv_bfloat16 (*)[64][64])(lt_smem + 16384);
+  /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*Qs)[2][32][64] = (__nv_bfloat16 (*)[2][32][64])(lt_smem + 32768);
+  /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __nv_bfloat16 (*dOs)[2][32][64] = (__nv_bfloat16 (*)[2][32][64])(lt_smem + 49152);
+  /* st_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 64-byte swizzle) */
   __nv_bfloat16 (*st_sh)[32] = (__nv_bfloat16 (*)[32])(lt_smem + 65536);
   // attention_varlen_bwd.lua:82: local nseq = p.B1 - 1
   const int nseq = B1 - 1;
@@ -487,11 +563,11 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
         const int gc = tid % 16 * 8;
         const __nv_bfloat16 *ptr = base + (int64_t)gr * skt + gc;
         if (ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_hi && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&Ks[ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
+          ((uint4 *)&Ks[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Ks[ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_hi ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            Ks[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_hi ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -506,11 +582,11 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
         const int gc = tid % 16 * 8;
         const __nv_bfloat16 *ptr = base + (int64_t)gr * svt + gc;
         if (ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_hi && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&Vs[ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
+          ((uint4 *)&Vs[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Vs[ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_hi ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            Vs[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_hi ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -519,7 +595,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
     for (int g = 0; g < group; ++g) {
       // attention_varlen_bwd.lua:200: local hq = hk * group + g
       const int hq = h_2 * group + g;
-      __syncthreads();
+      lt_wgmma_barrier();
       // attention_varlen_bwd.lua:201: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
       /* prologue: start the copies of the first iteration, one commit group */
       for (int j_stage = 0; j_stage < 1; ++j_stage) {
@@ -532,7 +608,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
             if (ok && (int64_t)q_lo + (int64_t)j * 32 >= 0 && (int64_t)q_lo + (int64_t)j * 32 + 32 <= TQ && (int64_t)q_lo + (int64_t)j * 32 >= q_lo && (int64_t)q_lo + (int64_t)j * 32 + 32 <= q_hi && (uintptr_t)base % 16 == 0 && sqt % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
               #pragma unroll
               for (int ri = 0; ri < 2; ++ri) {
-                lt_cp_async16(&Qs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(q_lo + j * 32 + tid / 16) * sqt + (int64_t)(ri * 16) * sqt + tid % 16 * 8, 16);
+                lt_cp_async16(&Qs[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(q_lo + j * 32 + tid / 16) * sqt + (int64_t)(ri * 16) * sqt + tid % 16 * 8, 16);
               }
             } else {
               #pragma unroll
@@ -542,11 +618,11 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
                 const __nv_bfloat16 *ptr = base + (int64_t)gr * sqt + gc;
                 if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
                   const int n = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                  lt_cp_async16(&Qs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+                  lt_cp_async16(&Qs[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
                 } else {
                   #pragma unroll
                   for (int vi = 0; vi < 8; ++vi) {
-                    Qs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                    Qs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? ptr[vi] : __float2bfloat16_rn(0.0f);
                   }
                 }
               }
@@ -559,7 +635,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
             if (ok && (int64_t)q_lo + (int64_t)j * 32 >= 0 && (int64_t)q_lo + (int64_t)j * 32 + 32 <= TQ && (int64_t)q_lo + (int64_t)j * 32 >= q_lo && (int64_t)q_lo + (int64_t)j * 32 + 32 <= q_hi && (uintptr_t)base % 16 == 0 && sdot % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
               #pragma unroll
               for (int ri = 0; ri < 2; ++ri) {
-                lt_cp_async16(&dOs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(q_lo + j * 32 + tid / 16) * sdot + (int64_t)(ri * 16) * sdot + tid % 16 * 8, 16);
+                lt_cp_async16(&dOs[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(q_lo + j * 32 + tid / 16) * sdot + (int64_t)(ri * 16) * sdot + tid % 16 * 8, 16);
               }
             } else {
               #pragma unroll
@@ -569,11 +645,11 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
                 const __nv_bfloat16 *ptr = base + (int64_t)gr * sdot + gc;
                 if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
                   const int n = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                  lt_cp_async16(&dOs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : dO, n * 2);
+                  lt_cp_async16(&dOs[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
                 } else {
                   #pragma unroll
                   for (int vi = 0; vi < 8; ++vi) {
-                    dOs[j_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                    dOs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? ptr[vi] : __float2bfloat16_rn(0.0f);
                   }
                 }
               }
@@ -584,7 +660,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
       }
       for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
         lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-        __syncthreads();   /* everyone's have; and stage j - 1 is free again */
+        lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
         const int j_next = j + 1;
         const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
         if (j_next < last) {
@@ -595,7 +671,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
             if (ok && (int64_t)q_lo + (int64_t)j_next * 32 >= 0 && (int64_t)q_lo + (int64_t)j_next * 32 + 32 <= TQ && (int64_t)q_lo + (int64_t)j_next * 32 >= q_lo && (int64_t)q_lo + (int64_t)j_next * 32 + 32 <= q_hi && (uintptr_t)base % 16 == 0 && sqt % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
               #pragma unroll
               for (int ri = 0; ri < 2; ++ri) {
-                lt_cp_async16(&Qs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(q_lo + j_next * 32 + tid / 16) * sqt + (int64_t)(ri * 16) * sqt + tid % 16 * 8, 16);
+                lt_cp_async16(&Qs[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(q_lo + j_next * 32 + tid / 16) * sqt + (int64_t)(ri * 16) * sqt + tid % 16 * 8, 16);
               }
             } else {
               #pragma unroll
@@ -605,11 +681,11 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
                 const __nv_bfloat16 *ptr = base + (int64_t)gr * sqt + gc;
                 if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
                   const int n = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                  lt_cp_async16(&Qs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+                  lt_cp_async16(&Qs[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
                 } else {
                   #pragma unroll
                   for (int vi = 0; vi < 8; ++vi) {
-                    Qs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                    Qs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? ptr[vi] : __float2bfloat16_rn(0.0f);
                   }
                 }
               }
@@ -622,7 +698,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
             if (ok && (int64_t)q_lo + (int64_t)j_next * 32 >= 0 && (int64_t)q_lo + (int64_t)j_next * 32 + 32 <= TQ && (int64_t)q_lo + (int64_t)j_next * 32 >= q_lo && (int64_t)q_lo + (int64_t)j_next * 32 + 32 <= q_hi && (uintptr_t)base % 16 == 0 && sdot % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
               #pragma unroll
               for (int ri = 0; ri < 2; ++ri) {
-                lt_cp_async16(&dOs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], base + (int64_t)(q_lo + j_next * 32 + tid / 16) * sdot + (int64_t)(ri * 16) * sdot + tid % 16 * 8, 16);
+                lt_cp_async16(&dOs[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(q_lo + j_next * 32 + tid / 16) * sdot + (int64_t)(ri * 16) * sdot + tid % 16 * 8, 16);
               }
             } else {
               #pragma unroll
@@ -632,11 +708,11 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
                 const __nv_bfloat16 *ptr = base + (int64_t)gr * sdot + gc;
                 if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
                   const int n = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                  lt_cp_async16(&dOs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3], n > 0 ? ptr : dO, n * 2);
+                  lt_cp_async16(&dOs[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
                 } else {
                   #pragma unroll
                   for (int vi = 0; vi < 8; ++vi) {
-                    dOs[j_next_stage][ri * 16 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                    dOs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? ptr[vi] : __float2bfloat16_rn(0.0f);
                   }
                 }
               }
@@ -644,137 +720,35 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
           }
         }
         lt_cp_async_commit();
-        const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
         // attention_varlen_bwd.lua:204: local st = k:fragment("f32", { BN, BM }, 0)
         float st[8];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              st[ri * 4 + ci * 2 + vi] = 0.0f;
-            }
-          }
-        }
         // attention_varlen_bwd.lua:205: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
-        uint32_t Ks_frag[2][1][4], Qs_frag[2][2][2];   /* [16 of K: even, odd] */
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (j_lane & 15);
-          lt_ldmatrix_x4(Ks_frag[0][mi], &Ks[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 2; ni += 2) {
-          uint32_t t[4];
-          const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-          lt_ldmatrix_x4(t, &Qs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
-          Qs_frag[0][ni][0] = t[0];
-          Qs_frag[0][ni][1] = t[1];
-          Qs_frag[0][ni + 1][0] = t[2];
-          Qs_frag[0][ni + 1][1] = t[3];
-        }
+        /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
+        lt_wgmma_settle(st);
+        lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
         #pragma unroll
         for (int kk = 0; kk < 128; kk += 16) {
-          const int cur = kk / 16 % 2;
-          if (kk + 16 < 128) {   /* the next 16 of K into the other set */
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              const int r = warp_row + mi * 16 + (j_lane & 15);
-              lt_ldmatrix_x4(Ks_frag[cur ^ 1][mi], &Ks[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            }
-            #pragma unroll
-            for (int ni = 0; ni < 2; ni += 2) {
-              uint32_t t[4];
-              const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-              lt_ldmatrix_x4(t, &Qs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
-              Qs_frag[cur ^ 1][ni][0] = t[0];
-              Qs_frag[cur ^ 1][ni][1] = t[1];
-              Qs_frag[cur ^ 1][ni + 1][0] = t[2];
-              Qs_frag[cur ^ 1][ni + 1][1] = t[3];
-            }
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            #pragma unroll
-            for (int ni = 0; ni < 2; ++ni) {
-              const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-              float d[4] = {st[i], st[i + 1], st[i + 4], st[i + 5]};
-              lt_mma_16816_bf16(d, Ks_frag[cur][mi], Qs_frag[cur][ni]);
-              st[i] = d[0];
-              st[i + 1] = d[1];
-              st[i + 4] = d[2];
-              st[i + 5] = d[3];
-            }
-          }
+          lt_wgmma_m64n16k16_bf16_ss<0, 0>(st, lt_wgmma_desc(&Ks[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Qs[j_stage][kk / 64][warp_col][kk % 64], 16, 1024, 1), kk > 0);
         }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs st run meanwhile */
         // attention_varlen_bwd.lua:206: local dpt = k:fragment("f32", { BN, BM }, 0)
         float dpt[8];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              dpt[ri * 4 + ci * 2 + vi] = 0.0f;
-            }
-          }
-        }
         // attention_varlen_bwd.lua:207: k:gemm(Vs, dOs, dpt, { transpose_b = true })
-        uint32_t Vs_frag[2][1][4], dOs_frag[2][2][2];   /* [16 of K: even, odd] */
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int r = warp_row + mi * 16 + (j_lane & 15);
-          lt_ldmatrix_x4(Vs_frag[0][mi], &Vs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 2; ni += 2) {
-          uint32_t t[4];
-          const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-          lt_ldmatrix_x4(t, &dOs[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
-          dOs_frag[0][ni][0] = t[0];
-          dOs_frag[0][ni][1] = t[1];
-          dOs_frag[0][ni + 1][0] = t[2];
-          dOs_frag[0][ni + 1][1] = t[3];
-        }
+        /* dpt starts at zero: the first k step writes it without reading it (scale-d 0) */
+        lt_wgmma_settle(dpt);
+        lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
         #pragma unroll
         for (int kk = 0; kk < 128; kk += 16) {
-          const int cur = kk / 16 % 2;
-          if (kk + 16 < 128) {   /* the next 16 of K into the other set */
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              const int r = warp_row + mi * 16 + (j_lane & 15);
-              lt_ldmatrix_x4(Vs_frag[cur ^ 1][mi], &Vs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            }
-            #pragma unroll
-            for (int ni = 0; ni < 2; ni += 2) {
-              uint32_t t[4];
-              const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-              lt_ldmatrix_x4(t, &dOs[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
-              dOs_frag[cur ^ 1][ni][0] = t[0];
-              dOs_frag[cur ^ 1][ni][1] = t[1];
-              dOs_frag[cur ^ 1][ni + 1][0] = t[2];
-              dOs_frag[cur ^ 1][ni + 1][1] = t[3];
-            }
-          }
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            #pragma unroll
-            for (int ni = 0; ni < 2; ++ni) {
-              const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-              float d[4] = {dpt[i], dpt[i + 1], dpt[i + 4], dpt[i + 5]};
-              lt_mma_16816_bf16(d, Vs_frag[cur][mi], dOs_frag[cur][ni]);
-              dpt[i] = d[0];
-              dpt[i + 1] = d[1];
-              dpt[i + 4] = d[2];
-              dpt[i + 5] = d[3];
-            }
-          }
+          lt_wgmma_m64n16k16_bf16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&dOs[j_stage][kk / 64][warp_col][kk % 64], 16, 1024, 1), kk > 0);
         }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
         // attention_varlen_bwd.lua:232: local qend = (j + 1) * BM
         const int qend = (j + 1) * 32;
         // attention_varlen_bwd.lua:233: local cuts = tile.either(tile.either(qend:gt(Sq), (k0 + BN):gt(Sk)),
         const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(st);   /* read below, after the wait */
+        lt_wgmma_settle(dpt);   /* read below, after the wait */
         // attention_varlen_bwd.lua:236: k:when(cuts, function() step(true) end, function() step(false) end)
         if (cuts) {
           // attention_varlen_bwd.lua:209: k:assign(st, st * (p.scale * LOG2E))
@@ -886,60 +860,17 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
               }
             }
           }
-          __syncthreads();
-          {
-            uint32_t st_sh_frag[2][1][4], dOs_frag[2][8][2];   /* [16 of K: even, odd] */
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              const int r = warp_row + mi * 16 + (j_lane & 15);
-              lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
-            }
-            #pragma unroll
-            for (int ni = 0; ni < 8; ni += 2) {
-              uint32_t t[4];
-              const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-              lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-              dOs_frag[0][ni][0] = t[0];
-              dOs_frag[0][ni][1] = t[1];
-              dOs_frag[0][ni + 1][0] = t[2];
-              dOs_frag[0][ni + 1][1] = t[3];
-            }
-            #pragma unroll
-            for (int kk = 0; kk < 32; kk += 16) {
-              const int cur = kk / 16 % 2;
-              if (kk + 16 < 32) {   /* the next 16 of K into the other set */
-                #pragma unroll
-                for (int mi = 0; mi < 1; ++mi) {
-                  const int r = warp_row + mi * 16 + (j_lane & 15);
-                  lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
-                }
-                #pragma unroll
-                for (int ni = 0; ni < 8; ni += 2) {
-                  uint32_t t[4];
-                  const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-                  lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-                  dOs_frag[cur ^ 1][ni][0] = t[0];
-                  dOs_frag[cur ^ 1][ni][1] = t[1];
-                  dOs_frag[cur ^ 1][ni + 1][0] = t[2];
-                  dOs_frag[cur ^ 1][ni + 1][1] = t[3];
-                }
-              }
-              #pragma unroll
-              for (int mi = 0; mi < 1; ++mi) {
-                #pragma unroll
-                for (int ni = 0; ni < 8; ++ni) {
-                  const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-                  float d[4] = {dv[i], dv[i + 1], dv[i + 16], dv[i + 17]};
-                  lt_mma_16816_bf16(d, st_sh_frag[cur][mi], dOs_frag[cur][ni]);
-                  dv[i] = d[0];
-                  dv[i + 1] = d[1];
-                  dv[i + 16] = d[2];
-                  dv[i + 17] = d[3];
-                }
-              }
-            }
+          lt_wgmma_barrier();
+          lt_wgmma_settle(dv);
+          lt_wgmma_fence();   /* dv in its registers before the wgmmas read it */
+          #pragma unroll
+          for (int kk = 0; kk < 32; kk += 16) {
+            lt_wgmma_m64n64k16_bf16_ss<0, 1>(dv, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&dOs[j_stage][warp_col_128 / 64][kk][warp_col_128 % 64], 4096, 1024, 1), 1);
           }
-          __syncthreads();
+          lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
+          lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+          lt_wgmma_settle(dv);   /* read below, after the wait */
+          lt_wgmma_barrier();
           // attention_varlen_bwd.lua:230: k:gemm((st * (dpt - delta)):cast(v.dtype), Qs, dk)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
@@ -951,57 +882,16 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
               }
             }
           }
-          __syncthreads();
-          uint32_t st_sh_frag[2][1][4], Qs_frag[2][8][2];   /* [16 of K: even, odd] */
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int r = warp_row + mi * 16 + (j_lane & 15);
-            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
-          }
-          #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
-            uint32_t t[4];
-            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            Qs_frag[0][ni][0] = t[0];
-            Qs_frag[0][ni][1] = t[1];
-            Qs_frag[0][ni + 1][0] = t[2];
-            Qs_frag[0][ni + 1][1] = t[3];
-          }
+          lt_wgmma_barrier();
+          lt_wgmma_settle(dk);
+          lt_wgmma_fence();   /* dk in its registers before the wgmmas read it */
           #pragma unroll
           for (int kk = 0; kk < 32; kk += 16) {
-            const int cur = kk / 16 % 2;
-            if (kk + 16 < 32) {   /* the next 16 of K into the other set */
-              #pragma unroll
-              for (int mi = 0; mi < 1; ++mi) {
-                const int r = warp_row + mi * 16 + (j_lane & 15);
-                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
-              }
-              #pragma unroll
-              for (int ni = 0; ni < 8; ni += 2) {
-                uint32_t t[4];
-                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-                lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-                Qs_frag[cur ^ 1][ni][0] = t[0];
-                Qs_frag[cur ^ 1][ni][1] = t[1];
-                Qs_frag[cur ^ 1][ni + 1][0] = t[2];
-                Qs_frag[cur ^ 1][ni + 1][1] = t[3];
-              }
-            }
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              #pragma unroll
-              for (int ni = 0; ni < 8; ++ni) {
-                const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-                float d[4] = {dk[i], dk[i + 1], dk[i + 16], dk[i + 17]};
-                lt_mma_16816_bf16(d, st_sh_frag[cur][mi], Qs_frag[cur][ni]);
-                dk[i] = d[0];
-                dk[i + 1] = d[1];
-                dk[i + 16] = d[2];
-                dk[i + 17] = d[3];
-              }
-            }
+            lt_wgmma_m64n64k16_bf16_ss<0, 1>(dk, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&Qs[j_stage][warp_col_128 / 64][kk][warp_col_128 % 64], 4096, 1024, 1), 1);
           }
+          lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+          lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+          lt_wgmma_settle(dk);   /* read below, after the wait */
         } else {
           // attention_varlen_bwd.lua:209: k:assign(st, st * (p.scale * LOG2E))
           #pragma unroll
@@ -1075,60 +965,17 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
               }
             }
           }
-          __syncthreads();
-          {
-            uint32_t st_sh_frag[2][1][4], dOs_frag[2][8][2];   /* [16 of K: even, odd] */
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              const int r = warp_row + mi * 16 + (j_lane & 15);
-              lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
-            }
-            #pragma unroll
-            for (int ni = 0; ni < 8; ni += 2) {
-              uint32_t t[4];
-              const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-              lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-              dOs_frag[0][ni][0] = t[0];
-              dOs_frag[0][ni][1] = t[1];
-              dOs_frag[0][ni + 1][0] = t[2];
-              dOs_frag[0][ni + 1][1] = t[3];
-            }
-            #pragma unroll
-            for (int kk = 0; kk < 32; kk += 16) {
-              const int cur = kk / 16 % 2;
-              if (kk + 16 < 32) {   /* the next 16 of K into the other set */
-                #pragma unroll
-                for (int mi = 0; mi < 1; ++mi) {
-                  const int r = warp_row + mi * 16 + (j_lane & 15);
-                  lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
-                }
-                #pragma unroll
-                for (int ni = 0; ni < 8; ni += 2) {
-                  uint32_t t[4];
-                  const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-                  lt_ldmatrix_x4_trans(t, &dOs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-                  dOs_frag[cur ^ 1][ni][0] = t[0];
-                  dOs_frag[cur ^ 1][ni][1] = t[1];
-                  dOs_frag[cur ^ 1][ni + 1][0] = t[2];
-                  dOs_frag[cur ^ 1][ni + 1][1] = t[3];
-                }
-              }
-              #pragma unroll
-              for (int mi = 0; mi < 1; ++mi) {
-                #pragma unroll
-                for (int ni = 0; ni < 8; ++ni) {
-                  const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-                  float d[4] = {dv[i], dv[i + 1], dv[i + 16], dv[i + 17]};
-                  lt_mma_16816_bf16(d, st_sh_frag[cur][mi], dOs_frag[cur][ni]);
-                  dv[i] = d[0];
-                  dv[i + 1] = d[1];
-                  dv[i + 16] = d[2];
-                  dv[i + 17] = d[3];
-                }
-              }
-            }
+          lt_wgmma_barrier();
+          lt_wgmma_settle(dv);
+          lt_wgmma_fence();   /* dv in its registers before the wgmmas read it */
+          #pragma unroll
+          for (int kk = 0; kk < 32; kk += 16) {
+            lt_wgmma_m64n64k16_bf16_ss<0, 1>(dv, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&dOs[j_stage][warp_col_128 / 64][kk][warp_col_128 % 64], 4096, 1024, 1), 1);
           }
-          __syncthreads();
+          lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
+          lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+          lt_wgmma_settle(dv);   /* read below, after the wait */
+          lt_wgmma_barrier();
           // attention_varlen_bwd.lua:230: k:gemm((st * (dpt - delta)):cast(v.dtype), Qs, dk)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
@@ -1140,57 +987,16 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
               }
             }
           }
-          __syncthreads();
-          uint32_t st_sh_frag[2][1][4], Qs_frag[2][8][2];   /* [16 of K: even, odd] */
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int r = warp_row + mi * 16 + (j_lane & 15);
-            lt_ldmatrix_x4(st_sh_frag[0][mi], &st_sh[r][(j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3]);
-          }
-          #pragma unroll
-          for (int ni = 0; ni < 8; ni += 2) {
-            uint32_t t[4];
-            const int r = (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            Qs_frag[0][ni][0] = t[0];
-            Qs_frag[0][ni][1] = t[1];
-            Qs_frag[0][ni + 1][0] = t[2];
-            Qs_frag[0][ni + 1][1] = t[3];
-          }
+          lt_wgmma_barrier();
+          lt_wgmma_settle(dk);
+          lt_wgmma_fence();   /* dk in its registers before the wgmmas read it */
           #pragma unroll
           for (int kk = 0; kk < 32; kk += 16) {
-            const int cur = kk / 16 % 2;
-            if (kk + 16 < 32) {   /* the next 16 of K into the other set */
-              #pragma unroll
-              for (int mi = 0; mi < 1; ++mi) {
-                const int r = warp_row + mi * 16 + (j_lane & 15);
-                lt_ldmatrix_x4(st_sh_frag[cur ^ 1][mi], &st_sh[r][((kk + 16) & ~24) | (((kk + 16) & 24) ^ ((j_lane >> 4) * 8 ^ (j_lane >> 1 & 3) << 3))]);
-              }
-              #pragma unroll
-              for (int ni = 0; ni < 8; ni += 2) {
-                uint32_t t[4];
-                const int r = kk + 16 + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-                lt_ldmatrix_x4_trans(t, &Qs[j_stage][r][((warp_col_128 + ni * 8) & ~56) | (((warp_col_128 + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-                Qs_frag[cur ^ 1][ni][0] = t[0];
-                Qs_frag[cur ^ 1][ni][1] = t[1];
-                Qs_frag[cur ^ 1][ni + 1][0] = t[2];
-                Qs_frag[cur ^ 1][ni + 1][1] = t[3];
-              }
-            }
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              #pragma unroll
-              for (int ni = 0; ni < 8; ++ni) {
-                const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-                float d[4] = {dk[i], dk[i + 1], dk[i + 16], dk[i + 17]};
-                lt_mma_16816_bf16(d, st_sh_frag[cur][mi], Qs_frag[cur][ni]);
-                dk[i] = d[0];
-                dk[i + 1] = d[1];
-                dk[i + 16] = d[2];
-                dk[i + 17] = d[3];
-              }
-            }
+            lt_wgmma_m64n64k16_bf16_ss<0, 1>(dk, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 512, 2), lt_wgmma_desc(&Qs[j_stage][warp_col_128 / 64][kk][warp_col_128 % 64], 4096, 1024, 1), 1);
           }
+          lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+          lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+          lt_wgmma_settle(dk);   /* read below, after the wait */
         }
       }
       lt_cp_async_wait<0>();

@@ -40,8 +40,10 @@ case $t in
     # config has 16 rows a warp (dsl/tuned/attention.lua: d64, d128 without
     # softcap).  Not the dK/dV kernels at d128 (and d96, which takes d128's
     # configs) with a softcap: their tuned config, the one without spills,
-    # splits the warps over N (WN = 2), and wgmma stacks them on M.  Nor the
-    # dK/dV kernels at d256 (variant_config in attention_bwd_dkdv.lua): WN = 2.
+    # splits the warps over N (WN = 2) in 4 warps, and wgmma takes
+    # warpgroups.  Nor the dK/dV kernel at d256 without softcap (its tuned
+    # config: 4 warps, WN = 2).  But the d256 softcap ones and those with dQ
+    # by atomics at d128 and d96: 8 warps, WN = 2, two warpgroups that split N.
     case $mma in
       matmul) want="mma.sync.aligned.m16n8k16 ldmatrix.sync.aligned.m8n8.x4 cp.async.cg.shared.global" ;;
       attention) want="mma.sync.aligned.m16n8k16|wgmma.mma_async.sync.aligned" ;;
@@ -53,6 +55,8 @@ case $t in
       want="wgmma.mma_async.sync.aligned cp.async.bulk.tensor.3d mbarrier.try_wait.parity setmaxnreg cp.async.cg.shared.global" ;;
     esac
     case $t:$(basename "$f") in sm90a:attention_bwd_dkdv_*d128_softcap.cu|sm90a:attention_bwd_dkdv_*d96_softcap.cu) ;;
+      sm90a:attention_bwd_dkdv_*d256_softcap.cu|sm90a:attention_bwd_dkdv_dq_atomic_*d128.cu|\
+      sm90a:attention_bwd_dkdv_dq_atomic_*d96.cu) want=wgmma.mma_async.sync.aligned ;;
       sm90a:attention_bwd_dkdv_*d256*.cu) ;;
       sm90a:attention_bwd_dkdv_bf16*|sm90a:attention_bwd_dkdv_f16*|sm90a:attention_bwd_dq_*|\
       sm90a:attention_bf16_d64.cu|sm90a:attention_f16_d64.cu|sm90a:attention_bf16_d128.cu|sm90a:attention_f16_d128.cu)

@@ -132,7 +132,8 @@ pick_matmuls() {
 
 # Keeps the attention variants of folder $1 that CI checks: f16 d64 and
 # bf16 d32 with softcap, forward and backward, the backward also with dQ by
-# atomics; bf16 d128 on sm90a and bf16 d96 on sm80 (LT_EMU_ALL=1: all).
+# atomics; bf16 d128 on sm90a (with dQ by atomics) and bf16 d96 on sm80
+# (LT_EMU_ALL=1: all).
 pick_attention() {
   local d=$1 dropped=0 n=0
   for f in $d/attention*.emu.cpp; do
@@ -146,6 +147,8 @@ pick_attention() {
       attention_bwd_post_bf16_d32) on=any ;;
       # sm90a at d128: 256 threads, whose two warpgroups take turns at the wgmmas
       attention_bf16_d128|attention_bwd_pre_bf16_d128|attention_bwd_dq_bf16_d128|attention_bwd_dkdv_bf16_d128) on=sm90a ;;
+      # sm90a, dQ by atomics at d128: wgmma for warpgroups that split N, P^T and dS^T staged in shared memory
+      attention_bwd_pre_dq_atomic_bf16_d128|attention_bwd_dkdv_dq_atomic_bf16_d128|attention_bwd_post_bf16_d128) on=sm90a ;;
       # sm80 at d96: 128-wide tiles over 96 columns (cp.async of part of a chunk)
       attention_bf16_d96|attention_bwd_pre_bf16_d96|attention_bwd_dq_bf16_d96|attention_bwd_dkdv_bf16_d96) on=sm80 ;;
     esac
