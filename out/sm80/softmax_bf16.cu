@@ -119,13 +119,20 @@ __global__ void __launch_bounds__(256) softmax_bf16_C4096_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
         const __nv_bfloat16 *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -226,13 +233,20 @@ __global__ void __launch_bounds__(256) softmax_bf16_C4096_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 4096 + (ci * 256 + tid) * 8;
           const __nv_bfloat16 *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -303,13 +317,20 @@ __global__ void __launch_bounds__(256) softmax_bf16_C4096_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
           const __nv_bfloat16 *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -363,6 +384,20 @@ __global__ void __launch_bounds__(256) softmax_bf16_C4096_split_kernel(const __n
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          raw[ci] = ((const uint4 *)ptr)[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+          raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+        }
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
@@ -370,12 +405,12 @@ __global__ void __launch_bounds__(256) softmax_bf16_C4096_split_kernel(const __n
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -477,6 +512,20 @@ __global__ void __launch_bounds__(256) softmax_bf16_C4096_split_kernel(const __n
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 4096 + (ci * 256 + tid) * 8;
@@ -484,12 +533,12 @@ __global__ void __launch_bounds__(256) softmax_bf16_C4096_split_kernel(const __n
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -560,6 +609,20 @@ __global__ void __launch_bounds__(256) softmax_bf16_C4096_split_kernel(const __n
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
@@ -567,12 +630,12 @@ __global__ void __launch_bounds__(256) softmax_bf16_C4096_split_kernel(const __n
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {

@@ -114,13 +114,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N131072_kernel(const __half
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -136,13 +143,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N131072_kernel(const __half
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -191,6 +205,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N131072_split_kernel(const 
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= N && off == 0) {
+        raw[ci] = ((const uint4 *)ptr)[0];
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+        raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+      }
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
@@ -198,12 +226,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N131072_split_kernel(const 
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -219,13 +247,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N131072_split_kernel(const 
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -462,13 +497,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_kernel(const __half 
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -484,13 +526,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_kernel(const __half 
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -539,6 +588,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_split_kernel(const _
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= N && off == 0) {
+        raw[ci] = ((const uint4 *)ptr)[0];
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+        raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+      }
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
@@ -546,12 +609,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_split_kernel(const _
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -567,13 +630,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_split_kernel(const _
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -642,13 +712,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_kernel(const __half 
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -664,13 +741,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_kernel(const __half 
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -719,6 +803,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_split_kernel(const _
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= N && off == 0) {
+        raw[ci] = ((const uint4 *)ptr)[0];
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+        raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+      }
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
@@ -726,12 +824,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_split_kernel(const _
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -747,13 +845,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_split_kernel(const _
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -821,6 +926,14 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_kernel(const __half *
   float x[16];
   {
     const __half *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 2 + ri;
@@ -828,7 +941,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_kernel(const __half *
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -899,6 +1012,21 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_split_kernel(const __
   float x[16];
   {
     const __half *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 8 <= N && off == 0) {
+        raw[ri] = ((const uint4 *)ptr)[0];
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+      }
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 2 + ri;
@@ -907,12 +1035,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_split_kernel(const __
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1004,13 +1132,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1026,13 +1161,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1081,6 +1223,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_split_kernel(const __
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= N && off == 0) {
+        raw[ci] = ((const uint4 *)ptr)[0];
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+        raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+      }
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
@@ -1088,12 +1244,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_split_kernel(const __
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1109,13 +1265,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_split_kernel(const __
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1183,6 +1346,14 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_kernel(const __half *
   float x[16];
   {
     const __half *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 2 + ri;
@@ -1190,7 +1361,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_kernel(const __half *
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1261,6 +1432,21 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_split_kernel(const __
   float x[16];
   {
     const __half *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 8 <= N && off == 0) {
+        raw[ri] = ((const uint4 *)ptr)[0];
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+      }
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 2 + ri;
@@ -1269,12 +1455,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_split_kernel(const __
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1367,6 +1553,14 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_kernel(const __half *
   float x[16];
   {
     const __half *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 32 + ri * 16 + ty;
@@ -1374,7 +1568,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_kernel(const __half *
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1447,6 +1641,21 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_split_kernel(const __
   float x[16];
   {
     const __half *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 8 <= N && off == 0) {
+        raw[ri] = ((const uint4 *)ptr)[0];
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+      }
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 32 + ri * 16 + ty;
@@ -1455,12 +1664,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_split_kernel(const __
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {

@@ -121,6 +121,14 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
     float x[16];
     {
       const __nv_bfloat16 *base = X;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         const int gr = rb * 2 + ri;
@@ -128,7 +136,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
         const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
         if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ri];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -230,6 +238,14 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
       float x_2[16];
       {
         const __nv_bfloat16 *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -237,7 +253,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
           const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
           if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -295,6 +311,14 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
       float x_3[16];
       {
         const __nv_bfloat16 *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -302,7 +326,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_kernel(const __nv_bf
           const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
           if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -371,6 +395,21 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_split_kernel(const _
     float x[16];
     {
       const __nv_bfloat16 *base = X;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          raw[ri] = ((const uint4 *)ptr)[0];
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+          raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+        }
+      }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         const int gr = rb * 2 + ri;
@@ -379,12 +418,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_split_kernel(const _
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (gr < R && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ri];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
         } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -487,6 +526,21 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_split_kernel(const _
       float x_2[16];
       {
         const __nv_bfloat16 *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            raw[ri] = ((const uint4 *)ptr)[0];
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -495,12 +549,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_split_kernel(const _
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (gr < R && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -558,6 +612,21 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_split_kernel(const _
       float x_3[16];
       {
         const __nv_bfloat16 *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 2048 + tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            raw[ri] = ((const uint4 *)ptr)[0];
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -566,12 +635,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_split_kernel(const _
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (gr < R && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -660,13 +729,20 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
         const __nv_bfloat16 *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -681,13 +757,20 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
     float w[16];
     {
       const __nv_bfloat16 *base = W;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
         const __nv_bfloat16 *ptr = base + gc;
         if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -760,13 +843,20 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 8192 + (ci * 512 + tid) * 8;
           const __nv_bfloat16 *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -813,13 +903,20 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           const __nv_bfloat16 *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -834,13 +931,20 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_kernel(const __nv_bfl
       float w_2[16];
       {
         const __nv_bfloat16 *base = W;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           const __nv_bfloat16 *ptr = base + gc;
           if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -892,6 +996,20 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_split_kernel(const __
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          raw[ci] = ((const uint4 *)ptr)[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+          raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+        }
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
@@ -899,12 +1017,12 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_split_kernel(const __
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -919,13 +1037,20 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_split_kernel(const __
     float w[16];
     {
       const __nv_bfloat16 *base = W;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
         const __nv_bfloat16 *ptr = base + gc;
         if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -999,6 +1124,20 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_split_kernel(const __
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 8192 + (ci * 512 + tid) * 8;
@@ -1006,12 +1145,12 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_split_kernel(const __
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -1058,6 +1197,20 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_split_kernel(const __
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
@@ -1065,12 +1218,12 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_split_kernel(const __
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -1085,13 +1238,20 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_split_kernel(const __
       float w_2[16];
       {
         const __nv_bfloat16 *base = W;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           const __nv_bfloat16 *ptr = base + gc;
           if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -1604,13 +1764,20 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
         const __nv_bfloat16 *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -1625,13 +1792,20 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
     float w[16];
     {
       const __nv_bfloat16 *base = W;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
         const __nv_bfloat16 *ptr = base + gc;
         if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -1704,13 +1878,20 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 4096 + (ci * 256 + tid) * 8;
           const __nv_bfloat16 *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -1757,13 +1938,20 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
           const __nv_bfloat16 *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -1778,13 +1966,20 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_kernel(const __nv_bfl
       float w_2[16];
       {
         const __nv_bfloat16 *base = W;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
           const __nv_bfloat16 *ptr = base + gc;
           if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -1836,6 +2031,20 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_split_kernel(const __
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          raw[ci] = ((const uint4 *)ptr)[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+          raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+        }
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
@@ -1843,12 +2052,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_split_kernel(const __
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -1863,13 +2072,20 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_split_kernel(const __
     float w[16];
     {
       const __nv_bfloat16 *base = W;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
         const __nv_bfloat16 *ptr = base + gc;
         if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -1943,6 +2159,20 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_split_kernel(const __
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 4096 + (ci * 256 + tid) * 8;
@@ -1950,12 +2180,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_split_kernel(const __
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -2002,6 +2232,20 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_split_kernel(const __
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
@@ -2009,12 +2253,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_split_kernel(const __
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -2029,13 +2273,20 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_split_kernel(const __
       float w_2[16];
       {
         const __nv_bfloat16 *base = W;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
           const __nv_bfloat16 *ptr = base + gc;
           if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -2106,13 +2357,20 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
         const __nv_bfloat16 *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -2127,13 +2385,20 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
     float w[16];
     {
       const __nv_bfloat16 *base = W;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
         const __nv_bfloat16 *ptr = base + gc;
         if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -2206,13 +2471,20 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 2048 + (ci * 128 + tid) * 8;
           const __nv_bfloat16 *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -2259,13 +2531,20 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
           const __nv_bfloat16 *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -2280,13 +2559,20 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
       float w_2[16];
       {
         const __nv_bfloat16 *base = W;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
           const __nv_bfloat16 *ptr = base + gc;
           if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -2338,6 +2624,20 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_split_kernel(const __n
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          raw[ci] = ((const uint4 *)ptr)[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+          raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+        }
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
@@ -2345,12 +2645,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_split_kernel(const __n
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -2365,13 +2665,20 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_split_kernel(const __n
     float w[16];
     {
       const __nv_bfloat16 *base = W;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
         const __nv_bfloat16 *ptr = base + gc;
         if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -2445,6 +2752,20 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_split_kernel(const __n
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 2048 + (ci * 128 + tid) * 8;
@@ -2452,12 +2773,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_split_kernel(const __n
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -2504,6 +2825,20 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_split_kernel(const __n
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
@@ -2511,12 +2846,12 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_split_kernel(const __n
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -2531,13 +2866,20 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_split_kernel(const __n
       float w_2[16];
       {
         const __nv_bfloat16 *base = W;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
           const __nv_bfloat16 *ptr = base + gc;
           if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -3933,6 +4275,14 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
     float x[16];
     {
       const __nv_bfloat16 *base = X;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         const int gr = rb * 2 + ri;
@@ -3940,7 +4290,7 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
         const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
         if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ri];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -4042,6 +4392,14 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
       float x_2[16];
       {
         const __nv_bfloat16 *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -4049,7 +4407,7 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
           const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
           if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -4107,6 +4465,14 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
       float x_3[16];
       {
         const __nv_bfloat16 *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -4114,7 +4480,7 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_kernel(const __nv_bfloat
           const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
           if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -4183,6 +4549,21 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_split_kernel(const __nv_
     float x[16];
     {
       const __nv_bfloat16 *base = X;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          raw[ri] = ((const uint4 *)ptr)[0];
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+          raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+        }
+      }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         const int gr = rb * 2 + ri;
@@ -4191,12 +4572,12 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_split_kernel(const __nv_
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (gr < R && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ri];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
         } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -4299,6 +4680,21 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_split_kernel(const __nv_
       float x_2[16];
       {
         const __nv_bfloat16 *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            raw[ri] = ((const uint4 *)ptr)[0];
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -4307,12 +4703,12 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_split_kernel(const __nv_
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (gr < R && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -4370,6 +4766,21 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_split_kernel(const __nv_
       float x_3[16];
       {
         const __nv_bfloat16 *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 512 + tid * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            raw[ri] = ((const uint4 *)ptr)[0];
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -4378,12 +4789,12 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_split_kernel(const __nv_
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (gr < R && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {

@@ -121,6 +121,14 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
     float x[16];
     {
       const __half *base = X;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         const int gr = rb * 2 + ri;
@@ -128,7 +136,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
         const __half *ptr = base + (int64_t)gr * C + gc;
         if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ri];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -230,6 +238,14 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
       float x_2[16];
       {
         const __half *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 2048 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -237,7 +253,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
           const __half *ptr = base + (int64_t)gr * C + gc;
           if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -295,6 +311,14 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
       float x_3[16];
       {
         const __half *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 2048 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -302,7 +326,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
           const __half *ptr = base + (int64_t)gr * C + gc;
           if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -371,6 +395,21 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
     float x[16];
     {
       const __half *base = X;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          raw[ri] = ((const uint4 *)ptr)[0];
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+          raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+        }
+      }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         const int gr = rb * 2 + ri;
@@ -379,12 +418,12 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (gr < R && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ri];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
         } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -487,6 +526,21 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
       float x_2[16];
       {
         const __half *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 2048 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            raw[ri] = ((const uint4 *)ptr)[0];
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -495,12 +549,12 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (gr < R && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
           } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -558,6 +612,21 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
       float x_3[16];
       {
         const __half *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 2048 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            raw[ri] = ((const uint4 *)ptr)[0];
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -566,12 +635,12 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (gr < R && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
           } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -660,13 +729,20 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -681,13 +757,20 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
     float w[16];
     {
       const __half *base = W;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
         const __half *ptr = base + gc;
         if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -760,13 +843,20 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -813,13 +903,20 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -834,13 +931,20 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
       float w_2[16];
       {
         const __half *base = W;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -892,6 +996,20 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          raw[ci] = ((const uint4 *)ptr)[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+          raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+        }
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
@@ -899,12 +1017,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -919,13 +1037,20 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
     float w[16];
     {
       const __half *base = W;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
         const __half *ptr = base + gc;
         if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -999,6 +1124,20 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 8192 + (ci * 512 + tid) * 8;
@@ -1006,12 +1145,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -1058,6 +1197,20 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
@@ -1065,12 +1218,12 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -1085,13 +1238,20 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
       float w_2[16];
       {
         const __half *base = W;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -2046,13 +2206,20 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -2067,13 +2234,20 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
     float w[16];
     {
       const __half *base = W;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
         const __half *ptr = base + gc;
         if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -2146,13 +2320,20 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 2048 + (ci * 128 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -2199,13 +2380,20 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -2220,13 +2408,20 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
       float w_2[16];
       {
         const __half *base = W;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
           const __half *ptr = base + gc;
           if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -2278,6 +2473,20 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          raw[ci] = ((const uint4 *)ptr)[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+          raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+        }
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
@@ -2285,12 +2494,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -2305,13 +2514,20 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
     float w[16];
     {
       const __half *base = W;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
         const __half *ptr = base + gc;
         if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -2385,6 +2601,20 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 2048 + (ci * 128 + tid) * 8;
@@ -2392,12 +2622,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -2444,6 +2674,20 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
@@ -2451,12 +2695,12 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -2471,13 +2715,20 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
       float w_2[16];
       {
         const __half *base = W;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
           const __half *ptr = base + gc;
           if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -3873,6 +4124,14 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
     float x[16];
     {
       const __half *base = X;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         const int gr = rb * 2 + ri;
@@ -3880,7 +4139,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
         const __half *ptr = base + (int64_t)gr * C + gc;
         if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ri];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -3982,6 +4241,14 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
       float x_2[16];
       {
         const __half *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 512 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -3989,7 +4256,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
           const __half *ptr = base + (int64_t)gr * C + gc;
           if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -4047,6 +4314,14 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
       float x_3[16];
       {
         const __half *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -4054,7 +4329,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
           const __half *ptr = base + (int64_t)gr * C + gc;
           if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -4123,6 +4398,21 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
     float x[16];
     {
       const __half *base = X;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          raw[ri] = ((const uint4 *)ptr)[0];
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+          raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+        }
+      }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         const int gr = rb * 2 + ri;
@@ -4131,12 +4421,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (gr < R && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ri];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
         } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -4239,6 +4529,21 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
       float x_2[16];
       {
         const __half *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 512 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            raw[ri] = ((const uint4 *)ptr)[0];
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -4247,12 +4552,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (gr < R && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
           } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -4310,6 +4615,21 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
       float x_3[16];
       {
         const __half *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 512 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            raw[ri] = ((const uint4 *)ptr)[0];
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -4318,12 +4638,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (gr < R && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ri];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
           } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
           } else {

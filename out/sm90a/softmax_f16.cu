@@ -590,13 +590,20 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -697,13 +704,20 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -774,13 +788,20 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -834,6 +855,20 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          raw[ci] = ((const uint4 *)ptr)[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+          raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+        }
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
@@ -841,12 +876,12 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -948,6 +983,20 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 8192 + (ci * 512 + tid) * 8;
@@ -955,12 +1004,12 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -1031,6 +1080,20 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
@@ -1038,12 +1101,12 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -1374,13 +1437,20 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -1481,13 +1551,20 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 4096 + (ci * 256 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -1558,13 +1635,20 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -1618,6 +1702,20 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __h
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          raw[ci] = ((const uint4 *)ptr)[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+          raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+        }
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
@@ -1625,12 +1723,12 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __h
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -1732,6 +1830,20 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __h
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 4096 + (ci * 256 + tid) * 8;
@@ -1739,12 +1851,12 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __h
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -1815,6 +1927,20 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __h
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
@@ -1822,12 +1948,12 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __h
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -1900,13 +2026,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -2007,13 +2140,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 2048 + (ci * 128 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -2084,13 +2224,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -2144,6 +2291,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          raw[ci] = ((const uint4 *)ptr)[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+          raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+        }
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
@@ -2151,12 +2312,12 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -2258,6 +2419,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 2048 + (ci * 128 + tid) * 8;
@@ -2265,12 +2440,12 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -2341,6 +2516,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
@@ -2348,12 +2537,12 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -2892,13 +3081,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -2999,13 +3195,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 2048 + (ci * 128 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -3076,13 +3279,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -3136,6 +3346,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          raw[ci] = ((const uint4 *)ptr)[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+          raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+        }
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
@@ -3143,12 +3367,12 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -3250,6 +3474,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 2048 + (ci * 128 + tid) * 8;
@@ -3257,12 +3495,12 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -3333,6 +3571,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            raw[ci] = ((const uint4 *)ptr)[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
+            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+          }
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
@@ -3340,12 +3592,12 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
