@@ -87,13 +87,11 @@ return {
     {
       bucket = "C=8192",
       config = {
-        BC = 2048,
+        BC = 1024,
         RB = 1,
         threads = 128,
       },
       device = "NVIDIA H200",
-      gbps = 3316.3,
-      shape = "C=8192",
       target = "sm90a",
       variant = "rmsnorm_bf16",
     },
@@ -113,12 +111,12 @@ return {
     {
       bucket = "C=32768",
       config = {
-        BC = 4096,
+        BC = 8192,
         RB = 1,
         threads = 512,
       },
       device = "NVIDIA H200",
-      gbps = 3178.6,
+      gbps = 3285.9,
       shape = "C=32000",
       target = "sm90a",
       variant = "rmsnorm_bf16",
@@ -230,13 +228,11 @@ return {
     {
       bucket = "C=8192",
       config = {
-        BC = 2048,
+        BC = 1024,
         RB = 1,
         threads = 128,
       },
       device = "NVIDIA H200",
-      gbps = 3312.3,
-      shape = "C=8192",
       target = "sm90a",
       variant = "rmsnorm_f16",
     },
@@ -256,13 +252,11 @@ return {
     {
       bucket = "C=32768",
       config = {
-        BC = 4096,
+        BC = 8192,
         RB = 1,
         threads = 512,
       },
       device = "NVIDIA H200",
-      gbps = 3195.9,
-      shape = "C=32000",
       target = "sm90a",
       variant = "rmsnorm_f16",
     },

@@ -218,21 +218,6 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d128_split_kernel(
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
-    uint4 raw[4];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[4];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
-      const int gr = qb * 32 + ri * 8 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * sos + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gr < Sq && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (ok && gr < Sq && gc >= off / 2 && gc - off / 2 + 16 <= 128) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       const int gr = qb * 32 + ri * 8 + ty;
@@ -241,12 +226,12 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d128_split_kernel(
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gr < Sq && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) o[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else if (ok && gr < Sq && gc >= off / 2 && gc - off / 2 + 16 <= 128) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) o[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -263,21 +248,6 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d128_split_kernel(
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-    uint4 raw[4];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[4];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
-      const int gr = qb * 32 + ri * 8 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gr < Sq && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (ok && gr < Sq && gc >= off / 2 && gc - off / 2 + 16 <= 128) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       const int gr = qb * 32 + ri * 8 + ty;
@@ -286,12 +256,12 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d128_split_kernel(
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gr < Sq && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) t6[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else if (ok && gr < Sq && gc >= off / 2 && gc - off / 2 + 16 <= 128) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) t6[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {

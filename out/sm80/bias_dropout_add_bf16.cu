@@ -303,21 +303,6 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_split_kernel(const 
   float t10[16];
   {
     const __nv_bfloat16 *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 4 + ri * 2 + ty;
@@ -326,12 +311,12 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_split_kernel(const 
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) t10[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) t10[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -371,21 +356,6 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_split_kernel(const 
   float r[16];
   {
     const __nv_bfloat16 *base = R;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 4 + ri * 2 + ty;
@@ -394,12 +364,12 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_split_kernel(const 
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) r[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) r[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {

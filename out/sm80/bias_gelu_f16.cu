@@ -196,21 +196,6 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_split_kernel(const __
   float x[16];
   {
     const __half *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 2 + ri;
-      const int gc = bn * 2048 + tid * 8;
-      const __half *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 2 + ri;
@@ -219,12 +204,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_split_kernel(const __
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -405,21 +390,6 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_split_kernel(const __
   float x[16];
   {
     const __half *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
-      const __half *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 4 + ri * 2 + ty;
@@ -428,12 +398,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_split_kernel(const __
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -614,21 +584,6 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N512_split_kernel(const __h
   float x[16];
   {
     const __half *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 8 + ri * 4 + ty;
-      const int gc = bn * 512 + tx * 8;
-      const __half *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 8 + ri * 4 + ty;
@@ -637,12 +592,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N512_split_kernel(const __h
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -823,21 +778,6 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N256_split_kernel(const __h
   float x[16];
   {
     const __half *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 16 + ri * 8 + ty;
-      const int gc = bn * 256 + tx * 8;
-      const __half *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 16 + ri * 8 + ty;
@@ -846,12 +786,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N256_split_kernel(const __h
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1032,21 +972,6 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N128_split_kernel(const __h
   float x[16];
   {
     const __half *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 32 + ri * 16 + ty;
-      const int gc = bn * 128 + tx * 8;
-      const __half *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 32 + ri * 16 + ty;
@@ -1055,12 +980,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N128_split_kernel(const __h
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {

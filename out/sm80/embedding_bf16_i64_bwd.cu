@@ -232,21 +232,6 @@ __global__ void __launch_bounds__(256) embedding_bf16_i64_bwd_split_kernel(const
   float dy[32];
   {
     const __nv_bfloat16 *base = dY;
-    uint4 raw[4];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[4];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
-      const int gr = bm * 8 + ri * 2 + ty;
-      const int gc = bd * 1024 + tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * D + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < N && gc + 8 <= D && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < N && gc >= off / 2 && gc - off / 2 + 16 <= D) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       const int gr = bm * 8 + ri * 2 + ty;
@@ -255,12 +240,12 @@ __global__ void __launch_bounds__(256) embedding_bf16_i64_bwd_split_kernel(const
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < N && gc + 8 <= D && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) dy[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else if (gr < N && gc >= off / 2 && gc - off / 2 + 16 <= D) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) dy[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {

@@ -384,20 +384,6 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          raw[ci] = ((const uint4 *)ptr)[0];
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-          raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
@@ -405,12 +391,12 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
+          h.v[0] = ((const uint4 *)ptr)[0];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -512,20 +498,6 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (ok && gc + 8 <= C && off == 0) {
-            raw[ci] = ((const uint4 *)ptr)[0];
-          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 4096 + (ci * 256 + tid) * 8;
@@ -533,12 +505,12 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
+            h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -609,20 +581,6 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (ok && gc + 8 <= C && off == 0) {
-            raw[ci] = ((const uint4 *)ptr)[0];
-          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
@@ -630,12 +588,12 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
+            h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {

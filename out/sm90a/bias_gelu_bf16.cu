@@ -199,21 +199,6 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_split_kernel(const
   float x[16];
   {
     const __nv_bfloat16 *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 2 + ri;
-      const int gc = bn * 2048 + tid * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 2 + ri;
@@ -222,12 +207,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_split_kernel(const
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -578,20 +563,6 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N32768_split_kernel(const 
   {
     const bool ok = bm < M;
     const __nv_bfloat16 *base = X + (int64_t)bm * N;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= N && off == 0) {
-        raw[ci] = ((const uint4 *)ptr)[0];
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
@@ -599,12 +570,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N32768_split_kernel(const 
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ci];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -793,20 +764,6 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N16384_split_kernel(const 
   {
     const bool ok = bm < M;
     const __nv_bfloat16 *base = X + (int64_t)bm * N;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= N && off == 0) {
-        raw[ci] = ((const uint4 *)ptr)[0];
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
@@ -814,12 +771,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N16384_split_kernel(const 
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ci];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -1006,21 +963,6 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_split_kernel(const _
   float x[16];
   {
     const __nv_bfloat16 *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 32 + ri * 16 + ty;
-      const int gc = bn * 128 + tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 32 + ri * 16 + ty;
@@ -1029,12 +971,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_split_kernel(const _
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -1215,21 +1157,6 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_split_kernel(const _
   float x[16];
   {
     const __nv_bfloat16 *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 4 + ri * 2 + ty;
@@ -1238,12 +1165,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_split_kernel(const _
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -1420,21 +1347,6 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_split_kernel(const _
   float x[16];
   {
     const __nv_bfloat16 *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 2 + ri;
-      const int gc = bn * 2048 + tid * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 2 + ri;
@@ -1443,12 +1355,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_split_kernel(const _
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -1629,21 +1541,6 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_split_kernel(const _
   float x[16];
   {
     const __nv_bfloat16 *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 32 + ri * 16 + ty;
-      const int gc = bn * 128 + tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 32 + ri * 16 + ty;
@@ -1652,12 +1549,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_split_kernel(const _
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {

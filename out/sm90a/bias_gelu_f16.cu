@@ -205,20 +205,6 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N131072_split_kernel(const 
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= N && off == 0) {
-        raw[ci] = ((const uint4 *)ptr)[0];
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
@@ -226,12 +212,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N131072_split_kernel(const 
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -588,20 +574,6 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_split_kernel(const _
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= N && off == 0) {
-        raw[ci] = ((const uint4 *)ptr)[0];
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
@@ -609,12 +581,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_split_kernel(const _
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -803,20 +775,6 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_split_kernel(const _
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= N && off == 0) {
-        raw[ci] = ((const uint4 *)ptr)[0];
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
@@ -824,12 +782,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_split_kernel(const _
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1012,21 +970,6 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_split_kernel(const __
   float x[16];
   {
     const __half *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 2 + ri;
-      const int gc = bn * 2048 + tid * 8;
-      const __half *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 2 + ri;
@@ -1035,12 +978,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_split_kernel(const __
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1223,20 +1166,6 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_split_kernel(const __
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= N && off == 0) {
-        raw[ci] = ((const uint4 *)ptr)[0];
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
@@ -1244,12 +1173,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_split_kernel(const __
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1432,21 +1361,6 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_split_kernel(const __
   float x[16];
   {
     const __half *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 2 + ri;
-      const int gc = bn * 2048 + tid * 8;
-      const __half *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 2 + ri;
@@ -1455,12 +1369,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_split_kernel(const __
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1641,21 +1555,6 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_split_kernel(const __
   float x[16];
   {
     const __half *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 32 + ri * 16 + ty;
-      const int gc = bn * 128 + tx * 8;
-      const __half *ptr = base + (int64_t)gr * N + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < M && gc + 8 <= N && off == 0) {
-        raw[ri] = ((const uint4 *)ptr)[0];
-      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-        raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-      }
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 32 + ri * 16 + ty;
@@ -1664,12 +1563,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_split_kernel(const __
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {

@@ -357,20 +357,6 @@ __global__ void __launch_bounds__(256) cross_entropy_bf16_fwd_split_kernel(const
     {
       const bool ok = r < N;
       const __nv_bfloat16 *base = X + (int64_t)r * V;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = j * 4096 + (ci * 256 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= V && off == 0) {
-          raw[ci] = lt_ld_keep(&((const uint4 *)ptr)[0]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= V) {
-          raw[ci] = lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]);
-          raw2[ci] = lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]);
-        }
-      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = j * 4096 + (ci * 256 + tid) * 8;
@@ -378,12 +364,12 @@ __global__ void __launch_bounds__(256) cross_entropy_bf16_fwd_split_kernel(const
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= V && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = raw[ci];
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= V) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+          h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {

@@ -7,9 +7,9 @@
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
  *   C=131072: BC=2048 RB=2 threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=131072)
  *   C=65536: BC=8192 RB=1 threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=65536)
- *   C=32768: BC=4096 RB=1 threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=32768)
+ *   C=32768: BC=8192 RB=1 threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=32768)
  *   C=16384: BC=4096 RB=1 threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=16384)
- *   C=8192: BC=2048 RB=1 threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=8192)
+ *   C=8192: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=8192)
  *   C=4096: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=4096)
  *   C=2048: BC=512 RB=1 threads=64 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=2048)
  *   C=1024: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=1024)
@@ -395,21 +395,6 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_split_kernel(const _
     float x[16];
     {
       const __nv_bfloat16 *base = X;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = rb * 2 + ri;
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (gr < R && gc + 8 <= C && off == 0) {
-          raw[ri] = ((const uint4 *)ptr)[0];
-        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-          raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         const int gr = rb * 2 + ri;
@@ -418,12 +403,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_split_kernel(const _
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (gr < R && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = raw[ri];
+          h.v[0] = ((const uint4 *)ptr)[0];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
         } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -526,21 +511,6 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_split_kernel(const _
       float x_2[16];
       {
         const __nv_bfloat16 *base = X;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j * 2048 + tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (gr < R && gc + 8 <= C && off == 0) {
-            raw[ri] = ((const uint4 *)ptr)[0];
-          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-            raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -549,12 +519,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_split_kernel(const _
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (gr < R && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ri];
+            h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -612,21 +582,6 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_split_kernel(const _
       float x_3[16];
       {
         const __nv_bfloat16 *base = X;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j_2 * 2048 + tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (gr < R && gc + 8 <= C && off == 0) {
-            raw[ri] = ((const uint4 *)ptr)[0];
-          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-            raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -635,12 +590,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C131072_split_kernel(const _
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (gr < R && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ri];
+            h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -996,20 +951,6 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_split_kernel(const __
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 512 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          raw[ci] = ((const uint4 *)ptr)[0];
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-          raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
@@ -1017,12 +958,12 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_split_kernel(const __
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = raw[ci];
+          h.v[0] = ((const uint4 *)ptr)[0];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -1124,20 +1065,6 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_split_kernel(const __
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 8192 + (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (ok && gc + 8 <= C && off == 0) {
-            raw[ci] = ((const uint4 *)ptr)[0];
-          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 8192 + (ci * 512 + tid) * 8;
@@ -1145,12 +1072,12 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_split_kernel(const __
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
+            h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -1197,20 +1124,6 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_split_kernel(const __
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (ok && gc + 8 <= C && off == 0) {
-            raw[ci] = ((const uint4 *)ptr)[0];
-          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
@@ -1218,12 +1131,12 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C65536_split_kernel(const __
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
+            h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -1314,43 +1227,63 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
   __shared__ float t10_red[1][16];
   __shared__ float t18_red[1][16];
   // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 4096 - 1) / 4096;
+  const int nchunks = (C + 8192 - 1) / 8192;
   // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
+    float x[16];
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
     // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
-    float w[8];
+    float w[16];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1358,8 +1291,11 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t10[0] = t10[0] + x[vi] * x[vi];
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + x[ci * 8 + vi] * x[ci * 8 + vi];
+      }
     }
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
@@ -1379,50 +1315,66 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
-      const int gc = tid * 8;
-      __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
+          }
         }
       }
     }
   } else {
     // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ss[8];
+    float ss[16];
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      ss[vi] = 0.0f;
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        ss[ci * 8 + vi] = 0.0f;
+      }
     }
     // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_2[8];
+      float x_2[16];
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 4096 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
         }
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+          }
         }
       }
     }
@@ -1430,8 +1382,11 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t18[0] = t18[0] + ss[vi];
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t18[0] = t18[0] + ss[ci * 8 + vi];
+      }
     }
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
@@ -1450,39 +1405,59 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
     // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_3[8];
+      float x_3[16];
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
       // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[8];
+      float w_2[16];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1490,17 +1465,20 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_kernel(const __nv_bfl
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
-        const int gc = j_2 * 4096 + tid * 8;
-        __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
+            }
           }
         }
       }
@@ -1516,49 +1494,62 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_split_kernel(const __
   __shared__ float t10_red[1][16];
   __shared__ float t18_red[1][16];
   // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 4096 - 1) / 4096;
+  const int nchunks = (C + 8192 - 1) / 8192;
   // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
+    float x[16];
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= C && off == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
     // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
-    float w[8];
+    float w[16];
     {
       const __nv_bfloat16 *base = W;
-      const int gc = tid * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -1566,8 +1557,11 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_split_kernel(const __
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t10[0] = t10[0] + x[vi] * x[vi];
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + x[ci * 8 + vi] * x[ci * 8 + vi];
+      }
     }
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
@@ -1587,57 +1581,66 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_split_kernel(const __
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
-      const int gc = tid * 8;
-      __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= C) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
+          }
         }
       }
     }
   } else {
     // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ss[8];
+    float ss[16];
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      ss[vi] = 0.0f;
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        ss[ci * 8 + vi] = 0.0f;
+      }
     }
     // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_2[8];
+      float x_2[16];
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j * 4096 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -1645,8 +1648,11 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_split_kernel(const __
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t18[0] = t18[0] + ss[vi];
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t18[0] = t18[0] + ss[ci * 8 + vi];
+      }
     }
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
@@ -1665,45 +1671,58 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_split_kernel(const __
     // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_3[8];
+      float x_3[16];
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
       // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[8];
+      float w_2[16];
       {
         const __nv_bfloat16 *base = W;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -1711,18 +1730,21 @@ __global__ void __launch_bounds__(512) rmsnorm_bf16_C32768_split_kernel(const __
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
-        const int gc = j_2 * 4096 + tid * 8;
-        __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
+            }
           }
         }
       }
@@ -2031,20 +2053,6 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_split_kernel(const __
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          raw[ci] = ((const uint4 *)ptr)[0];
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-          raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 256 + tid) * 8;
@@ -2052,12 +2060,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_split_kernel(const __
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = raw[ci];
+          h.v[0] = ((const uint4 *)ptr)[0];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -2159,20 +2167,6 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_split_kernel(const __
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (ok && gc + 8 <= C && off == 0) {
-            raw[ci] = ((const uint4 *)ptr)[0];
-          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 4096 + (ci * 256 + tid) * 8;
@@ -2180,12 +2174,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_split_kernel(const __
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
+            h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -2232,20 +2226,6 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_split_kernel(const __
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (ok && gc + 8 <= C && off == 0) {
-            raw[ci] = ((const uint4 *)ptr)[0];
-          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
@@ -2253,12 +2233,12 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C16384_split_kernel(const __
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
+            h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -2349,63 +2329,43 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
   __shared__ float t10_red[1][4];
   __shared__ float t18_red[1][4];
   // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 2048 - 1) / 2048;
+  const int nchunks = (C + 1024 - 1) / 1024;
   // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[16];
+    float x[8];
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
     // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
-    float w[16];
+    float w[8];
     {
       const __nv_bfloat16 *base = W;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2413,11 +2373,8 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t10[0] = t10[0] + x[ci * 8 + vi] * x[ci * 8 + vi];
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
     }
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
@@ -2437,66 +2394,50 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          }
+      const int gc = tid * 8;
+      __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
         }
       }
     }
   } else {
     // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ss[16];
+    float ss[8];
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        ss[ci * 8 + vi] = 0.0f;
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
     }
     // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_2[16];
+      float x_2[8];
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gc = j * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -2504,11 +2445,8 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t18[0] = t18[0] + ss[ci * 8 + vi];
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
     }
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
@@ -2527,59 +2465,39 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
     // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_3[16];
+      float x_3[8];
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
       // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[16];
+      float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2587,20 +2505,17 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_kernel(const __nv_bflo
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
           }
         }
       }
@@ -2616,76 +2531,49 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_split_kernel(const __n
   __shared__ float t10_red[1][4];
   __shared__ float t18_red[1][4];
   // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 2048 - 1) / 2048;
+  const int nchunks = (C + 1024 - 1) / 1024;
   // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[16];
+    float x[8];
     {
       const bool ok = rb < R;
       const __nv_bfloat16 *base = X + (int64_t)rb * C;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          raw[ci] = ((const uint4 *)ptr)[0];
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-          raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
     // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
-    float w[16];
+    float w[8];
     {
       const __nv_bfloat16 *base = W;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        const __nv_bfloat16 *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2693,11 +2581,8 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_split_kernel(const __n
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t10[0] = t10[0] + x[ci * 8 + vi] * x[ci * 8 + vi];
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
     }
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
@@ -2717,80 +2602,57 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_split_kernel(const __n
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
-        __nv_bfloat16 *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          }
+      const int gc = tid * 8;
+      __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x[vi] * rstd[0] * w[vi]);
         }
       }
     }
   } else {
     // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ss[16];
+    float ss[8];
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        ss[ci * 8 + vi] = 0.0f;
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
     }
     // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_2[16];
+      float x_2[8];
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (ok && gc + 8 <= C && off == 0) {
-            raw[ci] = ((const uint4 *)ptr)[0];
-          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
+        const int gc = j * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
         #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (ok && gc + 8 <= C && off == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
-          }
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -2798,11 +2660,8 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_split_kernel(const __n
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t18[0] = t18[0] + ss[ci * 8 + vi];
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
     }
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
@@ -2821,72 +2680,45 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_split_kernel(const __n
     // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_3[16];
+      float x_3[8];
       {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (ok && gc + 8 <= C && off == 0) {
-            raw[ci] = ((const uint4 *)ptr)[0];
-          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ci] = ((const uint4 *)(ptr - off / 2))[0];
-            raw2[ci] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (ok && gc + 8 <= C && off == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ci], raw2[ci], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
       // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[16];
+      float w_2[8];
       {
         const __nv_bfloat16 *base = W;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          const __nv_bfloat16 *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2894,21 +2726,18 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C8192_split_kernel(const __n
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
-          __nv_bfloat16 *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            }
+        const int gc = j_2 * 1024 + tid * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
           }
         }
       }
@@ -4549,21 +4378,6 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_split_kernel(const __nv_
     float x[16];
     {
       const __nv_bfloat16 *base = X;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int gr = rb * 2 + ri;
-        const int gc = tid * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (gr < R && gc + 8 <= C && off == 0) {
-          raw[ri] = ((const uint4 *)ptr)[0];
-        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-          raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-        }
-      }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         const int gr = rb * 2 + ri;
@@ -4572,12 +4386,12 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_split_kernel(const __nv_
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (gr < R && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = raw[ri];
+          h.v[0] = ((const uint4 *)ptr)[0];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
         } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {
@@ -4680,21 +4494,6 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_split_kernel(const __nv_
       float x_2[16];
       {
         const __nv_bfloat16 *base = X;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j * 512 + tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (gr < R && gc + 8 <= C && off == 0) {
-            raw[ri] = ((const uint4 *)ptr)[0];
-          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-            raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -4703,12 +4502,12 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_split_kernel(const __nv_
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (gr < R && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ri];
+            h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
@@ -4766,21 +4565,6 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_split_kernel(const __nv_
       float x_3[16];
       {
         const __nv_bfloat16 *base = X;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        uint4 raw2[2];   /* and the second vector of a chunk off the 16-byte grid */
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          const int gr = rb * 2 + ri;
-          const int gc = j_2 * 512 + tid * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * C + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (gr < R && gc + 8 <= C && off == 0) {
-            raw[ri] = ((const uint4 *)ptr)[0];
-          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            raw[ri] = ((const uint4 *)(ptr - off / 2))[0];
-            raw2[ri] = ((const uint4 *)(ptr - off / 2))[1];
-          }
-        }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = rb * 2 + ri;
@@ -4789,12 +4573,12 @@ __global__ void __launch_bounds__(64) rmsnorm_bf16_C512_split_kernel(const __nv_
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (gr < R && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = raw[ri];
+            h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-            h.v[0] = lt_bytes16(raw[ri], raw2[ri], off);
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __bfloat162float(h.e[vi]);
           } else {
