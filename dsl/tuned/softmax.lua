@@ -3,6 +3,8 @@
 -- bench/rowops_tune.py from bench/rowops_grid.py sweeps (bench/results/).
 -- gen uses the entries whose target, device and variant match; the launcher
 -- runs the bucket nearest the call's sizes (docs/runtime.md).
+-- The bf16 and f16 entries of C=16384 and C=32768 are from the sweep with the 16-bit loads issued
+-- ahead (bench/results/2026-11-25-h200-rowops-ahead-sweep.csv, bf16), set by hand.
 return {
   kernel = "softmax",
   entries = {
