@@ -251,7 +251,7 @@ static void mark_split(Kernel *k, Block *b, const Target *t) {
 }
 
 /* Marks the loads into register tiles of 2-byte elements that move two
-** to eight 16-byte chunks a thread along the rows of a tensor of unit
+** to four 16-byte chunks a thread along the rows of a tensor of unit
 ** column stride, on a CUDA target (View.ahead): their lowering issues
 ** every chunk's vector first, then converts and uses them, so that a
 ** thread has all its bytes in flight at once.  A chunk read and converted
@@ -261,7 +261,8 @@ static void mark_split(Kernel *k, Block *b, const Target *t) {
 ** columns.  Not f32 (the raw vectors live beside the values: RMSNorm
 ** f32 48 -> 89 registers, and spills in 1024-thread blocks), not in a
 ** block of 1024 threads (softmax bf16 32 -> 57 registers: one block an SM
-** instead of two), both sm_90a. */
+** instead of two), not more than four chunks (attention_bwd_pre d256's
+** eight spilled), all sm_90a. */
 static void mark_ahead(Block *b, const Target *t) {
   for (Stmt *s = b->first; s; s = s->next) {
     mark_ahead(&s->body, t);
@@ -274,7 +275,7 @@ static void mark_ahead(Block *b, const Target *t) {
     const Layout *l = s->dst->layout;
     if (!l || l->mma || !l->family || shape[1] != l->cols || l->vec != 8 || ltI_dtypes[v->t->dt].bytes != 2) continue;
     int chunks = (shape[0] == l->rows ? l->nr : 1) * l->nc;
-    if (chunks < 2 || chunks > 8) continue;
+    if (chunks < 2 || chunks > 4) continue;
     long long cs;
     if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1 || !ltI_nonneg(v->origin[v->cdim])) continue;
     if (ltI_view_gathers(v) || (v->mask && v->mask->rank && v->mask->shape[1] > 1)) continue;
