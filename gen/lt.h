@@ -180,6 +180,8 @@ typedef struct View {
                            kernel's split twin (Kernel.split_of), where the row starts off the 16-byte grid, a
                            load reads the two aligned vectors a chunk straddles, a store writes the chunk as
                            aligned words (lower/copy.c, templates/vec.h) */
+  int ahead;            /* a register tile's load of two to four 16-byte chunks a thread (layout.c): every chunk's
+                           vector is issued before any is converted or used (lower/copy.c) */
   int line;
 } View;
 

@@ -13,7 +13,8 @@
 ** stores of register tiles by 16-byte chunks along rows are marked to go
 ** by whole vectors even where a row does not start 16-byte aligned, in a
 ** split twin of the kernel that the launcher runs for such rows only
-** (View.split, Kernel.split_of, mark_split).
+** (View.split, Kernel.split_of, mark_split).  Loads of several such chunks
+** a thread issue all their vectors before using any (View.ahead, mark_ahead).
 */
 #include "lt.h"
 
@@ -249,6 +250,39 @@ static void mark_split(Kernel *k, Block *b, const Target *t) {
   }
 }
 
+/* Marks the loads into register tiles of 2-byte elements that move two
+** to four 16-byte chunks a thread along the rows of a tensor of unit
+** column stride, on a CUDA target (View.ahead): their lowering issues
+** every chunk's vector first, then converts and uses them, so that a
+** thread has all its bytes in flight at once.  A chunk read and converted
+** in one bounds branch holds the branch until its data arrive, and the
+** next load issues only after it (the SASS of the bf16 softmax, H200).
+** Columns from an origin >= 0, no gathered rows, no mask along the
+** columns.  Not f32 (the raw vectors live beside the values: RMSNorm
+** f32 48 -> 89 registers, and spills in 1024-thread blocks), not in a
+** block of 1024 threads (softmax bf16 32 -> 57 registers: one block an SM
+** instead of two), not more than four chunks (attention_bwd_pre d256's
+** eight spilled), all sm_90a. */
+static void mark_ahead(Block *b, const Target *t) {
+  for (Stmt *s = b->first; s; s = s->next) {
+    mark_ahead(&s->body, t);
+    mark_ahead(&s->orelse, t);
+    View *v = s->view;
+    if (t->lang != LANG_CUDA || s->kind != S_LOAD || !s->dst || !v || v->scalar || v->cdim < 0) continue;
+    if (v->ext[v->cdim] < 2) continue;
+    int shape[2];
+    ltI_view_shape(v, shape);
+    const Layout *l = s->dst->layout;
+    if (!l || l->mma || !l->family || shape[1] != l->cols || l->vec != 8 || ltI_dtypes[v->t->dt].bytes != 2) continue;
+    int chunks = (shape[0] == l->rows ? l->nr : 1) * l->nc;
+    if (chunks < 2 || chunks > 4) continue;
+    long long cs;
+    if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1 || !ltI_nonneg(v->origin[v->cdim])) continue;
+    if (ltI_view_gathers(v) || (v->mask && v->mask->rank && v->mask->shape[1] > 1)) continue;
+    v->ahead = 1;
+  }
+}
+
 /* Chooses the layouts of the register tiles: gemm accumulators keep the
 ** instruction's (mma.c), or get a blocked family per shape (FMA); other
 ** tiles take their value's or a family they fit; the rest share one
@@ -294,6 +328,7 @@ void ltP_layout(Kernel *k, const Target *t) {
   }
   check_block(&k->body);
   if (k->threads < 1024) mark_split(k, &k->body, t);
+  if (k->threads < 1024) mark_ahead(&k->body, t);
 }
 
 /* The layout for copying a [rows, cols] tile of dtype dt between global

@@ -111,6 +111,14 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_f16_d128_kernel(const _
   {
     const bool ok = b < B && h_2 < Hq;
     const __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
+    uint4 raw[4];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = qb * 32 + ri * 8 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * sos + gc;
+      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       const int gr = qb * 32 + ri * 8 + ty;
@@ -118,7 +126,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_f16_d128_kernel(const _
       const __half *ptr = base + (int64_t)gr * sos + gc;
       if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) o[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -135,6 +143,14 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_f16_d128_kernel(const _
   {
     const bool ok = b < B && h_2 < Hq;
     const __half *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
+    uint4 raw[4];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = qb * 32 + ri * 8 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * sdos + gc;
+      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       const int gr = qb * 32 + ri * 8 + ty;
@@ -142,7 +158,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_f16_d128_kernel(const _
       const __half *ptr = base + (int64_t)gr * sdos + gc;
       if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) t6[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {

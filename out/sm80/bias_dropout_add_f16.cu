@@ -156,6 +156,14 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const __half 
   float t10[16];
   {
     const __half *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 4 + ri * 2 + ty;
@@ -163,7 +171,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const __half 
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) t10[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -203,6 +211,14 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const __half 
   float r[16];
   {
     const __half *base = R;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 4 + ri * 2 + ty;
@@ -210,7 +226,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const __half 
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) r[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {

@@ -185,13 +185,20 @@ __global__ void __launch_bounds__(256) cross_entropy_bf16_bwd_kernel(const __nv_
     {
       const bool ok = r < N;
       const __nv_bfloat16 *base = X + (int64_t)r * V;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = j * 4096 + (ci * 256 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= V && (uintptr_t)ptr % 16 == 0) raw[ci] = lt_ld_stream(&((const uint4 *)ptr)[0]);
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = j * 4096 + (ci * 256 + tid) * 8;
         const __nv_bfloat16 *ptr = base + gc;
         if (ok && gc + 8 <= V && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
         } else {

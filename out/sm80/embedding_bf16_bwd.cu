@@ -118,6 +118,14 @@ __global__ void __launch_bounds__(256) embedding_bf16_bwd_kernel(const __nv_bflo
   float dy[32];
   {
     const __nv_bfloat16 *base = dY;
+    uint4 raw[4];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 8 + ri * 2 + ty;
+      const int gc = bd * 1024 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * D + gc;
+      if (gr < N && gc + 8 <= D && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       const int gr = bm * 8 + ri * 2 + ty;
@@ -125,7 +133,7 @@ __global__ void __launch_bounds__(256) embedding_bf16_bwd_kernel(const __nv_bflo
       const __nv_bfloat16 *ptr = base + (int64_t)gr * D + gc;
       if (gr < N && gc + 8 <= D && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) dy[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {

@@ -118,6 +118,14 @@ __global__ void __launch_bounds__(256) embedding_f16_bwd_kernel(const __half *__
   float dy[32];
   {
     const __half *base = dY;
+    uint4 raw[4];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 8 + ri * 2 + ty;
+      const int gc = bd * 1024 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * D + gc;
+      if (gr < N && gc + 8 <= D && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       const int gr = bm * 8 + ri * 2 + ty;
@@ -125,7 +133,7 @@ __global__ void __launch_bounds__(256) embedding_f16_bwd_kernel(const __half *__
       const __half *ptr = base + (int64_t)gr * D + gc;
       if (gr < N && gc + 8 <= D && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) dy[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {

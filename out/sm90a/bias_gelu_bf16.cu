@@ -113,6 +113,14 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_kernel(const __nv_
   float x[16];
   {
     const __nv_bfloat16 *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 2 + ri;
@@ -120,7 +128,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_kernel(const __nv_
       const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -464,13 +472,20 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N32768_kernel(const __nv_b
   {
     const bool ok = bm < M;
     const __nv_bfloat16 *base = X + (int64_t)bm * N;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __nv_bfloat16 *ptr = base + gc;
       if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -486,13 +501,20 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N32768_kernel(const __nv_b
   float h_2[16];
   {
     const __nv_bfloat16 *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __nv_bfloat16 *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -569,13 +591,20 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N32768_split_kernel(const 
   float h_2[16];
   {
     const __nv_bfloat16 *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __nv_bfloat16 *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -644,13 +673,20 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N16384_kernel(const __nv_b
   {
     const bool ok = bm < M;
     const __nv_bfloat16 *base = X + (int64_t)bm * N;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __nv_bfloat16 *ptr = base + gc;
       if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -666,13 +702,20 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N16384_kernel(const __nv_b
   float h_2[16];
   {
     const __nv_bfloat16 *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __nv_bfloat16 *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -749,13 +792,20 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N16384_split_kernel(const 
   float h_2[16];
   {
     const __nv_bfloat16 *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __nv_bfloat16 *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -825,6 +875,14 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_kernel(const __nv_bf
   float x[16];
   {
     const __nv_bfloat16 *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 32 + ri * 16 + ty;
@@ -832,7 +890,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_kernel(const __nv_bf
       const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -1011,6 +1069,14 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_kernel(const __nv_bf
   float x[16];
   {
     const __nv_bfloat16 *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 4 + ri * 2 + ty;
@@ -1018,7 +1084,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_kernel(const __nv_bf
       const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -1195,6 +1261,14 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_kernel(const __nv_bf
   float x[16];
   {
     const __nv_bfloat16 *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 2 + ri;
@@ -1202,7 +1276,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_kernel(const __nv_bf
       const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -1379,6 +1453,14 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_kernel(const __nv_bf
   float x[16];
   {
     const __nv_bfloat16 *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 32 + ri * 16 + ty;
@@ -1386,7 +1468,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_kernel(const __nv_bf
       const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {

@@ -114,13 +114,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N131072_kernel(const __half
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -136,13 +143,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N131072_kernel(const __half
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -219,13 +233,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N131072_split_kernel(const 
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -462,13 +483,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_kernel(const __half 
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -484,13 +512,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_kernel(const __half 
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -567,13 +602,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_split_kernel(const _
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -642,13 +684,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_kernel(const __half 
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -664,13 +713,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_kernel(const __half 
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -747,13 +803,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_split_kernel(const _
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -821,6 +884,14 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_kernel(const __half *
   float x[16];
   {
     const __half *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 2 + ri;
@@ -828,7 +899,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_kernel(const __half *
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1004,13 +1075,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *
   {
     const bool ok = bm < M;
     const __half *base = X + (int64_t)bm * N;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1026,13 +1104,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1109,13 +1194,20 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_split_kernel(const __
   float h_2[16];
   {
     const __half *base = B;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 4096 + (ci * 256 + tid) * 8;
       const __half *ptr = base + gc;
       if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ci];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1183,6 +1275,14 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_kernel(const __half *
   float x[16];
   {
     const __half *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 2 + ri;
+      const int gc = bn * 2048 + tid * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 2 + ri;
@@ -1190,7 +1290,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_kernel(const __half *
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -1367,6 +1467,14 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_kernel(const __half *
   float x[16];
   {
     const __half *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 32 + ri * 16 + ty;
@@ -1374,7 +1482,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_kernel(const __half *
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {

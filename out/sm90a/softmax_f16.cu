@@ -7,8 +7,8 @@
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
  *   C=131072: BC=2048 RB=1 threads=256 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=131072)
  *   C=65536: BC=8192 RB=1 threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=65536)
- *   C=32768: BC=16384 RB=1 threads=1024 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=32768)
- *   C=16384: BC=4096 RB=1 threads=256 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=16384)
+ *   C=32768: BC=8192 RB=1 threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=32768)
+ *   C=16384: BC=16384 RB=1 threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=16384)
  *   C=8192: BC=2048 RB=1 threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=8192)
  *   C=4096: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=4096)
  *   C=2048: BC=2048 RB=1 threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=2048)
@@ -590,13 +590,20 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 512 + tid) * 8;
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -697,13 +704,20 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -774,13 +788,20 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -1098,17 +1119,17 @@ static int softmax_f16_C65536(const void *X, void *Y, int R, int C, void *stream
   return (int)cudaGetLastError();
 }
 
-/* One block (1024 threads) of softmax_f16_C32768. */
-__global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+/* One block (512 threads) of softmax_f16_C32768. */
+__global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float m_red[1][32];
-  __shared__ float t10_red[1][32];
-  __shared__ float t13_red[1][32];
-  __shared__ float t21_red[1][32];
+  __shared__ float m_red[1][16];
+  __shared__ float t10_red[1][16];
+  __shared__ float t13_red[1][16];
+  __shared__ float t21_red[1][16];
   // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 16384 - 1) / 16384;
+  const int nchunks = (C + 8192 - 1) / 8192;
   // softmax.lua:39: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
@@ -1116,13 +1137,20 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 1024 + tid) * 8;
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -1154,7 +1182,7 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
     __syncthreads();
     m[0] = m_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 32; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
     // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
@@ -1185,7 +1213,7 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
     __syncthreads();
     t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 32; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
     // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
@@ -1194,7 +1222,7 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
       __half *base = Y + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 1024 + tid) * 8;
+        const int gc = (ci * 512 + tid) * 8;
         __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
@@ -1223,13 +1251,20 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 16384 + (ci * 1024 + tid) * 8;
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -1261,7 +1296,7 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
       __syncthreads();
       t13[0] = t13_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 32; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
       // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
@@ -1285,7 +1320,7 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
       __syncthreads();
       t21[0] = t21_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 32; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
       // softmax.lua:52: k:assign(m, m_new)
       m_2[0] = m_new[0];
@@ -1300,13 +1335,20 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 8;
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -1323,7 +1365,7 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
         __half *base = Y + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 8;
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
@@ -1342,31 +1384,17 @@ __global__ void __launch_bounds__(1024) softmax_f16_C32768_kernel(const __half *
   }
 }
 
-/* Checks the arguments, then runs softmax_f16_C32768 over its grid on `stream` (the config tuned for C=32768). */
-static int softmax_f16_C32768(const void *X, void *Y, int R, int C, void *stream)
-{
-  if (X == NULL || Y == NULL) return cudaErrorInvalidValue;
-  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
-  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
-  if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
-  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)grid_x, 1, 1);
-  softmax_f16_C32768_kernel<<<grid, dim3(1024), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
-  return (int)cudaGetLastError();
-}
-
-/* One block (256 threads) of softmax_f16_C16384. */
-__global__ void __launch_bounds__(256) softmax_f16_C16384_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+/* One block (512 threads) of softmax_f16_C32768, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float m_red[1][8];
-  __shared__ float t10_red[1][8];
-  __shared__ float t13_red[1][8];
-  __shared__ float t21_red[1][8];
+  __shared__ float m_red[1][16];
+  __shared__ float t10_red[1][16];
+  __shared__ float t13_red[1][16];
+  __shared__ float t21_red[1][16];
   // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 4096 - 1) / 4096;
+  const int nchunks = (C + 8192 - 1) / 8192;
   // softmax.lua:39: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
@@ -1376,251 +1404,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_kernel(const __half *_
       const __half *base = X + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-          }
-        }
-      }
-    }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
-    float m[1];
-    m[0] = -INFINITY;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
-      }
-    }
-    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
-    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
-    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
-    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
-    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
-    if (tid % 32 == 0) {
-      m_red[0][tid / 32] = m[0];
-    }
-    __syncthreads();
-    m[0] = m_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
-    float e[16];
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
-      }
-    }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
-    float t10[1];
-    t10[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t10[0] = t10[0] + e[ci * 8 + vi];
-      }
-    }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
-    if (tid % 32 == 0) {
-      t10_red[0][tid / 32] = t10[0];
-    }
-    __syncthreads();
-    t10[0] = t10_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
-    float inv[1];
-    inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
-    {
-      const bool ok = rb < R;
-      __half *base = Y + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
-          }
-        }
-      }
-    }
-  } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
-    float m_2[1];
-    m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
-    float s[1];
-    s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
-    for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
-      float x_2[16];
-      {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        }
-      }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
-      float t13[1];
-      t13[0] = -INFINITY;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
-        }
-      }
-      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
-      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
-      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
-      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
-      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
-      if (tid % 32 == 0) {
-        t13_red[0][tid / 32] = t13[0];
-      }
-      __syncthreads();
-      t13[0] = t13_red[0][0];
-      #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
-      float m_new[1];
-      m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
-      float t21[1];
-      t21[0] = 0.0f;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
-        }
-      }
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
-      if (tid % 32 == 0) {
-        t21_red[0][tid / 32] = t21[0];
-      }
-      __syncthreads();
-      t21[0] = t21_red[0][0];
-      #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
-      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
-      m_2[0] = m_new[0];
-    }
-    // softmax.lua:54: local inv = 1 / s
-    float inv_2[1];
-    inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
-    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
-      float x_3[16];
-      {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
-            }
-          }
-        }
-      }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
-      {
-        const bool ok = rb < R;
-        __half *base = Y + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-            ((uint4 *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-/* One block (256 threads) of softmax_f16_C16384, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
-__global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
-{
-  const int tid = threadIdx.x;
-  const int rb = blockIdx.x;
-  __shared__ float m_red[1][8];
-  __shared__ float t10_red[1][8];
-  __shared__ float t13_red[1][8];
-  __shared__ float t21_red[1][8];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 4096 - 1) / 4096;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
-  if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
-    float x[16];
-    {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
+        const int gc = (ci * 512 + tid) * 8;
         const __half *ptr = base + gc;
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
@@ -1662,7 +1446,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __h
     __syncthreads();
     m[0] = m_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
     // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
@@ -1693,7 +1477,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __h
     __syncthreads();
     t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
     // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
@@ -1702,7 +1486,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __h
       __half *base = Y + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
+        const int gc = (ci * 512 + tid) * 8;
         __half *ptr = base + gc;
         if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
@@ -1734,7 +1518,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __h
         const __half *base = X + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
@@ -1776,7 +1560,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __h
       __syncthreads();
       t13[0] = t13_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
       // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
@@ -1800,7 +1584,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __h
       __syncthreads();
       t21[0] = t21_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
       // softmax.lua:52: k:assign(m, m_new)
       m_2[0] = m_new[0];
@@ -1817,7 +1601,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __h
         const __half *base = X + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
@@ -1844,7 +1628,554 @@ __global__ void __launch_bounds__(256) softmax_f16_C16384_split_kernel(const __h
         __half *base = Y + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs softmax_f16_C32768 over its grid on `stream` (the config tuned for C=32768). */
+static int softmax_f16_C32768(const void *X, void *Y, int R, int C, void *stream)
+{
+  if (X == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_f16_C32768_split_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  else
+    softmax_f16_C32768_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  return (int)cudaGetLastError();
+}
+
+/* One block (512 threads) of softmax_f16_C16384. */
+__global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][16];
+  __shared__ float t10_red[1][16];
+  __shared__ float t13_red[1][16];
+  __shared__ float t21_red[1][16];
+  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 16384 - 1) / 16384;
+  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[32];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      uint4 raw[4];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    float e[32];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_2[32];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        uint4 raw[4];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 16384 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 16384 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:52: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:54: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_3[32];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        uint4 raw[4];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 16384 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 16384 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 16384 + (ci * 512 + tid) * 8;
+          __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (512 threads) of softmax_f16_C16384, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][16];
+  __shared__ float t10_red[1][16];
+  __shared__ float t13_red[1][16];
+  __shared__ float t21_red[1][16];
+  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 16384 - 1) / 16384;
+  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[32];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    float e[32];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_2[32];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 16384 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:52: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:54: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      float x_3[32];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 16384 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 16384 + (ci * 512 + tid) * 8;
           __half *ptr = base + gc;
           if (ok && gc + 8 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
@@ -1876,9 +2207,9 @@ static int softmax_f16_C16384(const void *X, void *Y, int R, int C, void *stream
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    softmax_f16_C16384_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+    softmax_f16_C16384_split_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   else
-    softmax_f16_C16384_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+    softmax_f16_C16384_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
@@ -1900,13 +2231,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -2007,13 +2345,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 2048 + (ci * 128 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -2084,13 +2429,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -2892,13 +3244,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = (ci * 128 + tid) * 8;
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = raw[ci];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
         } else {
@@ -2999,13 +3358,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 2048 + (ci * 128 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
@@ -3076,13 +3442,20 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
