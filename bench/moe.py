@@ -265,5 +265,6 @@ else:
         bda_time(lib, ctypes.CDLL(libs["BDA"]))
 out = os.environ.get("OUT")
 if out:
+    os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "moe.txt"), "w") as fh:
         fh.write("\n".join(lines) + "\n")
