@@ -526,6 +526,44 @@ int ltI_multiple_of(const Expr *e, long long m) {
   }
 }
 
+/* The bits k of x, a tile right shift by a constant k or a mask by the
+** constant 2^k - 1 (1 to 16 bits); 0 for any other expression. */
+long long ltI_shift_bits(const Expr *x) {
+  long long k, m;
+  if (x->kind != E_BINARY || !x->rank) return 0;
+  if (x->op == B_SHR && ltI_const_int(x->b, &k) && k >= 1 && k <= 16) return k;
+  if (x->op == B_BAND && ltI_const_int(x->b, &m) && m > 0 && m < 65536 && !(m & (m + 1))) {
+    for (k = 0; 1LL << k <= m; k++) {}
+    return k;
+  }
+  return 0;
+}
+
+/* The terms of ltI_column_sum, the iotas counted in *iotas. */
+static int column_terms(const Expr *x, int cols, long long k, const Expr **sc, int *n, int *iotas) {
+  long long m, p = 1LL << k;
+  if (x->kind == E_IOTA) return x->op == 1 && x->shape[1] == cols && ++*iotas == 1;
+  if (x->kind == E_BINARY && x->op == B_ADD && x->rank)
+    return column_terms(x->a, cols, k, sc, n, iotas) && column_terms(x->b, cols, k, sc, n, iotas);
+  if (x->rank || *n == 4) return 0;
+  int whole = (ltI_const_int(x, &m) && m % p == 0) ||
+              (x->kind == E_BINARY && x->op == B_MUL &&
+               ((ltI_const_int(x->b, &m) && m % p == 0) || (ltI_const_int(x->a, &m) && m % p == 0)));
+  if (whole) sc[(*n)++] = x;
+  return whole;
+}
+
+/* Is tile x a column sum that a right shift by k divides a term at a
+** time: one iota of the columns of a tile `cols` wide, plus at most 4
+** uniform terms, each a constant multiple of 2^k or a product by one
+** (collected into sc, *n of them)?  pass/colshift.c and emit/text.c's
+** column_shift take the same forms. */
+int ltI_column_sum(const Expr *x, int cols, long long k, const Expr **sc, int *n) {
+  int iotas = 0;
+  *n = 0;
+  return column_terms(x, cols, k, sc, n, &iotas) && iotas == 1;
+}
+
 /* Bounds [*lo, *hi] of the value of i32 expression e, computed without
 ** wrapping, for every value the launcher accepts: sizes 1 to LT_MAX_SIZE,
 ** program ids below their grid's extent, loop indices below their loop's

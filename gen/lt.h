@@ -404,6 +404,8 @@ void ltI_fix_last(Block *b);
 int ltI_is_tile(const Expr *e);
 int ltI_nonneg(const Expr *e);
 int ltI_multiple_of(const Expr *e, long long m);   /* known a multiple of m? (ir.c) */
+long long ltI_shift_bits(const Expr *x);   /* k of a tile >> k or & (2^k - 1), else 0 (ir.c) */
+int ltI_column_sum(const Expr *x, int cols, long long k, const Expr **sc, int *n);   /* (ir.c) */
 int ltI_const_int(const Expr *e, long long *out); /* folds constants */
 void ltI_view_shape(const View *v, int shape[2]); /* its [rows, cols] as a tile */
 int ltI_view_never_inside(const View *v);        /* statically runs past its tensor's end */

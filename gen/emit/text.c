@@ -327,49 +327,27 @@ static int prec(const Expr *x) {
   }
 }
 
-/* Collects the terms of column sum x that a right shift by k divides
-** exactly (lets of such sums are read through: pass/colshift.c): one iota of the columns, into *iota,
-** and uniform scalars that are constants or products by a constant, each
-** a multiple of 2^k, into sc (at most 4).  Returns 0 when x is another
-** expression. */
-static int col_terms(const Expr *x, const Ctx *c, long long k, const Expr **iota, const Expr **sc, int *n) {
-  if (x->kind == E_IOTA && x->op == 1 && !*iota && x->shape[1] == c->shape[1]) return *iota = x, 1;
-  if (x->kind == E_BINARY && x->op == B_ADD && x->rank)
-    return col_terms(x->a, c, k, iota, sc, n) && col_terms(x->b, c, k, iota, sc, n);
-  if (x->rank || *n == 4) return 0;
-  long long m, p = 1LL << k;
-  int whole = (ltI_const_int(x, &m) && m % p == 0) ||
-              (x->kind == E_BINARY && x->op == B_MUL && ((ltI_const_int(x->b, &m) && m % p == 0) ||
-                                                         (ltI_const_int(x->a, &m) && m % p == 0)));
-  if (whole) sc[(*n)++] = x;
-  return whole;
-}
-
 /* A right shift by a constant k of a tile column plus uniform multiples of
-** 2^k (col_terms) in a copy layout whose vectors are 2^k or more wide,
+** 2^k (ltI_column_sum) in a copy layout whose vectors are 2^k or more wide,
 ** printed divided term by term: (tx * 8 + vi + bn * 1024) >> 2 as tx * 2 +
 ** (vi >> 2) + bn * 256.  Exact (the dropped terms are multiples of 2^k, vi
 ** below the vector width), and where vi is a constant of an unrolled loop
 ** the compiler then sees one value for each 2^k lanes (a Philox block
-** for four columns: dsl/kernels/bias_dropout_add.lua).  Likewise such a
+** for four columns: dsl/kernels/bias_dropout_add.lua); the forms are
+** ltI_column_sum's.  Likewise such a
 ** sum & (2^k - 1) is the lane's low bits, vi & (2^k - 1).  Returns 0,
 ** and prints nothing, for any other shift or mask. */
 static int column_shift(E *e, Buf *o, const Expr *x, const Ctx *c) {
-  long long k, m;
-  const Expr *iota = NULL, *sc[4];
-  int n = 0;
-  if (x->op == B_BAND && ltI_const_int(x->b, &m) && m > 0 && m < 65536 && !(m & (m + 1))) {
-    for (k = 0; 1LL << k <= m; k++) {}
-    if (!c || !c->l || c->l->mma || !x->rank || c->shape[1] != c->l->cols || c->l->vec % (1 << k) ||
-        !col_terms(x->a, c, k, &iota, sc, &n) || !iota)
-      return 0;
-    ltU_put(o, c->vi && c->l->vec > 1 ? ltU_fmt("%s & %lld", c->vi, m) : "0");   /* the lane's low bits */
+  long long k = ltI_shift_bits(x);
+  const Expr *sc[4];
+  int n;
+  if (!k || !c || !c->l || c->l->mma || c->shape[1] != c->l->cols || c->l->vec % (1 << k) ||
+      !ltI_column_sum(x->a, c->shape[1], k, sc, &n))
+    return 0;
+  if (x->op == B_BAND) {   /* the lane's low bits */
+    ltU_put(o, c->vi && c->l->vec > 1 ? ltU_fmt("%s & %lld", c->vi, (1LL << k) - 1) : "0");
     return 1;
   }
-  if (x->op != B_SHR || !c || !c->l || c->l->mma || !x->rank || !ltI_const_int(x->b, &k) || k < 1 || k > 16 ||
-      c->shape[1] != c->l->cols || c->l->vec % (1 << k))
-    return 0;
-  if (!col_terms(x->a, c, k, &iota, sc, &n) || !iota) return 0;
   const char *t = ltE_term(ltE_sum(ltE_term(c->ci, c->l->tc), c->l->tx), c->l->vec >> k);
   t = ltE_sum(t, c->vi && c->l->vec > 1 ? ltU_fmt("(%s >> %lld)", c->vi, k) : NULL);
   ltU_put(o, ltE_or0(t));

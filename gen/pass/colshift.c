@@ -14,47 +14,20 @@
 */
 #include "lt.h"
 
-/* Is x a column sum whose every term a shift by k divides exactly: one
-** iota of the columns of a [rows, cols] tile, plus uniform constants or
-** products by a constant that are multiples of 2^k?  (emit/text.c prints
-** the same forms.) */
-static int divides(const Expr *x, int cols, long long k, int *iotas) {
-  long long m, p = 1LL << k;
-  if (x->kind == E_IOTA) return x->op == 1 && x->shape[1] == cols && ++*iotas == 1;
-  if (x->kind == E_BINARY && x->op == B_ADD && x->rank)
-    return divides(x->a, cols, k, iotas) && divides(x->b, cols, k, iotas);
-  if (x->rank) return 0;
-  return (ltI_const_int(x, &m) && m % p == 0) ||
-         (x->kind == E_BINARY && x->op == B_MUL &&
-          ((ltI_const_int(x->b, &m) && m % p == 0) || (ltI_const_int(x->a, &m) && m % p == 0)));
-}
-
-/* The shift count of x, a right shift by a constant k or a mask by the
-** constant 2^k - 1 (from 1 to 16 bits), or 0. */
-static long long shift_bits(const Expr *x) {
-  long long k, m;
-  if (x->kind != E_BINARY || !x->rank) return 0;
-  if (x->op == B_SHR && ltI_const_int(x->b, &k) && k >= 1 && k <= 16) return k;
-  if (x->op == B_BAND && ltI_const_int(x->b, &m) && m > 0 && m < 65536 && !(m & (m + 1))) {
-    for (k = 0; 1LL << k <= m; k++) {}
-    return k;
-  }
-  return 0;
-}
-
 /* In expression x of a statement whose tile layout is l, the shifts and
-** masks of a let of l's shape whose definition divides, made to read that
+** masks (ltI_shift_bits) of a let of l's shape whose definition a shift
+** divides (ltI_column_sum), made to read that
 ** definition; returns how many. */
 static int rewrite(Expr *x, const Layout *l) {
   if (!x) return 0;
   int n = rewrite(x->a, l) + rewrite(x->b, l) + rewrite(x->c, l);
-  long long k = shift_bits(x);
-  const Expr *a = x->a;
+  long long k = ltI_shift_bits(x);
+  const Expr *a = x->a, *sc[4];
   if (!k || a->kind != E_SYM || a->sym->kind != SYM_LET || !a->sym->def || a->sym->def->kind != S_LET) return n;
-  int iotas = 0;
+  int nsc;
   const Expr *v = a->sym->def->val;
   if (a->shape[0] != l->rows || a->shape[1] != l->cols || v->shape[0] != l->rows || v->shape[1] != l->cols ||
-      l->vec % (1 << k) || !divides(v, l->cols, k, &iotas))
+      l->vec % (1 << k) || !ltI_column_sum(v, l->cols, k, sc, &nsc))
     return n;
   x->a = (Expr *)v;
   return n + 1;
