@@ -210,6 +210,23 @@ static const Layout *access_of(const Stmt *s, const int shape[2]) {
   return l && (shape[0] == 1 || shape[0] == l->rows) && (shape[1] == 1 || shape[1] == l->cols) ? l : NULL;
 }
 
+/* The 16-byte chunks of 2-byte elements a thread moves along the rows of
+** view v (not a scalar, cdim >= 0) in layout l, which mark_split and
+** mark_ahead both take: a blocked layout of vectors of 8 over the view's
+** columns (at least 2), a unit column stride, columns from an origin >=
+** 0, no gathered rows and no mask along the columns; 0 for any other
+** access. */
+static int row_chunks(const View *v, const Layout *l) {
+  if (v->ext[v->cdim] < 2 || ltI_dtypes[v->t->dt].bytes != 2) return 0;
+  int shape[2];
+  ltI_view_shape(v, shape);
+  if (!l || l->mma || !l->family || shape[1] != l->cols || l->vec != 8) return 0;
+  long long cs;
+  if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1 || !ltI_nonneg(v->origin[v->cdim])) return 0;
+  if (ltI_view_gathers(v) || (v->mask && v->mask->rank && v->mask->shape[1] > 1)) return 0;
+  return (shape[0] == l->rows ? l->nr : 1) * l->nc;
+}
+
 /* Marks the loads and stores of register tiles that move 16-byte chunks
 ** of 2-byte elements along the rows of a tensor of two dims or more (whose
 ** rows start off the 16-byte grid where the row length is not a multiple
@@ -231,17 +248,12 @@ static void mark_split(Kernel *k, Block *b, const Target *t) {
     mark_split(k, &s->body, t);
     mark_split(k, &s->orelse, t);
     View *v = s->view;
-    if (t->lang == LANG_C || !v || v->scalar || v->cdim < 0 || v->ext[v->cdim] < 2 || v->t->trank < 2) continue;
-    if (ltI_dtypes[v->t->dt].bytes != 2) continue;
+    if (t->lang == LANG_C || !v || v->scalar || v->cdim < 0 || v->t->trank < 2) continue;
     if (!(s->kind == S_LOAD && s->dst) && !(s->kind == S_STORE && !s->atomic && !v->cache)) continue;
     int shape[2];
     ltI_view_shape(v, shape);
-    const Layout *l = access_of(s, shape);
-    if (!l || l->mma || !l->family || shape[1] != l->cols || l->vec != 8) continue;
-    if ((shape[0] == l->rows ? l->nr : 1) * l->nc > 8) continue;
-    long long cs;
-    if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1 || !ltI_nonneg(v->origin[v->cdim])) continue;
-    if (ltI_view_gathers(v) || (v->mask && v->mask->rank && v->mask->shape[1] > 1)) continue;
+    int chunks = row_chunks(v, access_of(s, shape));
+    if (!chunks || chunks > 8) continue;
     int i = 0;
     while (i < k->nsplit && k->split_of[i] != v->t) i++;
     if (i == LT_MAXSPLIT) continue;
@@ -269,16 +281,8 @@ static void mark_ahead(Block *b, const Target *t) {
     mark_ahead(&s->orelse, t);
     View *v = s->view;
     if (t->lang != LANG_CUDA || s->kind != S_LOAD || !s->dst || !v || v->scalar || v->cdim < 0) continue;
-    if (v->ext[v->cdim] < 2) continue;
-    int shape[2];
-    ltI_view_shape(v, shape);
-    const Layout *l = s->dst->layout;
-    if (!l || l->mma || !l->family || shape[1] != l->cols || l->vec != 8 || ltI_dtypes[v->t->dt].bytes != 2) continue;
-    int chunks = (shape[0] == l->rows ? l->nr : 1) * l->nc;
+    int chunks = row_chunks(v, s->dst->layout);
     if (chunks < 2 || chunks > 4) continue;
-    long long cs;
-    if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1 || !ltI_nonneg(v->origin[v->cdim])) continue;
-    if (ltI_view_gathers(v) || (v->mask && v->mask->rank && v->mask->shape[1] > 1)) continue;
     v->ahead = 1;
   }
 }
