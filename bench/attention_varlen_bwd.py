@@ -19,15 +19,16 @@ row of Q, K, V, dO is NaN too (a read of one into a result would show).
 Per sequence and tensor ||out - ref|| / ||ref|| < 2e-2 (where ref is 0,
 out must be 0).  A library that fails is not timed.
 
-Timing (sm90a's bf16 d128; sm80's build runs for sm_90 and is only
-checked): Hq 32 / Hkv 8, the mix {12, 37, 1000, 4096, 8191} (13336
-tokens), causal and full: the varlen backward (pre + dq + dkdv) beside the
-dense backward of one sequence of the same 13336 tokens, in rotated
-rounds (median of 5, triton.testing.do_bench); TFLOP/s = 10 D Hq (visible
+Timing (the bf16 d128 of every library that passes but sm80's, built
+for sm_90 and only checked): Hq 32 / Hkv 8, the mix {12, 37, 1000, 4096,
+8191} (13336 tokens), causal and full: the varlen backward (pre + dq +
+dkdv) beside the first library's dense backward of one sequence of the
+same 13336 tokens, in rotated rounds (median of 5,
+triton.testing.do_bench); TFLOP/s = 10 D Hq (visible
 query-key pairs) / time (the backward's five products, the usual count),
 so the two compare per unit of work.  SDPA: torch.nested jagged Q, K, V
-of the same lengths, forward + backward, beside luatile's forward +
-backward.
+of the same lengths, forward + backward, beside the first library's
+forward + backward.
 
 usage: python3 bench/attention_varlen_bwd.py LABEL=LIB.so [LABEL=LIB.so ...]
 Appends to attention_varlen_bwd.txt in $OUT (else bench/results/<date>-attention-varlen-bwd.txt)."""
@@ -243,8 +244,9 @@ def pairs(lens, causal):
     return sum(s * (s + 1) // 2 if causal else s * s for s in lens)
 
 
-def bench(fn, lib):
-    """Times the bf16 d128 varlen backward of fn beside lib's dense backward and SDPA over nested tensors."""
+def bench(timed, lib):
+    """Times the bf16 d128 varlen backward of each (label, Varlen) of timed beside lib's dense backward (rotated
+    rounds), then the first's passes alone and its forward + backward beside SDPA over nested tensors."""
     import triton.testing as tt
     D, Hq, Hkv = 128, 32, 8
     lens = [12, 37, 1000, 4096, 8191]
@@ -258,40 +260,45 @@ def bench(fn, lib):
     lse, delta = torch.empty(Hq, N, device="cuda"), torch.empty(Hq, N, device="cuda")
     scale = 1 / math.sqrt(D)
     dense = dense_fns(lib)
+    fn = timed[0][1]
     for causal in (True, False):
         wr = 0 if causal else -1
-        fn.forward(q, k, v, o, lse, cuq, cuk, max(lens), max(lens), scale, -1, wr)
-        varlen = lambda: fn.backward(q, k, v, o, do, lse, delta, dq, dk, dv, cuq, cuk, scale, -1, wr)  # noqa: E731
-        dense_b = lambda: run_dense(dense, q, k, v, do, o, lse, delta, dq, dk, dv, scale, causal)  # noqa: E731
-        t = {"varlen": [], "dense": []}
-        for r in range(5):   # rounds, the order alternated
-            for name in (("varlen", "dense") if r % 2 == 0 else ("dense", "varlen")):
-                if name == "dense":
-                    run_dense(dense, q, k, v, do, o, lse, delta, dq, dk, dv, scale, causal, fwd=True, bwd=False)
-                    t[name].append(tt.do_bench(dense_b))
-                else:
-                    fn.forward(q, k, v, o, lse, cuq, cuk, max(lens), max(lens), scale, -1, wr)
-                    t[name].append(tt.do_bench(varlen))
-        tv, td = sorted(t["varlen"])[2], sorted(t["dense"])[2]
-        fv, fd = 10 * D * Hq * pairs(lens, causal) / tv / 1e9, 10 * D * Hq * pairs([N], causal) / td / 1e9
         mode = "causal" if causal else "full"
-        say(f"bf16 d128 Hq 32 Hkv 8 lengths {lens} {mode}: backward (pre + dq + dkdv) varlen {tv * 1e3:.1f} us "
-            f"{fv:.1f} TFLOP/s (rounds {', '.join(f'{x * 1e3:.0f}' for x in t['varlen'])}); dense on one sequence of "
-            f"{N} tokens {td * 1e3:.1f} us {fd:.1f} TFLOP/s (rounds {', '.join(f'{x * 1e3:.0f}' for x in t['dense'])})"
-            f"; ratio to dense {fv / fd:.3f}")
-        # the passes alone
+        t = {label: [] for label, _ in [("dense", None)] + timed}
+        for r in range(5):   # rounds: the dense backward and each build once a round, the order rotated
+            order = [("dense", None)] + timed
+            order = order[r % len(order):] + order[:r % len(order)]
+            for label, f in order:
+                if f is None:
+                    run_dense(dense, q, k, v, do, o, lse, delta, dq, dk, dv, scale, causal, fwd=True, bwd=False)
+                    t[label].append(tt.do_bench(
+                        lambda: run_dense(dense, q, k, v, do, o, lse, delta, dq, dk, dv, scale, causal)))
+                else:
+                    f.forward(q, k, v, o, lse, cuq, cuk, max(lens), max(lens), scale, -1, wr)
+                    t[label].append(tt.do_bench(
+                        lambda: f.backward(q, k, v, o, do, lse, delta, dq, dk, dv, cuq, cuk, scale, -1, wr)))
+        td = sorted(t["dense"])[2]
+        fd = 10 * D * Hq * pairs([N], causal) / td / 1e9
+        say(f"bf16 d128 Hq 32 Hkv 8 lengths {lens} {mode}: backward (pre + dq + dkdv); dense on one sequence of "
+            f"{N} tokens {td * 1e3:.1f} us {fd:.1f} TFLOP/s (rounds {', '.join(f'{x * 1e3:.0f}' for x in t['dense'])})")
+        for label, _ in timed:
+            tv = sorted(t[label])[2]
+            fv = 10 * D * Hq * pairs(lens, causal) / tv / 1e9
+            say(f"  varlen {label}: {tv * 1e3:.1f} us {fv:.1f} TFLOP/s (rounds "
+                f"{', '.join(f'{x * 1e3:.0f}' for x in t[label])}); ratio to dense {fv / fd:.3f}")
+        # the first build's passes alone
         fn.forward(q, k, v, o, lse, cuq, cuk, max(lens), max(lens), scale, -1, wr)
-        TQ = N
         a = (q.data_ptr(), k.data_ptr(), v.data_ptr(), do.data_ptr(), lse.data_ptr(), delta.data_ptr(),
              cuq.data_ptr(), cuk.data_ptr())
         st = (D, Hq * D, D, Hkv * D, D, Hkv * D, D, Hq * D)
-        t_dq = tt.do_bench(lambda: fn.dq(*a, dq.data_ptr(), Hq, TQ, Hkv, TQ, cuq.numel(), *st, D, Hq * D, scale, -1,
+        t_dq = tt.do_bench(lambda: fn.dq(*a, dq.data_ptr(), Hq, N, Hkv, N, cuq.numel(), *st, D, Hq * D, scale, -1,
                                          wr, stream()))
-        t_kv = tt.do_bench(lambda: fn.dkdv(*a, dk.data_ptr(), dv.data_ptr(), Hq, TQ, Hkv, TQ, cuq.numel(), *st,
+        t_kv = tt.do_bench(lambda: fn.dkdv(*a, dk.data_ptr(), dv.data_ptr(), Hq, N, Hkv, N, cuq.numel(), *st,
                                            D, Hkv * D, D, Hkv * D, scale, -1, wr, stream()))
-        say(f"  varlen passes: dq {t_dq * 1e3:.1f} us, dkdv {t_kv * 1e3:.1f} us")
+        say(f"  varlen {timed[0][0]} passes: dq {t_dq * 1e3:.1f} us, dkdv {t_kv * 1e3:.1f} us")
         # forward + backward beside SDPA over nested tensors (dO of ones there)
-        fb = lambda: (fn.forward(q, k, v, o, lse, cuq, cuk, max(lens), max(lens), scale, -1, wr), varlen())  # noqa
+        fb = lambda: (fn.forward(q, k, v, o, lse, cuq, cuk, max(lens), max(lens), scale, -1, wr),  # noqa: E731
+                      fn.backward(q, k, v, o, do, lse, delta, dq, dk, dv, cuq, cuk, scale, -1, wr))
         t_fb = tt.do_bench(fb)
         try:
             sl = [slice(int(cuq[i]), int(cuq[i + 1])) for i in range(len(lens))]
@@ -307,8 +314,8 @@ def bench(fn, lib):
                 out = F.scaled_dot_product_attention(nq, nk, nv, is_causal=causal, scale=scale)
                 torch.autograd.grad(out, (nq, nk, nv), torch.ones_like(out))
             t_s = tt.do_bench(sdpa)
-            say(f"  forward + backward: luatile varlen {t_fb * 1e3:.1f} us; SDPA (jagged nested tensors, K/V heads "
-                f"repeated) {t_s * 1e3:.1f} us; luatile / SDPA speed {t_s / t_fb:.2f}x")
+            say(f"  forward + backward: luatile varlen {timed[0][0]} {t_fb * 1e3:.1f} us; SDPA (jagged nested "
+                f"tensors, K/V heads repeated) {t_s * 1e3:.1f} us; luatile / SDPA speed {t_s / t_fb:.2f}x")
         except Exception as e:  # noqa: BLE001
             say(f"  forward + backward: luatile varlen {t_fb * 1e3:.1f} us; SDPA jagged backward did not run "
                 f"({type(e).__name__}: {str(e)[:160]})")
@@ -340,8 +347,10 @@ def main():
             ok &= check(label, fn, many, [max(0, n + i % 5 - 2) for i, n in enumerate(many)], 8, 2, -1, 0, 9)
         results.append((label, lib, ok))
     first = results[0] if results else None
+    timed = [(label, Varlen(lib, "bf16", 128)) for label, lib, ok in results
+             if ok and label != "sm80" and hasattr(lib, "attention_varlen_bwd_bf16_d128_dq")]
     if first and first[2] and hasattr(first[1], "attention_bwd_dq_bf16_d128") and check_dense(first[1]):
-        bench(Varlen(first[1], "bf16", 128), first[1])
+        bench(timed, first[1])
     else:
         say("not timed: the first library or the dense backward failed its check")
     out = os.environ.get("OUT")

@@ -9,7 +9,10 @@
 # backward and SDPA.  sm80's code is built for sm_90 (cp.async and mma.sync
 # run there).
 #   DIR=folder holding sm90a/ and sm80/ (default out), OUT=where results go,
-#   LIB=where the objects and libraries go (default /tmp/attention_varlen_bwd_lib).
+#   LIB=where the objects and libraries go (default /tmp/attention_varlen_bwd_lib),
+#   EXTRA="LABEL=FOLDER ..." more sm90a builds of the bf16 d128 dq and dkdv
+#   (FOLDER/attention_varlen_bwd_bf16_d128_{dq,dkdv}.cu each, linked with
+#   sm90a's forward and pre) to check and time beside the first (an A/B).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=${DIR:-$here/../out}
@@ -46,8 +49,23 @@ rm -f "$lib"/*.o "$lib"/*.log
 kernels sm90a bf16_d128 f16_d64 bf16_d64 f16_d128
 for n in attention_bf16_d128 attention_bwd_dq_bf16_d128 attention_bwd_dkdv_bf16_d128; do compile sm90a $n; done
 kernels sm80 bf16_d128 f16_d64
+for x in ${EXTRA:-}; do
+  for p in dq dkdv; do
+    nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Xcompiler -fPIC -Xptxas -v -c \
+      "${x#*=}/attention_varlen_bwd_bf16_d128_$p.cu" -o "$lib/x_${x%%=*}_$p.o" > "$lib/x_${x%%=*}_$p.log" 2>&1 &
+  done
+done
 wait   # every compile, in one parallel pool
 link sm90a
 link sm80
+libs="sm90a=$lib/libvarlen_bwd_sm90a.so sm80=$lib/libvarlen_bwd_sm80.so"
+for x in ${EXTRA:-}; do
+  l=${x%%=*}
+  grep -q error "$lib/x_${l}_dq.log" "$lib/x_${l}_dkdv.log" && { echo "FAIL build $l"; exit 1; }
+  nvcc -shared -o "$lib/libvarlen_bwd_x_$l.so" "$lib/x_${l}"_*.o "$lib/sm90a_attention_varlen_bf16_d128.o" \
+    "$lib/sm90a_attention_bwd_pre_bf16_d128.o" || exit 1
+  grep -h -E "registers|spill" "$lib/x_${l}"_*.log >> "$out/ptxas_bwd_sm90a.txt"
+  libs="$libs $l=$lib/libvarlen_bwd_x_$l.so"
+done
 cat "$out/ptxas_bwd_sm90a.txt"
-python3 "$here/attention_varlen_bwd.py" sm90a="$lib/libvarlen_bwd_sm90a.so" sm80="$lib/libvarlen_bwd_sm80.so"
+python3 "$here/attention_varlen_bwd.py" $libs
