@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward over packed variable-length sequences (cu_seqlens): dQ (pass dq), or dK and dV summed over the GQA group (pass dkdv); causal / window; deterministic.
  *
- * Config: BM=128 BN=64 max_seqs=4096 stages=3 threads=256.
+ * Config: BM=128 BN=64 max_seqs=4096 stages=2 threads=256.
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_varlen_bwd_f16_d128_dkdv.cu
  */
 #include <cuda_runtime.h>
@@ -210,12 +210,12 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_f16_d128_dkdv_kernel
   __half (*Ks)[64][64] = (__half (*)[64][64])(lt_smem + 0);
   /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __half (*Vs)[64][64] = (__half (*)[64][64])(lt_smem + 16384);
-  /* Qs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __half (*Qs)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 32768);
-  /* dOs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __half (*dOs)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 81920);
+  /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*dOs)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 65536);
   /* st_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __half (*st_sh)[64] = (__half (*)[64])(lt_smem + 131072);
+  __half (*st_sh)[64] = (__half (*)[64])(lt_smem + 98304);
   // attention_varlen_bwd.lua:88: local nseq = p.B1 - 1
   const int nseq = B1 - 1;
   // attention_varlen_bwd.lua:93: local slots = T // BS + nseq
@@ -659,11 +659,11 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_f16_d128_dkdv_kernel
         }
         lt_cp_async_commit();
       }
-      for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
+      for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
         lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-        lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
+        lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
         const int j_next = j + 1;
-        const int j_next_stage = j_stage < 2 ? j_stage + 1 : j_stage - 2;
+        const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
         if (j_next < last) {
           // attention_varlen_bwd.lua:208: k:copy(Qb:tile({ hq, j, 0 }, { 1, BM, D }), Qs)
           {
@@ -721,7 +721,6 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_f16_d128_dkdv_kernel
           }
         }
         lt_cp_async_commit();
-        /* in flight from the iteration before: the wgmmas into dk */
         // attention_varlen_bwd.lua:216: local inside = { mask = k:iota({ 1, BM }, 2):lt(Sq - j * BM) }
         bool t489[8];
         #pragma unroll
@@ -788,7 +787,6 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_f16_d128_dkdv_kernel
         // attention_varlen_bwd.lua:240: local cuts = tile.either(tile.either(qend:gt(Sq), (k0 + BN):gt(Sk)),
         const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-        lt_wgmma_settle(dk);   /* read below, after the wait */
         lt_wgmma_settle(st);   /* read below, after the wait */
         lt_wgmma_settle(dpt);   /* read below, after the wait */
         // attention_varlen_bwd.lua:243: k:when(cuts, function() step(true) end, function() step(false) end)
@@ -893,6 +891,8 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_f16_d128_dkdv_kernel
             lt_wgmma_m64n64k16_f16_ss<0, 1>(dk, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Qs[j_stage][warp_col_128 / 64][kk][warp_col_128 % 64], 8192, 1024, 1), 1);
           }
           lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+          lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+          lt_wgmma_settle(dk);   /* read below, after the wait */
         } else {
           // attention_varlen_bwd.lua:224: k:assign(st, st * (p.scale * LOG2E))
           #pragma unroll
@@ -957,11 +957,11 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_f16_d128_dkdv_kernel
             lt_wgmma_m64n64k16_f16_ss<0, 1>(dk, lt_wgmma_desc(&st_sh[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Qs[j_stage][warp_col_128 / 64][kk][warp_col_128 % 64], 8192, 1024, 1), 1);
           }
           lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
+          lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+          lt_wgmma_settle(dk);   /* read below, after the wait */
         }
       }
       lt_cp_async_wait<0>();
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(dk);   /* read below, after the wait */
     }
   }
   // attention_varlen_bwd.lua:247: k:store(p.dK:rows(k_lo, k_hi):tile({ hk, blk, 0 }, { 1, BN, D }), dk * p.scale)
@@ -1038,9 +1038,9 @@ extern "C" int attention_varlen_bwd_f16_d128_dkdv(const void *Q, const void *K, 
   const int64_t grid_x = ((int64_t)TK / 64 + ((int64_t)B1 - 1)) * (int64_t)Hkv;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  /* 139264 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_varlen_bwd_f16_d128_dkdv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 139264);
+  /* 106496 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_varlen_bwd_f16_d128_dkdv_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 106496);
   if (err != cudaSuccess) return (int)err;
-  attention_varlen_bwd_f16_d128_dkdv_kernel<<<grid, dim3(256), 139264, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (const int *)cu_seqlens_q, (const int *)cu_seqlens_k, (__half *)dK, (__half *)dV, Hq, TQ, Hkv, TK, B1, sqh, sqt, skh, skt, svh, svt, sdoh, sdot, sdkh, sdkt, sdvh, sdvt, scale, window_left, window_right);
+  attention_varlen_bwd_f16_d128_dkdv_kernel<<<grid, dim3(256), 106496, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (const int *)cu_seqlens_q, (const int *)cu_seqlens_k, (__half *)dK, (__half *)dV, Hq, TQ, Hkv, TK, B1, sqh, sqt, skh, skt, svh, svt, sdoh, sdot, sdkh, sdkt, sdvh, sdvt, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }
