@@ -307,13 +307,15 @@ def add(input, other):
     return _ops.add_op(input, other)
 
 
-def embedding(input, weight, padding_idx=None):
+def embedding(input, weight, padding_idx=None, deterministic=None):
     """weight[input]: the rows of weight [V, D] at the indices input (int64 or
     int32, any shape), as F.embedding; an index outside [0, V) gives a row of
     zeros (torch raises).  Backward: dweight by the kernel's f32 atomic adds
-    (not deterministic on a GPU), none for the row padding_idx.  Autograd
-    through torch.autograd.Function (not a torch.library op)."""
-    return _index.Embedding.apply(input, weight, padding_idx)
+    (not deterministic on a GPU), none for the row padding_idx; with
+    deterministic=True (None: torch.are_deterministic_algorithms_enabled())
+    by sorted indices, each row summed in one fixed order (the same bits every
+    run).  Autograd through torch.autograd.Function (not a torch.library op)."""
+    return _index.Embedding.apply(input, weight, padding_idx, deterministic)
 
 
 def cross_entropy(input, target, ignore_index=-100, reduction="mean", label_smoothing=0.0):

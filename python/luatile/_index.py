@@ -11,7 +11,11 @@ outside [0, V) that is not ignore_index reads its logit as 0.
 
 embedding backward: the gradient is summed into an f32 table by atomic
 adds (the order of the adds to one row varies from run to run on a GPU:
-not deterministic), then rounded once to the weight's dtype.
+not deterministic), then rounded once to the weight's dtype.  With
+deterministic=True (or torch.use_deterministic_algorithms(True)) the
+indices are sorted (stably, torch.sort) and the kernel's det pass sums each
+row's gradient rows in that order, in f32, one program a row, and writes it
+rounded once to the weight's dtype: the same bits every run, no f32 table.
 """
 import torch
 
@@ -71,16 +75,27 @@ def embedding_forward(indices, weight):
     return y.reshape(*indices.shape, D)
 
 
-def embedding_backward(grad, indices, V, dtype, padding_idx):
+def embedding_backward(grad, indices, V, dtype, padding_idx, deterministic=False):
     """dW [V, D] (dtype) = the rows of grad added at their indices, f32 sums;
-    the rows of index padding_idx (None: none) add nothing."""
+    the rows of index padding_idx (None: none) add nothing.  deterministic:
+    each row's sum in the order of the indices' positions (the det pass)."""
     D = grad.shape[-1]
     ids, g = indices.reshape(-1).contiguous(), grad.reshape(-1, D).contiguous()
+    pad = -1 if padding_idx is None else padding_idx % V
+    if ids.dtype == torch.int32 and not _I32_MIN <= pad <= _I32_MAX:
+        pad = -1
+    if deterministic:
+        dw = torch.zeros((V, D), dtype=dtype, device=grad.device)
+        if ids.numel() and D:
+            s, perm = torch.sort(ids, stable=True)
+            ends = torch.searchsorted(s, s, right=True).to(torch.int32)   # each run's end, no host sync
+            perm = perm.to(torch.int32)
+            name = f"embedding_{K.DTYPES[g.dtype]}{INDEX_DTYPES[ids.dtype]}_det"
+            _launch(grad.device, name, g.data_ptr(), s.data_ptr(), perm.data_ptr(), ends.data_ptr(), dw.data_ptr(),
+                    ids.numel(), D, V, pad)
+        return dw
     dw = torch.zeros((V, D), dtype=torch.float32, device=grad.device)
     if ids.numel() and D:
-        pad = -1 if padding_idx is None else padding_idx % V
-        if ids.dtype == torch.int32 and not _I32_MIN <= pad <= _I32_MAX:
-            pad = -1
         name = f"embedding_{K.DTYPES[g.dtype]}{INDEX_DTYPES[ids.dtype]}_bwd"
         _launch(grad.device, name, g.data_ptr(), ids.data_ptr(), dw.data_ptr(), ids.numel(), D, V, pad)
     return dw.to(dtype)
@@ -88,10 +103,13 @@ def embedding_backward(grad, indices, V, dtype, padding_idx):
 
 class Embedding(torch.autograd.Function):
     @staticmethod
-    def forward(ctx, indices, weight, padding_idx):
+    def forward(ctx, indices, weight, padding_idx, deterministic=None):
         check_embedding(indices, weight, padding_idx)
+        if deterministic is not None and not isinstance(deterministic, bool):
+            raise TypeError("luatile.embedding: deterministic must be a bool or None")
         ctx.save_for_backward(indices)
         ctx.V, ctx.dtype, ctx.padding_idx = weight.shape[0], weight.dtype, padding_idx
+        ctx.deterministic = torch.are_deterministic_algorithms_enabled() if deterministic is None else deterministic
         return embedding_forward(indices, weight)
 
     @staticmethod
@@ -99,8 +117,8 @@ class Embedding(torch.autograd.Function):
         (indices,) = ctx.saved_tensors
         if grad.dtype != ctx.dtype:
             grad = grad.to(ctx.dtype)
-        dw = embedding_backward(grad, indices, ctx.V, ctx.dtype, ctx.padding_idx)
-        return None, dw, None
+        dw = embedding_backward(grad, indices, ctx.V, ctx.dtype, ctx.padding_idx, ctx.deterministic)
+        return None, dw, None, None
 
 
 # ---------------------------------------------------------------------------

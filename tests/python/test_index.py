@@ -5,7 +5,8 @@ against torch in float64, forward and backward, int64 and int32 indices.
 
 Random inputs of ragged sizes; outputs are allocated by the ops (their
 poison would not survive a missed write: a check of every element); the
-embedding forward must be bitwise torch's (a copy); padding_idx, ignore_index,
+embedding forward must be bitwise torch's (a copy); the deterministic
+embedding backward must write the same bits twice; padding_idx, ignore_index,
 label smoothing and every reduction; indices outside the table; bad
 arguments raise.  Needs the library of the device (./build.sh lib c for CPU
 tensors).  Prints PASS / FAIL / SKIP lines; exits 1 on any FAIL.
@@ -70,15 +71,17 @@ def raises(exc, fn, text):
     raise AssertionError(f"no {exc.__name__} ({text!r})")
 
 
-def embedding_case(dt, it, V, D, shape, pad):
+def embedding_case(dt, it, V, D, shape, pad, det=None):
     w = torch.randn(V, D, dtype=dt, device=DEV)
     idx = torch.randint(0, V, shape, dtype=it, device=DEV)
     if idx.numel() > 2:   # a repeated index: its gradient rows add up
         idx.view(-1)[1] = idx.view(-1)[0]
+    if det and idx.numel() > 4:   # a longer run of one row, in scattered positions
+        idx.view(-1)[::3] = idx.view(-1)[2]
     if pad is not None and idx.numel():
         idx.view(-1)[-1] = pad % V
     wl = w.clone().requires_grad_(True)
-    y = luatile.embedding(idx, wl, padding_idx=pad)
+    y = luatile.embedding(idx, wl, padding_idx=pad, deterministic=det)
     ref = F.embedding(idx.long(), w.double(), padding_idx=pad)
     if y.dtype != dt or y.shape != ref.shape or not torch.equal(y.double().cpu(), ref.cpu()):
         raise AssertionError("forward: not torch's rows bit for bit")
@@ -91,6 +94,12 @@ def embedding_case(dt, it, V, D, shape, pad):
     close("dweight", wl.grad, wr.grad, TOL[dt])
     if pad is not None and (wl.grad[pad % V] != 0).any():
         raise AssertionError("the padding row got a gradient")
+    if det:
+        w2 = w.clone().requires_grad_(True)
+        luatile.embedding(idx, w2, padding_idx=pad, deterministic=True).backward(g)
+        if not torch.equal(w2.grad.view(torch.uint8 if dt != torch.float32 else torch.int32),
+                           wl.grad.view(torch.uint8 if dt != torch.float32 else torch.int32)):
+            raise AssertionError("deterministic: a second backward wrote other bits")
 
 
 def test_embedding():
@@ -101,6 +110,7 @@ def test_embedding():
             pad = R.choice((None, 0, V - 1, -1))
             name = f"embedding/{str(dt)[6:]}/{str(it)[6:]}/V{V}xD{D}/{'x'.join(map(str, shape))}/pad{pad}"
             check(name, lambda: embedding_case(dt, it, V, D, shape, pad))
+            check(name + "/deterministic", lambda: embedding_case(dt, it, V, D, shape, pad, True))
 
 
 def embedding_outside():
@@ -110,13 +120,14 @@ def embedding_outside():
     ok = torch.stack([w[3], torch.zeros(33, device=DEV), torch.zeros(33, device=DEV), torch.zeros(33, device=DEV), w[9]])
     if not torch.equal(y, ok):
         raise AssertionError("indices outside [0, V) did not give rows of zeros")
-    wl = w.clone().requires_grad_(True)
-    luatile.embedding(idx, wl).sum().backward()
     ref = torch.zeros(10, 33, device=DEV)
     ref[3] += 1
     ref[9] += 1
-    if not torch.equal(wl.grad, ref):
-        raise AssertionError("indices outside [0, V) added to the gradient")
+    for det in (False, True):
+        wl = w.clone().requires_grad_(True)
+        luatile.embedding(idx, wl, deterministic=det).sum().backward()
+        if not torch.equal(wl.grad, ref):
+            raise AssertionError(f"indices outside [0, V) added to the gradient (deterministic={det})")
 
 
 def embedding_errors():
@@ -126,6 +137,8 @@ def embedding_errors():
     raises(ValueError, lambda: luatile.embedding(torch.zeros(3, dtype=torch.long, device=DEV), w.view(-1)), "2 dims")
     raises(ValueError, lambda: luatile.embedding(torch.zeros(3, dtype=torch.long, device=DEV), w, padding_idx=4), "padding_idx")
     raises(TypeError, lambda: luatile.embedding(torch.zeros(3, dtype=torch.long, device=DEV), w.double()), "dtype")
+    raises(TypeError, lambda: luatile.embedding(torch.zeros(3, dtype=torch.long, device=DEV), w, deterministic="yes"),
+           "deterministic")
 
 
 def ce_case(dt, it, N, V, ignore, reduction, eps):
