@@ -278,8 +278,8 @@ static void test_embedding(int dt, EmbFwdFn fwd, EmbBwdFn bwd, EmbBwd64Fn bwd64,
       status(name, 0, "launcher returned an error");
     else compare(name, F32, dw, rw, nw);
     test_embedding_det(dt, det, det64, ids, dy, V, N, D, pad);
-    for (int i = 0; i < N; i++)   /* runs: most indices one of three rows (pad among them on odd shapes) */
-      if ((int)uniform(0, 4) != 0) ids[i] = (int)uniform(0, 3) % V;
+    for (int i = 0; i < N; i++)   /* runs: most indices one of rows 0-3 (pad, 3, among them on odd shapes) */
+      if ((int)uniform(0, 4) != 0) ids[i] = (int)uniform(0, 4) % V;
     test_embedding_det(dt, det, det64, ids, dy, V, N, D, pad);
     free(w), free(y), free(dy), free(ids), free(I), free(dw), free(ry), free(rw);
   }
