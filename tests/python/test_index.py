@@ -8,7 +8,8 @@ poison would not survive a missed write: a check of every element); the
 embedding forward must be bitwise torch's (a copy); the deterministic
 embedding backward must write the same bits twice; padding_idx, ignore_index,
 label smoothing and every reduction; indices outside the table; bad
-arguments raise.  Needs the library of the device (./build.sh lib c for CPU
+arguments raise; on torch 2.4+ the custom ops' fake implementations give the
+shapes and dtypes of the outputs and gradients under FakeTensorMode.  Needs the library of the device (./build.sh lib c for CPU
 tensors).  Prints PASS / FAIL / SKIP lines; exits 1 on any FAIL.
 """
 import math
@@ -181,12 +182,42 @@ def ce_errors():
     raises(ValueError, lambda: luatile.cross_entropy(x, t, label_smoothing=1.5), "label_smoothing")
 
 
+def fake_shapes():
+    """Under FakeTensorMode (no kernel runs): the custom ops' fake
+    implementations give the outputs' and gradients' shapes and dtypes."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        for det in (False, True):
+            w = torch.empty(100, 16, dtype=torch.bfloat16, device=DEV, requires_grad=True)
+            idx = torch.empty(3, 5, dtype=torch.int32, device=DEV)
+            y = luatile.embedding(idx, w, padding_idx=-1, deterministic=det)
+            if y.shape != (3, 5, 16) or y.dtype != torch.bfloat16:
+                raise AssertionError(f"embedding: {tuple(y.shape)} {y.dtype}")
+            y.sum().backward()
+            if w.grad is None or w.grad.shape != (100, 16) or w.grad.dtype != torch.bfloat16:
+                raise AssertionError("embedding: no dweight of the weight's shape and dtype")
+        for reduction, shape in (("mean", ()), ("sum", ()), ("none", (7,))):
+            x = torch.empty(7, 50, dtype=torch.float16, device=DEV, requires_grad=True)
+            t = torch.empty(7, dtype=torch.int64, device=DEV)
+            out = luatile.cross_entropy(x, t, reduction=reduction, label_smoothing=0.1)
+            if out.shape != shape or out.dtype != torch.float16:
+                raise AssertionError(f"cross_entropy {reduction}: {tuple(out.shape)} {out.dtype}")
+            out.sum().backward()
+            if x.grad is None or x.grad.shape != (7, 50) or x.grad.dtype != torch.float16:
+                raise AssertionError(f"cross_entropy {reduction}: no dinput of the input's shape and dtype")
+
+
 def main():
     test_embedding()
     check("embedding/outside", embedding_outside)
     check("embedding/errors", embedding_errors)
     test_cross_entropy()
     check("cross_entropy/errors", ce_errors)
+    if luatile.HAVE_CUSTOM_OP:
+        check("fake", fake_shapes)
+    else:
+        print(f"SKIP python/index/fake: needs torch.library.custom_op (torch 2.4+), this is torch {torch.__version__}",
+              flush=True)
     print(f"# {RESULTS.count('PASS')} passed, {RESULTS.count('FAIL')} failed", flush=True)
     return 1 if "FAIL" in RESULTS else 0
 
