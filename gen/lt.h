@@ -366,6 +366,8 @@ typedef struct Kernel {
                            mbarrier of their own after the ring's */
   int persistent;       /* with ws: a block an SM, each taking programs blockIdx.x, + gridDim.x, ... in the grid's
                            order, so one program's epilogue overlaps the next one's copies */
+  int uneven;           /* with ws: the loop's trip count differs between programs (its bounds are not the same
+                           in every program); without pre_bytes, then not persistent (plan.c) */
   int pre_reload;       /* with persistent and pre_bytes: the copies before the loop go again for each program,
                            once the consumers gave their one buffer back (mbarrier _pre_empty; plan.c) */
   int snake;            /* with persistent: a block takes its programs in snake order, round r (gridDim.x programs

@@ -143,6 +143,7 @@ void ltE_name_syms(Kernel *k);
 void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
                     const Stmt *then, const Sym *via);
 void ltL_load_scalar(E *e, const View *v, const Sym *dst, const Expr *other);
+void ltL_fixed_dim(E *e, const View *v, int d, const char **ok, const char **base);
 void ltL_shared_rw(E *e, Stmt *s);
 const char *ltL_whole_tile(E *e, const View *v, int per16, int has_ok);
 const char *ltL_row_offset(E *e, const View *v, const Layout *l, const Ctx *c);

@@ -84,6 +84,10 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
     ltU_printf(b, "    persistent grid: min(programs, SMs) blocks, each running programs blockIdx.x, + gridDim.x, ... in "
                   "the grid's order, its ring's stages and phases running on, so one program's epilogue overlaps "
                   "the producer's copies for the next\n");
+  else if (e->t->persistent && k->uneven && !k->pre_bytes)
+    ltU_printf(b, "    one program a block (not persistent: the loop's trip count differs between programs, and blocks "
+                  "walking the grid statically drift apart; the hardware hands out the blocks in order as SMs free "
+                  "up, so neighbouring programs run together and share their tiles in L2)\n");
   else if (e->t->persistent && k->pre_bytes)
     ltU_printf(b, "    one program a block (not persistent: the tiles the copies before the loop fill have one buffer, "
                   "and an iteration of more than two gemms was not measured with it given back a program)\n");

@@ -65,6 +65,23 @@ static const char *in_rows(E *e, const View *v, const char *r) {
   return rows_from_lo(v) ? hi : ltU_fmt("%s >= %s && %s", r, ltE_itext(e, v->rlo), hi);
 }
 
+/* Dim d of view v, one offset along the whole tile (not a gathered one):
+** its test, that the offset lies inside the tensor (and, for the rows of
+** X:rows(lo, hi), inside [lo, hi)), added to *ok, and the offset times the
+** dim's stride added to *base; either left as it was where there is
+** nothing to add (NULL: true, and no offset).  Shared by the copies here
+** and the row-clipped TMA store (store_staged.c). */
+void ltL_fixed_dim(E *e, const View *v, int d, const char **ok, const char **base) {
+  const Sym *t = v->t;
+  const char *o = otext(e, v->origin[d], 0, NULL);
+  int known_in =
+      v->origin[d]->kind == E_CONST && t->dims[d]->kind == E_CONST && v->origin[d]->cval < t->dims[d]->cval;
+  if (!known_in) *ok = all_of(*ok, ltU_fmt("%s < %s", o, ltE_itext(e, t->dims[d])));
+  if (!ltI_nonneg(v->origin[d])) *ok = all_of(*ok, ltU_fmt("%s >= 0", o));
+  if (d == v->rdim) *ok = all_of(*ok, in_rows(e, v, o));
+  if (!(v->origin[d]->kind == E_CONST && v->origin[d]->cval == 0)) *base = ltE_sum(*base, mul64(e, o, t->strides[d]));
+}
+
 /* Does view v run past its tensor's last column at a constant origin, the
 ** number of columns a constant too (a head dim of 96 in 128-wide tiles)?
 ** Then its copies into a stage ring test the rows for the whole tile and
@@ -308,13 +325,7 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   for (int d = 0; d < t->trank; d++) {
     int varies = (d == v->rdim || d == v->cdim) && v->ext[d] > 1;
     if (varies || v->origin[d]->rank) continue;   /* (a gathered dim: tested a row, below) */
-    const char *o = otext(e, v->origin[d], 0, NULL);
-    int known_in =
-        v->origin[d]->kind == E_CONST && t->dims[d]->kind == E_CONST && v->origin[d]->cval < t->dims[d]->cval;
-    if (!known_in) ok = all_of(ok, ltU_fmt("%s < %s", o, ltE_itext(e, t->dims[d])));
-    if (!ltI_nonneg(v->origin[d])) ok = all_of(ok, ltU_fmt("%s >= 0", o));
-    if (d == v->rdim) ok = all_of(ok, in_rows(e, v, o));
-    if (!(v->origin[d]->kind == E_CONST && v->origin[d]->cval == 0)) base = ltE_sum(base, mul64(e, o, t->strides[d]));
+    ltL_fixed_dim(e, v, d, &ok, &base);
   }
   if (store && l->mma) {   /* replicated copies of a slice: one thread stores */
     if (shape[0] == 1 && l->rows > 1) ok = all_of(ok, ltU_fmt("%s == 0", l->row0));

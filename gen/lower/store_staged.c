@@ -102,13 +102,8 @@ static void rows_clipped(E *e, const Stmt *s, const char *ow, const char *wg, co
   const Sym *t = v->t, *o = s->via;
   int per16 = 16 / ltI_dtypes[t->dt].bytes, chunks = o->shape[1] / per16;
   const char *lo = ltE_itext(e, v->rlo), *hi = ltE_itext(e, v->rhi), *base = NULL, *ok = NULL;
-  for (int d = 0; d < t->trank; d++) {   /* the dims of one element: an offset, tested */
-    if (d == v->rdim || d == v->cdim) continue;
-    const char *x = ltE_itext(e, v->origin[d]);
-    if (!strcmp(x, "0")) continue;
-    ok = ltU_fmt("%s%s >= 0 && %s < %s", ok ? ltU_fmt("%s && ", ok) : "", x, x, ltE_itext(e, t->dims[d]));
-    base = ltE_sum(base, ltU_fmt("(int64_t)%s * %s", ltE_paren(x), ltE_paren(ltE_itext(e, t->strides[d]))));
-  }
+  for (int d = 0; d < t->trank; d++)   /* the dims of one element: an offset, tested (copy.c) */
+    if (d != v->rdim && d != v->cdim) ltL_fixed_dim(e, v, d, &ok, &base);
   ltE_line(e, "const int wr = %s;   /* the warpgroup's first row */", ltE_sum(ltE_itext(e, v->origin[v->rdim]), wrow));
   ltE_line(e, "if (!(wr >= %s && wr + 64 <= %s)) {   /* rows outside %s:rows(%s, %s): 16-byte chunks of the rows inside, "
               "from %s */", lo, hi, t->name, lo, hi, ow);

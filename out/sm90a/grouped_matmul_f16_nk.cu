@@ -985,6 +985,7 @@ __global__ void __launch_bounds__(384, 1) grouped_matmul_f16_nk_kernel(const __g
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
+  const int pid0 = blockIdx.x;
   extern __shared__ __align__(1024) unsigned char lt_smem[];
   /* As (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
   __half (*As)[128][64] = (__half (*)[128][64])(lt_smem + 0);
@@ -993,8 +994,227 @@ __global__ void __launch_bounds__(384, 1) grouped_matmul_f16_nk_kernel(const __g
   /* Y_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
   __half (*Y_out)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 148480);
   uint64_t *kt_full = (uint64_t *)(lt_smem + 147456), *kt_empty = kt_full + 3;   /* the ring's mbarriers */
-  const int lt_grid0 = (T / 128 + G) * ((N + 256 - 1) / 256);
-  const int lt_programs = lt_grid0;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
+  // grouped_matmul.lua:51: local slots, ntn = p.T // BM + p.G, tile.cdiv(p.N, BN)
+  const int slots = T / 128 + G;
+  const int ntn = (N + 256 - 1) / 256;
+  // grouped_matmul.lua:52: local slot, bn = tile.grouped(k:grid(slots * ntn), slots, ntn, c.group_m)
+  const int t8 = 8 * ntn;
+  const int t10 = pid0 / t8 * 8;
+  const int t13 = lt_imin(lt_imax(slots - t10, 1), 8);
+  const int slot = t10 + pid0 % t8 % t13;
+  const int bn = pid0 % t8 / t13;
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_2 = lt_imin(256, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t17 = h_2 < G1 ? offs[h_2] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick = lt_imax(0, (h_2 < G && t17 / 128 + h_2 <= slot ? h_2 : 0));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_3 = lt_imin(512, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t24 = h_3 < G1 ? offs[h_3] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_2 = lt_imax(pick, (h_3 < G && t24 / 128 + h_3 <= slot ? h_3 : 0));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_4 = lt_imin(768, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t31 = h_4 < G1 ? offs[h_4] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int g = lt_imax(pick_2, (h_4 < G && t31 / 128 + h_4 <= slot ? h_4 : 0));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_5 = lt_imin(g + 16, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t39 = h_5 < G1 ? offs[h_5] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_3 = lt_imax(g, (h_5 < G && t39 / 128 + h_5 <= slot ? h_5 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_6 = lt_imin(g + 32, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t47 = h_6 < G1 ? offs[h_6] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_4 = lt_imax(pick_3, (h_6 < G && t47 / 128 + h_6 <= slot ? h_6 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_7 = lt_imin(g + 48, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t55 = h_7 < G1 ? offs[h_7] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_5 = lt_imax(pick_4, (h_7 < G && t55 / 128 + h_7 <= slot ? h_7 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_8 = lt_imin(g + 64, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t63 = h_8 < G1 ? offs[h_8] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_6 = lt_imax(pick_5, (h_8 < G && t63 / 128 + h_8 <= slot ? h_8 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_9 = lt_imin(g + 80, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t71 = h_9 < G1 ? offs[h_9] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_7 = lt_imax(pick_6, (h_9 < G && t71 / 128 + h_9 <= slot ? h_9 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_10 = lt_imin(g + 96, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t79 = h_10 < G1 ? offs[h_10] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_8 = lt_imax(pick_7, (h_10 < G && t79 / 128 + h_10 <= slot ? h_10 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_11 = lt_imin(g + 112, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t87 = h_11 < G1 ? offs[h_11] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_9 = lt_imax(pick_8, (h_11 < G && t87 / 128 + h_11 <= slot ? h_11 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_12 = lt_imin(g + 128, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t95 = h_12 < G1 ? offs[h_12] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_10 = lt_imax(pick_9, (h_12 < G && t95 / 128 + h_12 <= slot ? h_12 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_13 = lt_imin(g + 144, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t103 = h_13 < G1 ? offs[h_13] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_11 = lt_imax(pick_10, (h_13 < G && t103 / 128 + h_13 <= slot ? h_13 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_14 = lt_imin(g + 160, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t111 = h_14 < G1 ? offs[h_14] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_12 = lt_imax(pick_11, (h_14 < G && t111 / 128 + h_14 <= slot ? h_14 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_15 = lt_imin(g + 176, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t119 = h_15 < G1 ? offs[h_15] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_13 = lt_imax(pick_12, (h_15 < G && t119 / 128 + h_15 <= slot ? h_15 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_16 = lt_imin(g + 192, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t127 = h_16 < G1 ? offs[h_16] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_14 = lt_imax(pick_13, (h_16 < G && t127 / 128 + h_16 <= slot ? h_16 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_17 = lt_imin(g + 208, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t135 = h_17 < G1 ? offs[h_17] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_15 = lt_imax(pick_14, (h_17 < G && t135 / 128 + h_17 <= slot ? h_17 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_18 = lt_imin(g + 224, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t143 = h_18 < G1 ? offs[h_18] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_16 = lt_imax(pick_15, (h_18 < G && t143 / 128 + h_18 <= slot ? h_18 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_19 = lt_imin(g + 240, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t151 = h_19 < G1 ? offs[h_19] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int g_2 = lt_imax(pick_16, (h_19 < G && t151 / 128 + h_19 <= slot ? h_19 : g));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_20 = lt_imin(g_2 + 1, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t159 = h_20 < G1 ? offs[h_20] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_17 = lt_imax(g_2, (h_20 < G && t159 / 128 + h_20 <= slot ? h_20 : g_2));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_21 = lt_imin(g_2 + 2, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t167 = h_21 < G1 ? offs[h_21] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_18 = lt_imax(pick_17, (h_21 < G && t167 / 128 + h_21 <= slot ? h_21 : g_2));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_22 = lt_imin(g_2 + 3, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t175 = h_22 < G1 ? offs[h_22] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_19 = lt_imax(pick_18, (h_22 < G && t175 / 128 + h_22 <= slot ? h_22 : g_2));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_23 = lt_imin(g_2 + 4, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t183 = h_23 < G1 ? offs[h_23] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_20 = lt_imax(pick_19, (h_23 < G && t183 / 128 + h_23 <= slot ? h_23 : g_2));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_24 = lt_imin(g_2 + 5, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t191 = h_24 < G1 ? offs[h_24] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_21 = lt_imax(pick_20, (h_24 < G && t191 / 128 + h_24 <= slot ? h_24 : g_2));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_25 = lt_imin(g_2 + 6, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t199 = h_25 < G1 ? offs[h_25] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_22 = lt_imax(pick_21, (h_25 < G && t199 / 128 + h_25 <= slot ? h_25 : g_2));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_26 = lt_imin(g_2 + 7, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t207 = h_26 < G1 ? offs[h_26] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_23 = lt_imax(pick_22, (h_26 < G && t207 / 128 + h_26 <= slot ? h_26 : g_2));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_27 = lt_imin(g_2 + 8, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t215 = h_27 < G1 ? offs[h_27] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_24 = lt_imax(pick_23, (h_27 < G && t215 / 128 + h_27 <= slot ? h_27 : g_2));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_28 = lt_imin(g_2 + 9, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t223 = h_28 < G1 ? offs[h_28] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_25 = lt_imax(pick_24, (h_28 < G && t223 / 128 + h_28 <= slot ? h_28 : g_2));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_29 = lt_imin(g_2 + 10, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t231 = h_29 < G1 ? offs[h_29] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_26 = lt_imax(pick_25, (h_29 < G && t231 / 128 + h_29 <= slot ? h_29 : g_2));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_30 = lt_imin(g_2 + 11, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t239 = h_30 < G1 ? offs[h_30] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_27 = lt_imax(pick_26, (h_30 < G && t239 / 128 + h_30 <= slot ? h_30 : g_2));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_31 = lt_imin(g_2 + 12, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t247 = h_31 < G1 ? offs[h_31] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_28 = lt_imax(pick_27, (h_31 < G && t247 / 128 + h_31 <= slot ? h_31 : g_2));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_32 = lt_imin(g_2 + 13, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t255 = h_32 < G1 ? offs[h_32] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_29 = lt_imax(pick_28, (h_32 < G && t255 / 128 + h_32 <= slot ? h_32 : g_2));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_33 = lt_imin(g_2 + 14, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t263 = h_33 < G1 ? offs[h_33] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int pick_30 = lt_imax(pick_29, (h_33 < G && t263 / 128 + h_33 <= slot ? h_33 : g_2));
+  // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
+  const int h_34 = lt_imin(g_2 + 15, G);
+  // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
+  const int t271 = h_34 < G1 ? offs[h_34] : 0;
+  // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
+  const int g_3 = lt_imax(pick_30, (h_34 < G && t271 / 128 + h_34 <= slot ? h_34 : g_2));
+  // grouped_matmul.lua:71: local lo = k:load(p.offs:at({ g }))
+  const int lo = g_3 < G1 ? offs[g_3] : 0;
+  // grouped_matmul.lua:72: local hi = k:load(p.offs:at({ g + 1 }))
+  const int hi = g_3 + 1 < G1 ? offs[g_3 + 1] : 0;
+  // grouped_matmul.lua:73: local off = (slot - (lo // BM + g)) * BM   -- this tile's first row in the group
+  const int off_2 = (slot - (lo / 128 + g_3)) * 128;
+  // grouped_matmul.lua:74: local m0 = lo + off   -- ... and in X
+  const int m0 = lo + off_2;
+  // grouped_matmul.lua:75: local used = tile.both(m0:ge(lo), m0:lt(hi))   -- a slot of this group's (else: before the first group, or past g's tiles)
+  const bool used = m0 >= lo && m0 < hi;
+  // grouped_matmul.lua:76: local kts = tile.where(used, tile.cdiv(p.K, BK), 0)   -- no K loop for an unused slot
+  const int kts = used ? (K + 64 - 1) / 64 : 0;
+  // grouped_matmul.lua:79: local r0 = tile.max(m0, 0)
+  const int r0 = lt_imax(m0, 0);
   /* the ring of the k:pipelined loop at grouped_matmul.lua:84, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -1011,532 +1231,83 @@ __global__ void __launch_bounds__(384, 1) grouped_matmul_f16_nk_kernel(const __g
       lt_tma_prefetch_map(&X_map);
       lt_tma_prefetch_map(&W_map);
       lt_tma_prefetch_map(&Y_map);
-      int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
-      for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
-        const int pid0 = lt_prog;
-        // grouped_matmul.lua:51: local slots, ntn = p.T // BM + p.G, tile.cdiv(p.N, BN)
-        const int slots = T / 128 + G;
-        const int ntn = (N + 256 - 1) / 256;
-        // grouped_matmul.lua:52: local slot, bn = tile.grouped(k:grid(slots * ntn), slots, ntn, c.group_m)
-        const int t8 = 8 * ntn;
-        const int t10 = pid0 / t8 * 8;
-        const int t13 = lt_imin(lt_imax(slots - t10, 1), 8);
-        const int slot = t10 + pid0 % t8 % t13;
-        const int bn = pid0 % t8 / t13;
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_2 = lt_imin(256, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t17 = h_2 < G1 ? offs[h_2] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick = lt_imax(0, (h_2 < G && t17 / 128 + h_2 <= slot ? h_2 : 0));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_3 = lt_imin(512, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t24 = h_3 < G1 ? offs[h_3] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_2 = lt_imax(pick, (h_3 < G && t24 / 128 + h_3 <= slot ? h_3 : 0));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_4 = lt_imin(768, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t31 = h_4 < G1 ? offs[h_4] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int g = lt_imax(pick_2, (h_4 < G && t31 / 128 + h_4 <= slot ? h_4 : 0));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_5 = lt_imin(g + 16, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t39 = h_5 < G1 ? offs[h_5] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_3 = lt_imax(g, (h_5 < G && t39 / 128 + h_5 <= slot ? h_5 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_6 = lt_imin(g + 32, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t47 = h_6 < G1 ? offs[h_6] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_4 = lt_imax(pick_3, (h_6 < G && t47 / 128 + h_6 <= slot ? h_6 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_7 = lt_imin(g + 48, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t55 = h_7 < G1 ? offs[h_7] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_5 = lt_imax(pick_4, (h_7 < G && t55 / 128 + h_7 <= slot ? h_7 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_8 = lt_imin(g + 64, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t63 = h_8 < G1 ? offs[h_8] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_6 = lt_imax(pick_5, (h_8 < G && t63 / 128 + h_8 <= slot ? h_8 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_9 = lt_imin(g + 80, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t71 = h_9 < G1 ? offs[h_9] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_7 = lt_imax(pick_6, (h_9 < G && t71 / 128 + h_9 <= slot ? h_9 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_10 = lt_imin(g + 96, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t79 = h_10 < G1 ? offs[h_10] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_8 = lt_imax(pick_7, (h_10 < G && t79 / 128 + h_10 <= slot ? h_10 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_11 = lt_imin(g + 112, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t87 = h_11 < G1 ? offs[h_11] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_9 = lt_imax(pick_8, (h_11 < G && t87 / 128 + h_11 <= slot ? h_11 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_12 = lt_imin(g + 128, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t95 = h_12 < G1 ? offs[h_12] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_10 = lt_imax(pick_9, (h_12 < G && t95 / 128 + h_12 <= slot ? h_12 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_13 = lt_imin(g + 144, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t103 = h_13 < G1 ? offs[h_13] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_11 = lt_imax(pick_10, (h_13 < G && t103 / 128 + h_13 <= slot ? h_13 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_14 = lt_imin(g + 160, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t111 = h_14 < G1 ? offs[h_14] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_12 = lt_imax(pick_11, (h_14 < G && t111 / 128 + h_14 <= slot ? h_14 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_15 = lt_imin(g + 176, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t119 = h_15 < G1 ? offs[h_15] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_13 = lt_imax(pick_12, (h_15 < G && t119 / 128 + h_15 <= slot ? h_15 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_16 = lt_imin(g + 192, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t127 = h_16 < G1 ? offs[h_16] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_14 = lt_imax(pick_13, (h_16 < G && t127 / 128 + h_16 <= slot ? h_16 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_17 = lt_imin(g + 208, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t135 = h_17 < G1 ? offs[h_17] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_15 = lt_imax(pick_14, (h_17 < G && t135 / 128 + h_17 <= slot ? h_17 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_18 = lt_imin(g + 224, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t143 = h_18 < G1 ? offs[h_18] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_16 = lt_imax(pick_15, (h_18 < G && t143 / 128 + h_18 <= slot ? h_18 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_19 = lt_imin(g + 240, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t151 = h_19 < G1 ? offs[h_19] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int g_2 = lt_imax(pick_16, (h_19 < G && t151 / 128 + h_19 <= slot ? h_19 : g));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_20 = lt_imin(g_2 + 1, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t159 = h_20 < G1 ? offs[h_20] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_17 = lt_imax(g_2, (h_20 < G && t159 / 128 + h_20 <= slot ? h_20 : g_2));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_21 = lt_imin(g_2 + 2, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t167 = h_21 < G1 ? offs[h_21] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_18 = lt_imax(pick_17, (h_21 < G && t167 / 128 + h_21 <= slot ? h_21 : g_2));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_22 = lt_imin(g_2 + 3, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t175 = h_22 < G1 ? offs[h_22] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_19 = lt_imax(pick_18, (h_22 < G && t175 / 128 + h_22 <= slot ? h_22 : g_2));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_23 = lt_imin(g_2 + 4, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t183 = h_23 < G1 ? offs[h_23] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_20 = lt_imax(pick_19, (h_23 < G && t183 / 128 + h_23 <= slot ? h_23 : g_2));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_24 = lt_imin(g_2 + 5, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t191 = h_24 < G1 ? offs[h_24] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_21 = lt_imax(pick_20, (h_24 < G && t191 / 128 + h_24 <= slot ? h_24 : g_2));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_25 = lt_imin(g_2 + 6, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t199 = h_25 < G1 ? offs[h_25] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_22 = lt_imax(pick_21, (h_25 < G && t199 / 128 + h_25 <= slot ? h_25 : g_2));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_26 = lt_imin(g_2 + 7, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t207 = h_26 < G1 ? offs[h_26] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_23 = lt_imax(pick_22, (h_26 < G && t207 / 128 + h_26 <= slot ? h_26 : g_2));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_27 = lt_imin(g_2 + 8, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t215 = h_27 < G1 ? offs[h_27] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_24 = lt_imax(pick_23, (h_27 < G && t215 / 128 + h_27 <= slot ? h_27 : g_2));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_28 = lt_imin(g_2 + 9, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t223 = h_28 < G1 ? offs[h_28] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_25 = lt_imax(pick_24, (h_28 < G && t223 / 128 + h_28 <= slot ? h_28 : g_2));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_29 = lt_imin(g_2 + 10, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t231 = h_29 < G1 ? offs[h_29] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_26 = lt_imax(pick_25, (h_29 < G && t231 / 128 + h_29 <= slot ? h_29 : g_2));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_30 = lt_imin(g_2 + 11, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t239 = h_30 < G1 ? offs[h_30] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_27 = lt_imax(pick_26, (h_30 < G && t239 / 128 + h_30 <= slot ? h_30 : g_2));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_31 = lt_imin(g_2 + 12, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t247 = h_31 < G1 ? offs[h_31] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_28 = lt_imax(pick_27, (h_31 < G && t247 / 128 + h_31 <= slot ? h_31 : g_2));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_32 = lt_imin(g_2 + 13, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t255 = h_32 < G1 ? offs[h_32] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_29 = lt_imax(pick_28, (h_32 < G && t255 / 128 + h_32 <= slot ? h_32 : g_2));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_33 = lt_imin(g_2 + 14, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t263 = h_33 < G1 ? offs[h_33] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int pick_30 = lt_imax(pick_29, (h_33 < G && t263 / 128 + h_33 <= slot ? h_33 : g_2));
-        // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-        const int h_34 = lt_imin(g_2 + 15, G);
-        // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-        const int t271 = h_34 < G1 ? offs[h_34] : 0;
-        // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-        const int g_3 = lt_imax(pick_30, (h_34 < G && t271 / 128 + h_34 <= slot ? h_34 : g_2));
-        // grouped_matmul.lua:71: local lo = k:load(p.offs:at({ g }))
-        const int lo = g_3 < G1 ? offs[g_3] : 0;
-        // grouped_matmul.lua:72: local hi = k:load(p.offs:at({ g + 1 }))
-        const int hi = g_3 + 1 < G1 ? offs[g_3 + 1] : 0;
-        // grouped_matmul.lua:73: local off = (slot - (lo // BM + g)) * BM   -- this tile's first row in the group
-        const int off_2 = (slot - (lo / 128 + g_3)) * 128;
-        // grouped_matmul.lua:74: local m0 = lo + off   -- ... and in X
-        const int m0 = lo + off_2;
-        // grouped_matmul.lua:75: local used = tile.both(m0:ge(lo), m0:lt(hi))   -- a slot of this group's (else: before the first group, or past g's tiles)
-        const bool used = m0 >= lo && m0 < hi;
-        // grouped_matmul.lua:76: local kts = tile.where(used, tile.cdiv(p.K, BK), 0)   -- no K loop for an unused slot
-        const int kts = used ? (K + 64 - 1) / 64 : 0;
-        // grouped_matmul.lua:79: local r0 = tile.max(m0, 0)
-        const int r0 = lt_imax(m0, 0);
-        // grouped_matmul.lua:84: k:pipelined(0, hi, c.stages, function(kt)
-        for (int kt = 0; kt < kts; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
-          lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
-          lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 49152);   /* the bytes its copies deliver */
-          // grouped_matmul.lua:85: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
-          lt_tma_load_2d(&As[kt_stage][0][0], &X_map, kt * 64, r0, &kt_full[kt_stage]);
-          // grouped_matmul.lua:86: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
-          lt_tma_load_3d(&Bs[kt_stage][0][0], &W_map, kt * 64, bn * 256, g_3, &kt_full[kt_stage]);
-        }
+      int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity */
+      // grouped_matmul.lua:84: k:pipelined(0, hi, c.stages, function(kt)
+      for (int kt = 0; kt < kts; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+        lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+        lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 49152);   /* the bytes its copies deliver */
+        // grouped_matmul.lua:85: k:copy(p.X:view({ r0, kt * BK }, { BM, BK }), As)
+        lt_tma_load_2d(&As[kt_stage][0][0], &X_map, kt * 64, r0, &kt_full[kt_stage]);
+        // grouped_matmul.lua:86: k:copy(nk and p.W:tile({ g, bn, kt }, { 1, BN, BK }) or p.W:tile({ g, kt, bn }, { 1, BK, BN }), Bs)
+        lt_tma_load_3d(&Bs[kt_stage][0][0], &W_map, kt * 64, bn * 256, g_3, &kt_full[kt_stage]);
       }
     }
   } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
     lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
-    int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
-    for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
-      const int pid0 = lt_prog;
-      // grouped_matmul.lua:51: local slots, ntn = p.T // BM + p.G, tile.cdiv(p.N, BN)
-      const int slots = T / 128 + G;
-      const int ntn = (N + 256 - 1) / 256;
-      // grouped_matmul.lua:52: local slot, bn = tile.grouped(k:grid(slots * ntn), slots, ntn, c.group_m)
-      const int t8 = 8 * ntn;
-      const int t10 = pid0 / t8 * 8;
-      const int t13 = lt_imin(lt_imax(slots - t10, 1), 8);
-      const int slot = t10 + pid0 % t8 % t13;
-      const int bn = pid0 % t8 / t13;
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_2 = lt_imin(256, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t17 = h_2 < G1 ? offs[h_2] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick = lt_imax(0, (h_2 < G && t17 / 128 + h_2 <= slot ? h_2 : 0));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_3 = lt_imin(512, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t24 = h_3 < G1 ? offs[h_3] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_2 = lt_imax(pick, (h_3 < G && t24 / 128 + h_3 <= slot ? h_3 : 0));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_4 = lt_imin(768, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t31 = h_4 < G1 ? offs[h_4] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int g = lt_imax(pick_2, (h_4 < G && t31 / 128 + h_4 <= slot ? h_4 : 0));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_5 = lt_imin(g + 16, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t39 = h_5 < G1 ? offs[h_5] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_3 = lt_imax(g, (h_5 < G && t39 / 128 + h_5 <= slot ? h_5 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_6 = lt_imin(g + 32, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t47 = h_6 < G1 ? offs[h_6] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_4 = lt_imax(pick_3, (h_6 < G && t47 / 128 + h_6 <= slot ? h_6 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_7 = lt_imin(g + 48, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t55 = h_7 < G1 ? offs[h_7] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_5 = lt_imax(pick_4, (h_7 < G && t55 / 128 + h_7 <= slot ? h_7 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_8 = lt_imin(g + 64, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t63 = h_8 < G1 ? offs[h_8] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_6 = lt_imax(pick_5, (h_8 < G && t63 / 128 + h_8 <= slot ? h_8 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_9 = lt_imin(g + 80, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t71 = h_9 < G1 ? offs[h_9] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_7 = lt_imax(pick_6, (h_9 < G && t71 / 128 + h_9 <= slot ? h_9 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_10 = lt_imin(g + 96, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t79 = h_10 < G1 ? offs[h_10] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_8 = lt_imax(pick_7, (h_10 < G && t79 / 128 + h_10 <= slot ? h_10 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_11 = lt_imin(g + 112, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t87 = h_11 < G1 ? offs[h_11] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_9 = lt_imax(pick_8, (h_11 < G && t87 / 128 + h_11 <= slot ? h_11 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_12 = lt_imin(g + 128, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t95 = h_12 < G1 ? offs[h_12] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_10 = lt_imax(pick_9, (h_12 < G && t95 / 128 + h_12 <= slot ? h_12 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_13 = lt_imin(g + 144, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t103 = h_13 < G1 ? offs[h_13] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_11 = lt_imax(pick_10, (h_13 < G && t103 / 128 + h_13 <= slot ? h_13 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_14 = lt_imin(g + 160, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t111 = h_14 < G1 ? offs[h_14] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_12 = lt_imax(pick_11, (h_14 < G && t111 / 128 + h_14 <= slot ? h_14 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_15 = lt_imin(g + 176, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t119 = h_15 < G1 ? offs[h_15] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_13 = lt_imax(pick_12, (h_15 < G && t119 / 128 + h_15 <= slot ? h_15 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_16 = lt_imin(g + 192, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t127 = h_16 < G1 ? offs[h_16] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_14 = lt_imax(pick_13, (h_16 < G && t127 / 128 + h_16 <= slot ? h_16 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_17 = lt_imin(g + 208, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t135 = h_17 < G1 ? offs[h_17] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_15 = lt_imax(pick_14, (h_17 < G && t135 / 128 + h_17 <= slot ? h_17 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_18 = lt_imin(g + 224, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t143 = h_18 < G1 ? offs[h_18] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_16 = lt_imax(pick_15, (h_18 < G && t143 / 128 + h_18 <= slot ? h_18 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_19 = lt_imin(g + 240, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t151 = h_19 < G1 ? offs[h_19] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int g_2 = lt_imax(pick_16, (h_19 < G && t151 / 128 + h_19 <= slot ? h_19 : g));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_20 = lt_imin(g_2 + 1, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t159 = h_20 < G1 ? offs[h_20] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_17 = lt_imax(g_2, (h_20 < G && t159 / 128 + h_20 <= slot ? h_20 : g_2));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_21 = lt_imin(g_2 + 2, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t167 = h_21 < G1 ? offs[h_21] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_18 = lt_imax(pick_17, (h_21 < G && t167 / 128 + h_21 <= slot ? h_21 : g_2));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_22 = lt_imin(g_2 + 3, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t175 = h_22 < G1 ? offs[h_22] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_19 = lt_imax(pick_18, (h_22 < G && t175 / 128 + h_22 <= slot ? h_22 : g_2));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_23 = lt_imin(g_2 + 4, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t183 = h_23 < G1 ? offs[h_23] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_20 = lt_imax(pick_19, (h_23 < G && t183 / 128 + h_23 <= slot ? h_23 : g_2));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_24 = lt_imin(g_2 + 5, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t191 = h_24 < G1 ? offs[h_24] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_21 = lt_imax(pick_20, (h_24 < G && t191 / 128 + h_24 <= slot ? h_24 : g_2));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_25 = lt_imin(g_2 + 6, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t199 = h_25 < G1 ? offs[h_25] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_22 = lt_imax(pick_21, (h_25 < G && t199 / 128 + h_25 <= slot ? h_25 : g_2));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_26 = lt_imin(g_2 + 7, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t207 = h_26 < G1 ? offs[h_26] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_23 = lt_imax(pick_22, (h_26 < G && t207 / 128 + h_26 <= slot ? h_26 : g_2));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_27 = lt_imin(g_2 + 8, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t215 = h_27 < G1 ? offs[h_27] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_24 = lt_imax(pick_23, (h_27 < G && t215 / 128 + h_27 <= slot ? h_27 : g_2));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_28 = lt_imin(g_2 + 9, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t223 = h_28 < G1 ? offs[h_28] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_25 = lt_imax(pick_24, (h_28 < G && t223 / 128 + h_28 <= slot ? h_28 : g_2));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_29 = lt_imin(g_2 + 10, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t231 = h_29 < G1 ? offs[h_29] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_26 = lt_imax(pick_25, (h_29 < G && t231 / 128 + h_29 <= slot ? h_29 : g_2));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_30 = lt_imin(g_2 + 11, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t239 = h_30 < G1 ? offs[h_30] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_27 = lt_imax(pick_26, (h_30 < G && t239 / 128 + h_30 <= slot ? h_30 : g_2));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_31 = lt_imin(g_2 + 12, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t247 = h_31 < G1 ? offs[h_31] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_28 = lt_imax(pick_27, (h_31 < G && t247 / 128 + h_31 <= slot ? h_31 : g_2));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_32 = lt_imin(g_2 + 13, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t255 = h_32 < G1 ? offs[h_32] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_29 = lt_imax(pick_28, (h_32 < G && t255 / 128 + h_32 <= slot ? h_32 : g_2));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_33 = lt_imin(g_2 + 14, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t263 = h_33 < G1 ? offs[h_33] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int pick_30 = lt_imax(pick_29, (h_33 < G && t263 / 128 + h_33 <= slot ? h_33 : g_2));
-      // grouped_matmul.lua:64: local h = tile.min(g + j * step, p.G)
-      const int h_34 = lt_imin(g_2 + 15, G);
-      // grouped_matmul.lua:65: local start = k:load(p.offs:at({ h })) // BM + h
-      const int t271 = h_34 < G1 ? offs[h_34] : 0;
-      // grouped_matmul.lua:66: pick = tile.max(pick, tile.where(tile.both(h:lt(p.G), start:le(slot)), h, g))
-      const int g_3 = lt_imax(pick_30, (h_34 < G && t271 / 128 + h_34 <= slot ? h_34 : g_2));
-      // grouped_matmul.lua:71: local lo = k:load(p.offs:at({ g }))
-      const int lo = g_3 < G1 ? offs[g_3] : 0;
-      // grouped_matmul.lua:72: local hi = k:load(p.offs:at({ g + 1 }))
-      const int hi = g_3 + 1 < G1 ? offs[g_3 + 1] : 0;
-      // grouped_matmul.lua:73: local off = (slot - (lo // BM + g)) * BM   -- this tile's first row in the group
-      const int off_2 = (slot - (lo / 128 + g_3)) * 128;
-      // grouped_matmul.lua:74: local m0 = lo + off   -- ... and in X
-      const int m0 = lo + off_2;
-      // grouped_matmul.lua:75: local used = tile.both(m0:ge(lo), m0:lt(hi))   -- a slot of this group's (else: before the first group, or past g's tiles)
-      const bool used = m0 >= lo && m0 < hi;
-      // grouped_matmul.lua:76: local kts = tile.where(used, tile.cdiv(p.K, BK), 0)   -- no K loop for an unused slot
-      const int kts = used ? (K + 64 - 1) / 64 : 0;
-      // grouped_matmul.lua:79: local r0 = tile.max(m0, 0)
-      const int r0 = lt_imax(m0, 0);
-      // grouped_matmul.lua:82: local acc = k:fragment("f32", { BM, BN }, 0)
-      float acc_2[128];
+    int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity */
+    // grouped_matmul.lua:82: local acc = k:fragment("f32", { BM, BN }, 0)
+    float acc_2[128];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int ci = 0; ci < 32; ++ci) {
         #pragma unroll
-        for (int ci = 0; ci < 32; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            acc_2[ri * 64 + ci * 2 + vi] = 0.0f;
-          }
+        for (int vi = 0; vi < 2; ++vi) {
+          acc_2[ri * 64 + ci * 2 + vi] = 0.0f;
         }
       }
-      // grouped_matmul.lua:84: k:pipelined(0, hi, c.stages, function(kt)
-      for (int kt = 0; kt < kts; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
-        lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
-        /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
-        // grouped_matmul.lua:87: k:gemm(As, Bs, acc, { transpose_b = nk })
-        lt_wgmma_settle(acc_2);
-        lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
-        #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          lt_wgmma_m64n256k16_f16_ss<0, 0>(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
-        lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
-        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* each warp gives it back to the producer */
+    }
+    // grouped_matmul.lua:84: k:pipelined(0, hi, c.stages, function(kt)
+    for (int kt = 0; kt < kts; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+      lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+      /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
+      // grouped_matmul.lua:87: k:gemm(As, Bs, acc, { transpose_b = nk })
+      lt_wgmma_settle(acc_2);
+      lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n256k16_f16_ss<0, 0>(acc_2, lt_wgmma_desc(&As[kt_stage][(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
       }
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(acc_2);   /* read below, after the wait */
-      if (kts > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
-      // grouped_matmul.lua:96: k:store(p.Y:rows(lo, hi):view({ off, bn * BN }, { BM, BN }), acc)
-      {   /* out by TMA stores (Y_map: only the elements inside Y are written), each consumer warpgroup its 64 rows, 128 columns at a time through Y_out[wg] */
-        const int wg = tid / 128;   /* this thread's warpgroup */
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+      lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
+      if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 2 : kt_stage - 1]);   /* each warp gives it back to the producer */
+    }
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(acc_2);   /* read below, after the wait */
+    // grouped_matmul.lua:96: k:store(p.Y:rows(lo, hi):view({ off, bn * BN }, { BM, BN }), acc)
+    {   /* out by TMA stores (Y_map: only the elements inside Y are written), each consumer warpgroup its 64 rows, 128 columns at a time through Y_out[wg] */
+      const int wg = tid / 128;   /* this thread's warpgroup */
+      #pragma unroll
+      for (int part = 0; part < 2; ++part) {   /* columns part * 128.. of the tile */
+        if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read Y_out[wg] */
+        lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */
         #pragma unroll
-        for (int part = 0; part < 2; ++part) {   /* columns part * 128.. of the tile */
-          if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read Y_out[wg] */
-          lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
+          for (int ci = 0; ci < 32; ++ci) {
+            if (ci / 16 != part) continue;   /* a column chunk of another part */
+            union { uint32_t v; __half e[2]; } h;
             #pragma unroll
-            for (int ci = 0; ci < 32; ++ci) {
-              if (ci / 16 != part) continue;   /* a column chunk of another part */
-              union { uint32_t v; __half e[2]; } h;
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
-              *(uint32_t *)&Y_out[wg][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) / 64][ri * 8 + row0 - wg * 64][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) % 64] = h.v;
-            }
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 64 + ci * 2 + vi]);
+            *(uint32_t *)&Y_out[wg][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) / 64][ri * 8 + row0 - wg * 64][(((ci * 8 + col0) - part * 128) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) % 64] = h.v;
           }
-          lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
-          lt_named_barrier(2 + wg, 128);   /* Y_out[wg] is whole */
-          const int wr = lo + off_2 + wg * 64;   /* the warpgroup's first row */
-          if (!(wr >= lo && wr + 64 <= hi)) {   /* rows outside Y:rows(lo, hi): 16-byte chunks of the rows inside, from Y_out[wg] */
-            for (int i = tid % 128; i < 1024; i += 128) {
-              const int r = wr + i / 16, gc = bn * 256 + part * 128 + i % 16 * 8;
-              if (!(r >= lo && r < hi && r >= 0 && r < T)) continue;
-              __half *ptr = Y + (int64_t)r * N + gc;
-              if (gc + 8 <= N && gc % 8 == 0) *(uint4 *)ptr = *(const uint4 *)&Y_out[wg][((i % 16 * 8) ^ ((i / 16) & 7) << 3) / 64][i / 16][((i % 16 * 8) ^ ((i / 16) & 7) << 3) % 64];
-              else for (int j = 0; j < 8 && gc + j < N; ++j) ptr[j] = (&Y_out[wg][((i % 16 * 8) ^ ((i / 16) & 7) << 3) / 64][i / 16][((i % 16 * 8) ^ ((i / 16) & 7) << 3) % 64])[j];   /* the row's end, or off the 16-byte grid */
-            }
-          } else {   /* all inside: out by the copy engine */
-            if (tid % 128 == 0) {
-              lt_tma_store_2d(&Y_map, bn * 256 + part * 128, lo + off_2 + wg * 64, &Y_out[wg][0][0][0]);
-              lt_tma_store_2d(&Y_map, bn * 256 + part * 128 + 64, lo + off_2 + wg * 64, &Y_out[wg][1][0][0]);
-              lt_tma_store_commit();
-            }
+        }
+        lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
+        lt_named_barrier(2 + wg, 128);   /* Y_out[wg] is whole */
+        const int wr = lo + off_2 + wg * 64;   /* the warpgroup's first row */
+        if (!(wr >= lo && wr + 64 <= hi)) {   /* rows outside Y:rows(lo, hi): 16-byte chunks of the rows inside, from Y_out[wg] */
+          for (int i = tid % 128; i < 1024; i += 128) {
+            const int r = wr + i / 16, gc = bn * 256 + part * 128 + i % 16 * 8;
+            if (!(r >= lo && r < hi && r >= 0 && r < T)) continue;
+            __half *ptr = Y + (int64_t)r * N + gc;
+            if (gc + 8 <= N && gc % 8 == 0) *(uint4 *)ptr = *(const uint4 *)&Y_out[wg][((i % 16 * 8) ^ ((i / 16) & 7) << 3) / 64][i / 16][((i % 16 * 8) ^ ((i / 16) & 7) << 3) % 64];
+            else for (int j = 0; j < 8 && gc + j < N; ++j) ptr[j] = (&Y_out[wg][((i % 16 * 8) ^ ((i / 16) & 7) << 3) / 64][i / 16][((i % 16 * 8) ^ ((i / 16) & 7) << 3) % 64])[j];   /* the row's end, or off the 16-byte grid */
+          }
+        } else {   /* all inside: out by the copy engine */
+          if (tid % 128 == 0) {
+            lt_tma_store_2d(&Y_map, bn * 256 + part * 128, lo + off_2 + wg * 64, &Y_out[wg][0][0][0]);
+            lt_tma_store_2d(&Y_map, bn * 256 + part * 128 + 64, lo + off_2 + wg * 64, &Y_out[wg][1][0][0]);
+            lt_tma_store_commit();
           }
         }
       }
@@ -1570,13 +1341,7 @@ extern "C" int grouped_matmul_f16_nk(const void *X, const void *W, const void *o
       lt_tma_encode(&W_map, W, LT_TMA_F16, 3, W_map_dims, W_map_strides, W_map_box, 128) != 0 ||
       lt_tma_encode(&Y_map, Y, LT_TMA_F16, 2, Y_map_dims, Y_map_strides, Y_map_box, 128) != 0)
     return grouped_matmul_f16_nk_cp(X, W, offs, Y, T, K, G, N, G1, stream);
-  /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
-  const int64_t programs = grid_x;
-  int sms = 0;
-  const int sm_err = lt_sm_count(&sms);
-  if (sm_err != 0) return sm_err;
-  if (programs > 2147483647) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
+  const dim3 grid((unsigned)grid_x, 1, 1);
   /* 181248 bytes of shared memory: over the default 48 KB, so the kernel opts in */
   const cudaError_t err = cudaFuncSetAttribute(grouped_matmul_f16_nk_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 181248);
   if (err != cudaSuccess) return (int)err;

@@ -307,13 +307,16 @@ def add(input, other):
     return _ops.add_op(input, other)
 
 
-def embedding(input, weight, padding_idx=None):
+def embedding(input, weight, padding_idx=None, deterministic=None):
     """weight[input]: the rows of weight [V, D] at the indices input (int64 or
     int32, any shape), as F.embedding; an index outside [0, V) gives a row of
     zeros (torch raises).  Backward: dweight by the kernel's f32 atomic adds
-    (not deterministic on a GPU), none for the row padding_idx.  Autograd
-    through torch.autograd.Function (not a torch.library op)."""
-    return _index.Embedding.apply(input, weight, padding_idx)
+    (not deterministic on a GPU), none for the row padding_idx; with
+    deterministic=True (None: torch.are_deterministic_algorithms_enabled())
+    by sorted indices, each row summed in one fixed order (the same bits every
+    run).  A torch.library op with a fake implementation on torch 2.4 and
+    later (luatile::embedding), else a torch.autograd.Function."""
+    return _index.embedding(input, weight, padding_idx, deterministic)
 
 
 def cross_entropy(input, target, ignore_index=-100, reduction="mean", label_smoothing=0.0):
@@ -321,5 +324,7 @@ def cross_entropy(input, target, ignore_index=-100, reduction="mean", label_smoo
     target [N] (int64 or int32): ignore_index, reduction "mean" (over the rows
     not ignored), "sum" or "none", label_smoothing.  A label outside [0, V)
     that is not ignore_index reads its logit as 0 (torch raises).  Backward:
-    the kernel's dinput.  Autograd through torch.autograd.Function."""
-    return _index.CrossEntropy.apply(input, target, ignore_index, reduction, label_smoothing)
+    the kernel's dinput.  torch.library ops with fake implementations on torch
+    2.4 and later (luatile::cross_entropy_forward, _backward; the reduction in
+    torch ops), else a torch.autograd.Function."""
+    return _index.cross_entropy(input, target, ignore_index, reduction, label_smoothing)

@@ -26,10 +26,13 @@
 #include "cross_entropy_f32_i64_bwd.h"
 #include "cross_entropy_f32_i64_fwd.h"
 #include "embedding_bf16_i64_bwd.h"
+#include "embedding_bf16_i64_det.h"
 #include "embedding_bf16_i64_fwd.h"
 #include "embedding_f16_i64_bwd.h"
+#include "embedding_f16_i64_det.h"
 #include "embedding_f16_i64_fwd.h"
 #include "embedding_f32_i64_bwd.h"
+#include "embedding_f32_i64_det.h"
 #include "embedding_f32_i64_fwd.h"
 #include "cross_entropy_bf16_fwd.h"
 #include "cross_entropy_f16_bwd.h"
@@ -37,10 +40,13 @@
 #include "cross_entropy_f32_bwd.h"
 #include "cross_entropy_f32_fwd.h"
 #include "embedding_bf16_bwd.h"
+#include "embedding_bf16_det.h"
 #include "embedding_bf16_fwd.h"
 #include "embedding_f16_bwd.h"
+#include "embedding_f16_det.h"
 #include "embedding_f16_fwd.h"
 #include "embedding_f32_bwd.h"
+#include "embedding_f32_det.h"
 #include "embedding_f32_fwd.h"
 #include "layernorm_bf16.h"
 #include "layernorm_f16.h"
@@ -176,6 +182,8 @@ static void test_norm(int dt, RmsFn rms, LnFn ln) {
 typedef int (*EmbFwdFn)(const void *, const void *, void *, int, int, int, void *);
 typedef int (*EmbBwdFn)(const void *, const void *, void *, int, int, int, int, void *);
 typedef int (*EmbBwd64Fn)(const void *, const void *, void *, int, int, int, int64_t, void *);
+typedef int (*EmbDetFn)(const void *, const void *, const void *, const void *, void *, int, int, int, int, void *);
+typedef int (*EmbDet64Fn)(const void *, const void *, const void *, const void *, void *, int, int, int, int64_t, void *);
 
 /* The indices as the kernel takes them: int32, or int64 (i64 set). */
 static void *index_buf(const int64_t *v, int n, int i64) {
@@ -194,10 +202,54 @@ static int64_t outside_index(int V, int i64) {
   return u == 0 ? -1 - (int)uniform(0, 3) : u == 1 || !i64 ? V + (int)uniform(0, 3) : (1LL << 32) + (int)uniform(0, V - 0.001);
 }
 
+/* The deterministic backward's inputs for indices ids[0..N): S the
+** indices sorted (stably: equal ones keep their order), P each one's
+** position in ids, E the end of each one's run of equal indices. */
+static void det_inputs(const int64_t *ids, int N, int64_t *S, int32_t *P, int32_t *E) {
+  for (int i = 0; i < N; i++) {   /* insertion sort of the positions by index: stable */
+    int j = i;
+    for (; j > 0 && ids[P[j - 1]] > ids[i]; j--) P[j] = P[j - 1];
+    P[j] = i;
+  }
+  for (int i = 0; i < N; i++) S[i] = ids[P[i]];
+  for (int i = N - 1; i >= 0; i--) E[i] = i + 1 < N && S[i + 1] == S[i] ? E[i + 1] : i + 1;
+}
+
+/* embedding's deterministic backward (det / det64) on indices ids: the rows
+** named by an index inside dW other than pad get their sum of dY's rows,
+** rounded to dt; every other row keeps what dW held (0.25 here); and a
+** second call writes the same bytes. */
+static void test_embedding_det(int dt, EmbDetFn det, EmbDet64Fn det64, const int64_t *ids, const void *dy, int V,
+                               int N, int D, int pad) {
+  int i64 = det64 != NULL;
+  size_t nw = (size_t)V * D;
+  int64_t *S = malloc(sizeof(int64_t) * N);
+  int32_t *P = malloc(sizeof(int32_t) * N), *E = malloc(sizeof(int32_t) * N);
+  det_inputs(ids, N, S, P, E);
+  void *Sb = index_buf(S, N, i64), *dw = random_buf(dt, nw, 0, 1), *dw2 = random_buf(dt, nw, 0, 1);
+  double *rw = malloc(sizeof(double) * nw);
+  for (size_t i = 0; i < nw; i++) put(dw, dt, i, 0.25), put(dw2, dt, i, 0.25), rw[i] = 0.25;
+  for (int i = 0; i < N; i++)
+    if (ids[i] >= 0 && ids[i] < V && ids[i] != pad)
+      for (int d = 0; d < D; d++) rw[(size_t)ids[i] * D + d] = 0;
+  for (int i = 0; i < N; i++)
+    if (ids[i] >= 0 && ids[i] < V && ids[i] != pad)
+      for (int d = 0; d < D; d++) rw[(size_t)ids[i] * D + d] += get(dy, dt, (size_t)i * D + d);
+  char name[96];
+  snprintf(name, sizeof name, "cpu embedding_%s%s_det V=%d N=%d D=%d pad=%d", dname[dt], i64 ? "_i64" : "", V, N, D, pad);
+  int rc = i64 ? det64(dy, Sb, P, E, dw, N, D, V, pad, NULL) : det(dy, Sb, P, E, dw, N, D, V, pad, NULL);
+  int rc2 = i64 ? det64(dy, Sb, P, E, dw2, N, D, V, pad, NULL) : det(dy, Sb, P, E, dw2, N, D, V, pad, NULL);
+  if (rc != 0 || rc2 != 0) status(name, 0, "launcher returned an error");
+  else if (memcmp(dw, dw2, nw * (dt == F32 ? 4 : 2)) != 0) status(name, 0, "two calls wrote different bytes");
+  else compare(name, dt, dw, rw, nw);
+  free(S), free(P), free(E), free(Sb), free(dw), free(dw2), free(rw);
+}
+
 /* embedding forward Y[i] = W[I[i]] (0 for an index outside W) and backward
 ** dW[I[i]] += dY[i] (I[i] != pad; outside dW dropped), dW starting at 0.5;
-** int32 indices (bwd) or int64 ones (bwd64). */
-static void test_embedding(int dt, EmbFwdFn fwd, EmbBwdFn bwd, EmbBwd64Fn bwd64) {
+** int32 indices (bwd, det) or int64 ones (bwd64, det64); the deterministic
+** backward on the same indices, and on indices with long runs of one row. */
+static void test_embedding(int dt, EmbFwdFn fwd, EmbBwdFn bwd, EmbBwd64Fn bwd64, EmbDetFn det, EmbDet64Fn det64) {
   int i64 = bwd64 != NULL;
   static const int shapes[][3] = {{1, 1, 1}, {50, 37, 64}, {7, 100, 1030}, {300, 9, 4096}, {20, 33, 77}};
   for (int s = 0; s < 5; s++) {
@@ -225,6 +277,10 @@ static void test_embedding(int dt, EmbFwdFn fwd, EmbBwdFn bwd, EmbBwd64Fn bwd64)
     if ((i64 ? bwd64(dy, I, dw, N, D, V, pad, NULL) : bwd(dy, I, dw, N, D, V, pad, NULL)) != 0)
       status(name, 0, "launcher returned an error");
     else compare(name, F32, dw, rw, nw);
+    test_embedding_det(dt, det, det64, ids, dy, V, N, D, pad);
+    for (int i = 0; i < N; i++)   /* runs: most indices one of rows 0-3 (pad, 3, among them on odd shapes) */
+      if ((int)uniform(0, 4) != 0) ids[i] = (int)uniform(0, 4) % V;
+    test_embedding_det(dt, det, det64, ids, dy, V, N, D, pad);
     free(w), free(y), free(dy), free(ids), free(I), free(dw), free(ry), free(rw);
   }
 }
@@ -289,12 +345,12 @@ int main(void) {
   test_softmax(F32, softmax_f32), test_softmax(F16, softmax_f16), test_softmax(BF16, softmax_bf16);
   test_norm(F32, rmsnorm_f32, NULL), test_norm(F16, rmsnorm_f16, NULL), test_norm(BF16, rmsnorm_bf16, NULL);
   test_norm(F32, NULL, layernorm_f32), test_norm(F16, NULL, layernorm_f16), test_norm(BF16, NULL, layernorm_bf16);
-  test_embedding(F32, embedding_f32_fwd, embedding_f32_bwd, NULL);
-  test_embedding(F16, embedding_f16_fwd, embedding_f16_bwd, NULL);
-  test_embedding(BF16, embedding_bf16_fwd, embedding_bf16_bwd, NULL);
-  test_embedding(F32, embedding_f32_i64_fwd, NULL, embedding_f32_i64_bwd);
-  test_embedding(F16, embedding_f16_i64_fwd, NULL, embedding_f16_i64_bwd);
-  test_embedding(BF16, embedding_bf16_i64_fwd, NULL, embedding_bf16_i64_bwd);
+  test_embedding(F32, embedding_f32_fwd, embedding_f32_bwd, NULL, embedding_f32_det, NULL);
+  test_embedding(F16, embedding_f16_fwd, embedding_f16_bwd, NULL, embedding_f16_det, NULL);
+  test_embedding(BF16, embedding_bf16_fwd, embedding_bf16_bwd, NULL, embedding_bf16_det, NULL);
+  test_embedding(F32, embedding_f32_i64_fwd, NULL, embedding_f32_i64_bwd, NULL, embedding_f32_i64_det);
+  test_embedding(F16, embedding_f16_i64_fwd, NULL, embedding_f16_i64_bwd, NULL, embedding_f16_i64_det);
+  test_embedding(BF16, embedding_bf16_i64_fwd, NULL, embedding_bf16_i64_bwd, NULL, embedding_bf16_i64_det);
   test_cross_entropy(F32, cross_entropy_f32_fwd, cross_entropy_f32_bwd, NULL, NULL);
   test_cross_entropy(F16, cross_entropy_f16_fwd, cross_entropy_f16_bwd, NULL, NULL);
   test_cross_entropy(BF16, cross_entropy_bf16_fwd, cross_entropy_bf16_bwd, NULL, NULL);

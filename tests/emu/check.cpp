@@ -61,17 +61,26 @@
 #if HAVE("embedding_f32_bwd.h")
 #include "embedding_f32_bwd.h"
 #endif
+#if HAVE("embedding_f32_det.h")
+#include "embedding_f32_det.h"
+#endif
 #if HAVE("embedding_f16_fwd.h")
 #include "embedding_f16_fwd.h"
 #endif
 #if HAVE("embedding_f16_bwd.h")
 #include "embedding_f16_bwd.h"
 #endif
+#if HAVE("embedding_f16_det.h")
+#include "embedding_f16_det.h"
+#endif
 #if HAVE("embedding_bf16_fwd.h")
 #include "embedding_bf16_fwd.h"
 #endif
 #if HAVE("embedding_bf16_bwd.h")
 #include "embedding_bf16_bwd.h"
+#endif
+#if HAVE("embedding_bf16_det.h")
+#include "embedding_bf16_det.h"
 #endif
 #if HAVE("cross_entropy_f32_fwd.h")
 #include "cross_entropy_f32_fwd.h"
@@ -97,17 +106,26 @@
 #if HAVE("embedding_f32_i64_bwd.h")
 #include "embedding_f32_i64_bwd.h"
 #endif
+#if HAVE("embedding_f32_i64_det.h")
+#include "embedding_f32_i64_det.h"
+#endif
 #if HAVE("embedding_f16_i64_fwd.h")
 #include "embedding_f16_i64_fwd.h"
 #endif
 #if HAVE("embedding_f16_i64_bwd.h")
 #include "embedding_f16_i64_bwd.h"
 #endif
+#if HAVE("embedding_f16_i64_det.h")
+#include "embedding_f16_i64_det.h"
+#endif
 #if HAVE("embedding_bf16_i64_fwd.h")
 #include "embedding_bf16_i64_fwd.h"
 #endif
 #if HAVE("embedding_bf16_i64_bwd.h")
 #include "embedding_bf16_i64_bwd.h"
+#endif
+#if HAVE("embedding_bf16_i64_det.h")
+#include "embedding_bf16_i64_det.h"
 #endif
 #if HAVE("cross_entropy_f32_i64_fwd.h")
 #include "cross_entropy_f32_i64_fwd.h"
@@ -967,6 +985,48 @@ static void test_embedding(Dt dt, const char *fv, EmbFwdFn fwd, const char *bv, 
   }
 }
 
+typedef int (*EmbDetFn)(const void *, const void *, const void *, const void *, void *, int, int, int, int, void *);
+typedef int (*EmbDet64Fn)(const void *, const void *, const void *, const void *, void *, int, int, int, int64_t, void *);
+
+/* Embedding's deterministic backward: indices mostly in runs of a few rows
+** (-1 and V + 2 among them, and pad on one shape), sorted stably here into
+** S with their positions P and each run's end E; the rows named by an index
+** inside dW other than pad get their sum of dY's rows in dW's dtype, the
+** rest keep their 0.25s. */
+static void test_embedding_det(Dt dt, const char *name_, EmbDetFn det, EmbDet64Fn det64 = NULL) {
+  if (!wanted(name_)) return;
+  bool i64 = det64 != NULL;
+  static const int shapes[][3] = {{50, 37, 64}, {40, 90, 1030}, {7, 5, 77}};
+  for (int s = 0; s < 3; s++) {
+    int V = shapes[s][0], N = shapes[s][1], D = shapes[s][2], pad = s == 1 ? 3 : -1;
+    int64_t *ids = (int64_t *)malloc(sizeof(int64_t) * (size_t)N), *S = (int64_t *)malloc(sizeof(int64_t) * (size_t)N);
+    int32_t *P = (int32_t *)malloc(sizeof(int32_t) * (size_t)N), *E = (int32_t *)malloc(sizeof(int32_t) * (size_t)N);
+    for (int i = 0; i < N; i++) ids[i] = i % 7 == 1 ? -1 : i % 7 == 5 ? V + 2 : (int)uniform(0, 3.999) % V;
+    for (int i = 0; i < N; i++) {   /* a stable insertion sort of the positions by index */
+      int j = i;
+      for (; j > 0 && ids[P[j - 1]] > ids[i]; j--) P[j] = P[j - 1];
+      P[j] = i;
+    }
+    for (int i = 0; i < N; i++) S[i] = ids[P[i]];
+    for (int i = N - 1; i >= 0; i--) E[i] = i + 1 < N && S[i + 1] == S[i] ? E[i + 1] : i + 1;
+    void *Sb = index_buf(S, N, i64);
+    Buf dy = random_buf(dt, (size_t)N * D, -2, 2, 0), dw = make(dt, (size_t)V * D, 0);
+    double *rw = (double *)malloc(sizeof(double) * (size_t)V * D);
+    for (size_t i = 0; i < (size_t)V * D; i++) put(dw.p, dt, i, 0.25), rw[i] = 0.25;
+    for (int i = 0; i < N; i++)
+      if (ids[i] >= 0 && ids[i] < V && ids[i] != pad)
+        for (int d = 0; d < D; d++) rw[(size_t)ids[i] * D + d] = 0;
+    for (int i = 0; i < N; i++)
+      if (ids[i] >= 0 && ids[i] < V && ids[i] != pad)
+        for (int d = 0; d < D; d++) rw[(size_t)ids[i] * D + d] += get(dy.p, dt, (size_t)i * D + d);
+    char name[96];
+    snprintf(name, sizeof name, "%s V=%d N=%d D=%d pad=%d", name_, V, N, D, pad);
+    judge(name, i64 ? det64(dy.p, Sb, P, E, dw.p, N, D, V, pad, NULL) : det(dy.p, Sb, P, E, dw.p, N, D, V, pad, NULL), dw, rw);
+    drop(dy), drop(dw);
+    free(ids), free(S), free(P), free(E), free(Sb), free(rw);
+  }
+}
+
 typedef int (*CeFwdFn)(const void *, const void *, void *, void *, int, int, int, float, void *);
 typedef int (*CeBwdFn)(const void *, const void *, const void *, const void *, void *, int, int, int, float, void *);
 typedef int (*CeFwd64Fn)(const void *, const void *, void *, void *, int, int, int64_t, float, void *);
@@ -1084,11 +1144,20 @@ int main(int argc, char **argv) {
 #if HAVE("embedding_f32_fwd.h") && HAVE("embedding_f32_bwd.h")
   test_embedding(F32, "embedding_f32_fwd", embedding_f32_fwd, "embedding_f32_bwd", embedding_f32_bwd);
 #endif
+#if HAVE("embedding_f32_det.h")
+  test_embedding_det(F32, "embedding_f32_det", embedding_f32_det);
+#endif
 #if HAVE("embedding_f16_fwd.h") && HAVE("embedding_f16_bwd.h")
   test_embedding(F16, "embedding_f16_fwd", embedding_f16_fwd, "embedding_f16_bwd", embedding_f16_bwd);
 #endif
+#if HAVE("embedding_f16_det.h")
+  test_embedding_det(F16, "embedding_f16_det", embedding_f16_det);
+#endif
 #if HAVE("embedding_bf16_fwd.h") && HAVE("embedding_bf16_bwd.h")
   test_embedding(BF16, "embedding_bf16_fwd", embedding_bf16_fwd, "embedding_bf16_bwd", embedding_bf16_bwd);
+#endif
+#if HAVE("embedding_bf16_det.h")
+  test_embedding_det(BF16, "embedding_bf16_det", embedding_bf16_det);
 #endif
 #if HAVE("cross_entropy_f32_fwd.h") && HAVE("cross_entropy_f32_bwd.h")
   test_cross_entropy(F32, "cross_entropy_f32_fwd", cross_entropy_f32_fwd, "cross_entropy_f32_bwd", cross_entropy_f32_bwd);
@@ -1102,11 +1171,20 @@ int main(int argc, char **argv) {
 #if HAVE("embedding_f32_i64_fwd.h") && HAVE("embedding_f32_i64_bwd.h")
   test_embedding(F32, "embedding_f32_i64_fwd", embedding_f32_i64_fwd, "embedding_f32_i64_bwd", NULL, embedding_f32_i64_bwd);
 #endif
+#if HAVE("embedding_f32_i64_det.h")
+  test_embedding_det(F32, "embedding_f32_i64_det", NULL, embedding_f32_i64_det);
+#endif
 #if HAVE("embedding_f16_i64_fwd.h") && HAVE("embedding_f16_i64_bwd.h")
   test_embedding(F16, "embedding_f16_i64_fwd", embedding_f16_i64_fwd, "embedding_f16_i64_bwd", NULL, embedding_f16_i64_bwd);
 #endif
+#if HAVE("embedding_f16_i64_det.h")
+  test_embedding_det(F16, "embedding_f16_i64_det", NULL, embedding_f16_i64_det);
+#endif
 #if HAVE("embedding_bf16_i64_fwd.h") && HAVE("embedding_bf16_i64_bwd.h")
   test_embedding(BF16, "embedding_bf16_i64_fwd", embedding_bf16_i64_fwd, "embedding_bf16_i64_bwd", NULL, embedding_bf16_i64_bwd);
+#endif
+#if HAVE("embedding_bf16_i64_det.h")
+  test_embedding_det(BF16, "embedding_bf16_i64_det", NULL, embedding_bf16_i64_det);
 #endif
 #if HAVE("cross_entropy_f32_i64_fwd.h") && HAVE("cross_entropy_f32_i64_bwd.h")
   test_cross_entropy(F32, "cross_entropy_f32_i64_fwd", NULL, "cross_entropy_f32_i64_bwd", NULL, cross_entropy_f32_i64_fwd,

@@ -5,9 +5,11 @@ against torch in float64, forward and backward, int64 and int32 indices.
 
 Random inputs of ragged sizes; outputs are allocated by the ops (their
 poison would not survive a missed write: a check of every element); the
-embedding forward must be bitwise torch's (a copy); padding_idx, ignore_index,
+embedding forward must be bitwise torch's (a copy); the deterministic
+embedding backward must write the same bits twice; padding_idx, ignore_index,
 label smoothing and every reduction; indices outside the table; bad
-arguments raise.  Needs the library of the device (./build.sh lib c for CPU
+arguments raise; on torch 2.4+ the custom ops' fake implementations give the
+shapes and dtypes of the outputs and gradients under FakeTensorMode.  Needs the library of the device (./build.sh lib c for CPU
 tensors).  Prints PASS / FAIL / SKIP lines; exits 1 on any FAIL.
 """
 import math
@@ -70,15 +72,17 @@ def raises(exc, fn, text):
     raise AssertionError(f"no {exc.__name__} ({text!r})")
 
 
-def embedding_case(dt, it, V, D, shape, pad):
+def embedding_case(dt, it, V, D, shape, pad, det=None):
     w = torch.randn(V, D, dtype=dt, device=DEV)
     idx = torch.randint(0, V, shape, dtype=it, device=DEV)
     if idx.numel() > 2:   # a repeated index: its gradient rows add up
         idx.view(-1)[1] = idx.view(-1)[0]
+    if det and idx.numel() > 4:   # a longer run of one row, in scattered positions
+        idx.view(-1)[::3] = idx.view(-1)[2]
     if pad is not None and idx.numel():
         idx.view(-1)[-1] = pad % V
     wl = w.clone().requires_grad_(True)
-    y = luatile.embedding(idx, wl, padding_idx=pad)
+    y = luatile.embedding(idx, wl, padding_idx=pad, deterministic=det)
     ref = F.embedding(idx.long(), w.double(), padding_idx=pad)
     if y.dtype != dt or y.shape != ref.shape or not torch.equal(y.double().cpu(), ref.cpu()):
         raise AssertionError("forward: not torch's rows bit for bit")
@@ -91,6 +95,12 @@ def embedding_case(dt, it, V, D, shape, pad):
     close("dweight", wl.grad, wr.grad, TOL[dt])
     if pad is not None and (wl.grad[pad % V] != 0).any():
         raise AssertionError("the padding row got a gradient")
+    if det:
+        w2 = w.clone().requires_grad_(True)
+        luatile.embedding(idx, w2, padding_idx=pad, deterministic=True).backward(g)
+        if not torch.equal(w2.grad.view(torch.uint8 if dt != torch.float32 else torch.int32),
+                           wl.grad.view(torch.uint8 if dt != torch.float32 else torch.int32)):
+            raise AssertionError("deterministic: a second backward wrote other bits")
 
 
 def test_embedding():
@@ -101,6 +111,7 @@ def test_embedding():
             pad = R.choice((None, 0, V - 1, -1))
             name = f"embedding/{str(dt)[6:]}/{str(it)[6:]}/V{V}xD{D}/{'x'.join(map(str, shape))}/pad{pad}"
             check(name, lambda: embedding_case(dt, it, V, D, shape, pad))
+            check(name + "/deterministic", lambda: embedding_case(dt, it, V, D, shape, pad, True))
 
 
 def embedding_outside():
@@ -110,13 +121,14 @@ def embedding_outside():
     ok = torch.stack([w[3], torch.zeros(33, device=DEV), torch.zeros(33, device=DEV), torch.zeros(33, device=DEV), w[9]])
     if not torch.equal(y, ok):
         raise AssertionError("indices outside [0, V) did not give rows of zeros")
-    wl = w.clone().requires_grad_(True)
-    luatile.embedding(idx, wl).sum().backward()
     ref = torch.zeros(10, 33, device=DEV)
     ref[3] += 1
     ref[9] += 1
-    if not torch.equal(wl.grad, ref):
-        raise AssertionError("indices outside [0, V) added to the gradient")
+    for det in (False, True):
+        wl = w.clone().requires_grad_(True)
+        luatile.embedding(idx, wl, deterministic=det).sum().backward()
+        if not torch.equal(wl.grad, ref):
+            raise AssertionError(f"indices outside [0, V) added to the gradient (deterministic={det})")
 
 
 def embedding_errors():
@@ -126,6 +138,8 @@ def embedding_errors():
     raises(ValueError, lambda: luatile.embedding(torch.zeros(3, dtype=torch.long, device=DEV), w.view(-1)), "2 dims")
     raises(ValueError, lambda: luatile.embedding(torch.zeros(3, dtype=torch.long, device=DEV), w, padding_idx=4), "padding_idx")
     raises(TypeError, lambda: luatile.embedding(torch.zeros(3, dtype=torch.long, device=DEV), w.double()), "dtype")
+    raises(TypeError, lambda: luatile.embedding(torch.zeros(3, dtype=torch.long, device=DEV), w, deterministic="yes"),
+           "deterministic")
 
 
 def ce_case(dt, it, N, V, ignore, reduction, eps):
@@ -168,12 +182,42 @@ def ce_errors():
     raises(ValueError, lambda: luatile.cross_entropy(x, t, label_smoothing=1.5), "label_smoothing")
 
 
+def fake_shapes():
+    """Under FakeTensorMode (no kernel runs): the custom ops' fake
+    implementations give the outputs' and gradients' shapes and dtypes."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    with FakeTensorMode():
+        for det in (False, True):
+            w = torch.empty(100, 16, dtype=torch.bfloat16, device=DEV, requires_grad=True)
+            idx = torch.empty(3, 5, dtype=torch.int32, device=DEV)
+            y = luatile.embedding(idx, w, padding_idx=-1, deterministic=det)
+            if y.shape != (3, 5, 16) or y.dtype != torch.bfloat16:
+                raise AssertionError(f"embedding: {tuple(y.shape)} {y.dtype}")
+            y.sum().backward()
+            if w.grad is None or w.grad.shape != (100, 16) or w.grad.dtype != torch.bfloat16:
+                raise AssertionError("embedding: no dweight of the weight's shape and dtype")
+        for reduction, shape in (("mean", ()), ("sum", ()), ("none", (7,))):
+            x = torch.empty(7, 50, dtype=torch.float16, device=DEV, requires_grad=True)
+            t = torch.empty(7, dtype=torch.int64, device=DEV)
+            out = luatile.cross_entropy(x, t, reduction=reduction, label_smoothing=0.1)
+            if out.shape != shape or out.dtype != torch.float16:
+                raise AssertionError(f"cross_entropy {reduction}: {tuple(out.shape)} {out.dtype}")
+            out.sum().backward()
+            if x.grad is None or x.grad.shape != (7, 50) or x.grad.dtype != torch.float16:
+                raise AssertionError(f"cross_entropy {reduction}: no dinput of the input's shape and dtype")
+
+
 def main():
     test_embedding()
     check("embedding/outside", embedding_outside)
     check("embedding/errors", embedding_errors)
     test_cross_entropy()
     check("cross_entropy/errors", ce_errors)
+    if luatile.HAVE_CUSTOM_OP:
+        check("fake", fake_shapes)
+    else:
+        print(f"SKIP python/index/fake: needs torch.library.custom_op (torch 2.4+), this is torch {torch.__version__}",
+              flush=True)
     print(f"# {RESULTS.count('PASS')} passed, {RESULTS.count('FAIL')} failed", flush=True)
     return 1 if "FAIL" in RESULTS else 0
 
