@@ -12,8 +12,10 @@ inputs against float64, relative error under 1e-2 (bf16):
   - two streams at once, each with its own workspace.
 Then (--bench) times luatile.matmul, the same variant's NAME (no workspace)
 and torch.matmul (cuBLAS) in the same process: triton do_bench medians, L2
-flushed, three rounds in alternating order, each side's best.
-usage: python3 tests/gpu/check_torch_splitk.py LIB.so [--bench] [--shapes MxNxK,...]
+flushed, three rounds in alternating order, each side's best; each shape's
+op and NAME checked first against float64.  --bench-only: the timed shapes'
+checks alone (a library of bf16 none variants suffices).
+usage: python3 tests/gpu/check_torch_splitk.py LIB.so [--bench | --bench-only] [--layouts nt,nn] [--shapes MxNxK,...]
 Prints PASS / FAIL lines (and the table)."""
 import os
 import sys
@@ -27,8 +29,9 @@ from luatile import _kernels  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 from lt import command_line  # noqa: E402
 
-BENCH = "--bench" in sys.argv
-args, opts = command_line([a for a in sys.argv[1:] if a != "--bench"])
+BENCH = "--bench" in sys.argv or "--bench-only" in sys.argv
+ONLY = "--bench-only" in sys.argv
+args, opts = command_line([a for a in sys.argv[1:] if a not in ("--bench", "--bench-only")])
 lib = luatile.load_library(args[0], "cuda")
 SPLIT = [(1, 4096, 4096), (16, 4096, 4096), (37, 4096, 8192), (64, 4096, 4096), (3, 2000, 4104), (100, 4096, 8192)]
 PLAIN = [(16, 6144, 4096), (256, 512, 1024), (1000, 1000, 1008)]
@@ -126,15 +129,19 @@ def bench(shapes):
     print("# luatile.matmul (torch op, NAME_ws with the stream's workspace) | NAME (no workspace) | torch.matmul; "
           "TFLOP/s, ratio to cuBLAS", flush=True)
     for (M, N, K) in shapes:
-        for lay in ("nt", "nn"):
+        for lay in opts.get("--layouts", "nt,nn").split(","):
             a, b = operands(M, N, K, lay)
-            out = torch.empty(M, N, device="cuda", dtype=a.dtype)
+            out = torch.full((M, N), float("nan"), device="cuda", dtype=a.dtype)
             fn = lib.fn(f"matmul_bf16_none_{lay}")
             ldb = b.stride(0) if lay == "nn" else b.stride(1)
 
             def plain():
                 fn(out.data_ptr(), a.data_ptr(), b.data_ptr(), out.data_ptr(), 1, M, N, K, M * N, N, 0, K, 0, ldb,
                    1.0, 0.0, torch.cuda.current_stream().cuda_stream)
+            ref = reference(a, b, None, None)
+            plain()
+            e_op, e_plain = rel(luatile.matmul(a, b), ref), rel(out, ref)
+            report(e_op < 1e-2 and e_plain < 1e-2, f"bench {M}x{N}x{K} {lay}: rel err op {e_op:.1e}, plain {e_plain:.1e}")
             sides = {"luatile": lambda: luatile.matmul(a, b), "plain": plain, "cuBLAS": lambda: torch.matmul(a, b)}
             best = {k: float("inf") for k in sides}
             for r in range(3):
@@ -149,14 +156,15 @@ def bench(shapes):
 
 mod = _kernels.bind_fast(True)
 report(mod is not None, f"the call module's C direct calls are bound ({lib})")
-check_calls("C-direct")
-_kernels.bind_fast(False)
-check_calls("Python-direct")
-check_calls("general")
-mod = _kernels.bind_fast(True)
-check_graph()
-check_streams()
-print(f"{'FAIL' if fails else 'PASS'} check_torch_splitk: {fails} failed", flush=True)
+if not ONLY:
+    check_calls("C-direct")
+    _kernels.bind_fast(False)
+    check_calls("Python-direct")
+    check_calls("general")
+    mod = _kernels.bind_fast(True)
+    check_graph()
+    check_streams()
 if BENCH:
     bench([tuple(int(x) for x in s.split("x")) for s in opts.get(
         "--shapes", "1x4096x4096,16x4096x4096,37x4096x8192,64x4096x4096,100x4096x8192,16x6144x4096").split(",")])
+print(f"{'FAIL' if fails else 'PASS'} check_torch_splitk: {fails} failed", flush=True)
