@@ -6,15 +6,18 @@
 -- measured on the bf16 none nn/nt variants and the same for every epilogue
 -- and layout of f16 and bf16.  The launcher runs the bucket nearest the
 -- call's M and N (log2 steps after rounding up to powers of two; ties go to
--- the larger bucket), which with these five buckets makes:  M <= 64 (bucket
--- M=64,N=8192) 64 x 64 tiles, a K step of 128, 5 stages, one consumer
--- warpgroup (ping-pong); 64 < M <= 128 with N <= 16384 (M=128,N=8192)
+-- the larger bucket), which with these six buckets makes:  M <= 64 with
+-- N <= 4096 (bucket M=64,N=4096) 64 x 64 tiles, a K step of 128, 5 stages,
+-- one consumer warpgroup (ping-pong); M <= 64 with N > 4096 (M=64,N=8192)
+-- 64 x 128, K step 128, 4 stages (ping-pong: the ring holds twice the B of
+-- the 64 x 64 tiles; 0.85-1.03x cuBLAS at N = 6144 to 14336, where 64 x 64
+-- ran 0.72-0.98x); 64 < M <= 128 with N <= 16384 (M=128,N=8192)
 -- 128 x 64, K step 128, 4 stages, one consumer warpgroup (ping-pong);
 -- 128 < M <= 256 with N <= 8192 (M=256,N=8192) 128 x 128 in ping-pong, 5
 -- stages; everything else the kernel's 128 x 256 config (M=512,N=32768 and
 -- M=512,N=16384, the same config twice: the second keeps 128 < M <= 256
 -- with 8192 < N <= 16384 off the 128 x 128 tiles, 0.61-0.64x cuBLAS there).
--- bench/results/2026-11-25-h200-matmul-sm90a-{smallm,midm-tiles,buckets}.txt
+-- bench/results/2026-11-25-h200-matmul-sm90a-{smallm,midm-tiles,buckets,smallm-n}.txt
 return {
   entries = {
     {
@@ -102,16 +105,27 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_nn",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
-      median_ms = 0.02459,
-      shape = "K=4096,M=64,N=6144,batch=1",
       target = "sm90a",
-      tflops = 131,
       variant = "matmul_bf16_none_nn",
     },
     {
@@ -175,16 +189,27 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_nt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
-      median_ms = 0.0244,
-      shape = "K=4096,M=64,N=6144,batch=1",
       target = "sm90a",
-      tflops = 132,
       variant = "matmul_bf16_none_nt",
     },
     {
@@ -245,6 +270,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_tn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -318,6 +357,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_none_tt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -385,6 +438,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_nn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -458,6 +525,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_nt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -525,6 +606,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_tn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -598,6 +693,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_tt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -665,6 +774,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_nn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -738,6 +861,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_nt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -805,6 +942,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_tn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -878,6 +1029,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_relu_tt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -945,6 +1110,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_nn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -1018,6 +1197,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_nt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -1085,6 +1278,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_tn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -1158,6 +1365,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_gelu_tt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -1225,6 +1446,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_nn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -1298,6 +1533,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_nt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -1365,6 +1614,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_tn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -1438,6 +1701,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_bf16_bias_silu_tt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -1508,16 +1785,27 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_nn",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
-      median_ms = 0.02516,
-      shape = "K=4096,M=64,N=6144,batch=1",
       target = "sm90a",
-      tflops = 128,
       variant = "matmul_f16_none_nn",
     },
     {
@@ -1581,16 +1869,27 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_nt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
-      median_ms = 0.02386,
-      shape = "K=4096,M=64,N=6144,batch=1",
       target = "sm90a",
-      tflops = 135,
       variant = "matmul_f16_none_nt",
     },
     {
@@ -1651,6 +1950,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_tn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -1724,6 +2037,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_none_tt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -1791,6 +2118,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_nn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -1864,6 +2205,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_nt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -1931,6 +2286,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_tn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -2004,6 +2373,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_tt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -2071,6 +2454,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_nn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -2144,6 +2541,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_nt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -2211,6 +2622,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_tn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -2284,6 +2709,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_relu_tt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -2351,6 +2790,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_nn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -2424,6 +2877,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_nt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -2491,6 +2958,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_tn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -2564,6 +3045,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_gelu_tt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -2631,6 +3126,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_nn",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,
@@ -2704,6 +3213,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_nt",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -2774,6 +3297,20 @@ return {
       config = {
         BK = 128,
         BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_tn",
+    },
+    {
+      bucket = "M=64,N=4096",
+      config = {
+        BK = 128,
+        BM = 64,
         BN = 64,
         group_m = 8,
         stages = 5,
@@ -2841,6 +3378,20 @@ return {
     },
     {
       bucket = "M=64,N=8192",
+      config = {
+        BK = 128,
+        BM = 64,
+        BN = 128,
+        group_m = 8,
+        stages = 4,
+        threads = 128,
+      },
+      device = "NVIDIA H200",
+      target = "sm90a",
+      variant = "matmul_f16_bias_silu_tt",
+    },
+    {
+      bucket = "M=64,N=4096",
       config = {
         BK = 128,
         BM = 64,

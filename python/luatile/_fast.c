@@ -22,11 +22,16 @@
  * library has no such launcher), and kept in a table per device kind and
  * variant until fast_reset (the package calls it whenever a library is loaded).
  * A launcher whose prototype is not the one called here is never called.
+ * matmul_fast calls a variant's NAME_ws where the library has one (sm90a's
+ * split-K, gen/lower/splitk.c), with the workspace of the device's current
+ * stream from the package's matmul_workspace(dev, stream) -> (address, bytes),
+ * the last one of each device kept here until fast_reset.
  */
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #define LT_MAXDIM 8
 #define LT_MAX_SIZE ((1 << 30) - 1)   /* every launcher takes sizes below 2^30 */
@@ -46,6 +51,12 @@ typedef int (*lt_matmul_fn)(const void *, const void *, const void *, void *, in
 typedef int (*lt_matmul_bias_fn)(const void *, const void *, const void *, void *, const void *, int, int, int, int,
                                  int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, float, float,
                                  void *);                                                    /* PPPPPIIIILLLLLLFFP */
+typedef int (*lt_matmul_ws_fn)(const void *, const void *, const void *, void *, int, int, int, int, int64_t, int64_t,
+                               int64_t, int64_t, int64_t, int64_t, float, float, void *, int64_t,
+                               void *);                                                   /* PPPPIIIILLLLLLFFPLP */
+typedef int (*lt_matmul_bias_ws_fn)(const void *, const void *, const void *, void *, const void *, int, int, int, int,
+                                    int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, float, float, void *, int64_t,
+                                    void *);                                             /* PPPPPIIIILLLLLLFFPLP */
 typedef int (*lt_attention_fn)(const void *, const void *, const void *, void *, void *, int, int, int, int, int,
                                int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
                                int64_t, int64_t, int64_t, float, int, int, void *);  /* PPPPPIIIIILLLLLLLLLLLLFIIP */
@@ -72,7 +83,7 @@ static const char *const lt_meth_names[LT_NMETH] = {"stride", "get_device", "dat
 static struct {
   int ready;
   PyObject *tensor, *parameter, *strided, *dtype[LT_NDT];
-  PyObject *grad_enabled, *modes[4], *cur_device, *cur_stream, *empty_like, *resolve;
+  PyObject *grad_enabled, *modes[4], *cur_device, *cur_stream, *empty_like, *resolve, *workspace;
   PyObject *attr_name[LT_NATTR], *attr_descr[LT_NATTR], *meth_name[LT_NMETH], *meth_descr[LT_NMETH];
   PyObject *s_new_empty, *s_fail, *kw_dtype;
   PyObject *f32_like[LT_MAXDEV + 1];   /* [0]: CPU, [1 + i]: CUDA device i */
@@ -100,9 +111,16 @@ typedef struct {
 } lt_slot;
 
 /* Table slots: rows 4 kernels x 3 dtypes, add 3, matmul 5 epilogues x 4 layouts x 3 dtypes,
-   attention 5 head dims x softcap x 2 dtypes. */
-enum { LT_SLOT_ROWS = 0, LT_SLOT_ADD = 12, LT_SLOT_MATMUL = 15, LT_SLOT_ATTN = 75, LT_NSLOT = 95 };
+   attention 5 head dims x softcap x 2 dtypes, matmul's NAME_ws as matmul's. */
+enum { LT_SLOT_ROWS = 0, LT_SLOT_ADD = 12, LT_SLOT_MATMUL = 15, LT_SLOT_ATTN = 75, LT_SLOT_MATMUL_WS = 95, LT_NSLOT = 155 };
 static lt_slot lt_slots[2][LT_NSLOT];
+
+/* The split-K workspace last handed out for each CUDA device: its stream, address and bytes. */
+static struct {
+  int valid;
+  void *stream, *ptr;
+  int64_t bytes;
+} lt_ws[LT_MAXDEV];
 
 /* Sets *v to the int attribute or call result o (consumed); -1 with an error. */
 static int lt_i64_of(PyObject *o, int64_t *v)
@@ -561,6 +579,40 @@ static int lt_layout(int64_t R, int64_t C, int64_t s0, int64_t s1, int64_t *ld)
   return 0;
 }
 
+/* The split-K workspace of launches on `stream` of CUDA device dev into *ptr, *bytes
+   (NULL, 0: none): the one kept for the device where the stream is the same, else
+   the package's matmul_workspace(dev, stream).  0, or -1 on an error. */
+static int lt_workspace(int dev, void *stream, void **ptr, int64_t *bytes)
+{
+  if (dev < LT_MAXDEV && lt_ws[dev].valid && lt_ws[dev].stream == stream) {
+    *ptr = lt_ws[dev].ptr;
+    *bytes = lt_ws[dev].bytes;
+    return 0;
+  }
+  PyObject *st = PyLong_FromVoidPtr(stream);
+  if (st == NULL) return -1;
+  PyObject *r = PyObject_CallFunction(lt_S.workspace, "iO", dev, st);
+  Py_DECREF(st);
+  if (r == NULL) return -1;
+  PyObject *addr;
+  long long n;
+  if (!PyArg_ParseTuple(r, "OL", &addr, &n)) {
+    Py_DECREF(r);
+    return -1;
+  }
+  *ptr = PyLong_AsVoidPtr(addr);
+  Py_DECREF(r);
+  if (*ptr == NULL && PyErr_Occurred()) return -1;
+  *bytes = *ptr == NULL ? 0 : (int64_t)n;
+  if (*ptr != NULL && dev < LT_MAXDEV) {   /* the package keeps it alive until fast_reset */
+    lt_ws[dev].valid = 1;
+    lt_ws[dev].stream = stream;
+    lt_ws[dev].ptr = *ptr;
+    lt_ws[dev].bytes = *bytes;
+  }
+  return 0;
+}
+
 /* matmul_fast(a, b, bias, activation, gate): as _kernels.matmul_fast. */
 static PyObject *lt_matmul_fast(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -626,10 +678,17 @@ static PyObject *lt_matmul_fast(PyObject *self, PyObject *const *args, Py_ssize_
   void *stream;
   LT_TRY(lt_stream(&a, &stream));
   lt_slot *s;
-  int lay = (la == 't') * 2 + (lb == 't');
-  LT_TRY(lt_launcher(a.dev >= 0, LT_SLOT_MATMUL + (e * 4 + lay) * LT_NDT + a.dt,
-                     e ? "PPPPPIIIILLLLLLFFP" : "PPPPIIIILLLLLLFFP", &s, "matmul_%s_%s_%c%c", lt_dt_name[a.dt],
-                     epis[e], la, lb));
+  int lay = (la == 't') * 2 + (lb == 't'), slot = (e * 4 + lay) * LT_NDT + a.dt, ws = 0;
+  void *pws = NULL;
+  int64_t nws = 0;
+  if (a.dev >= 0) {   /* NAME_ws where the library has it (sm90a's split-K) */
+    ws = lt_launcher(1, LT_SLOT_MATMUL_WS + slot, e ? "PPPPPIIIILLLLLLFFPLP" : "PPPPIIIILLLLLLFFPLP", &s,
+                     "matmul_%s_%s_%c%c_ws", lt_dt_name[a.dt], epis[e], la, lb);
+    if (ws < 0 || (ws && lt_workspace(a.dev, stream, &pws, &nws) < 0)) return NULL;
+  }
+  if (!ws)
+    LT_TRY(lt_launcher(a.dev >= 0, LT_SLOT_MATMUL + slot, e ? "PPPPPIIIILLLLLLFFP" : "PPPPIIIILLLLLLFFP", &s,
+                       "matmul_%s_%s_%c%c", lt_dt_name[a.dt], epis[e], la, lb));
   void *pa = lt_data_ptr(args[0]), *pb, *pbias = NULL;
   if (pa == NULL && PyErr_Occurred()) return NULL;
   if ((pb = lt_data_ptr(args[1])) == NULL && PyErr_Occurred()) return NULL;
@@ -645,7 +704,15 @@ static PyObject *lt_matmul_fast(PyObject *self, PyObject *const *args, Py_ssize_
     Py_DECREF(out);
     return NULL;
   }
-  if (e) {
+  if (ws && e) {
+    LT_LAUNCH(s, lt_matmul_bias_ws_fn, rc,
+              fn(po, pa, pb, po, pbias, (int)batch, (int)M, (int)N, (int)K, M * N, N, sa, lda, sb, ldb, 1.0f, 0.0f,
+                 pws, nws, stream));
+  } else if (ws) {
+    LT_LAUNCH(s, lt_matmul_ws_fn, rc,
+              fn(po, pa, pb, po, (int)batch, (int)M, (int)N, (int)K, M * N, N, sa, lda, sb, ldb, 1.0f, 0.0f, pws, nws,
+                 stream));
+  } else if (e) {
     LT_LAUNCH(s, lt_matmul_bias_fn, rc,
               fn(po, pa, pb, po, pbias, (int)batch, (int)M, (int)N, (int)K, M * N, N, sa, lda, sb, ldb, 1.0f, 0.0f,
                  stream));
@@ -782,25 +849,28 @@ static PyObject *lt_fast_reset(PyObject *self, PyObject *unused)
       Py_XDECREF(name);
     }
   }
+  memset(lt_ws, 0, sizeof lt_ws);   /* the package made new workspaces (or will) */
   Py_RETURN_NONE;
 }
 
 /* fast_setup(tensor, parameter, strided, f32, f16, bf16, grad_enabled, dispatch_modes,
-   function_modes, functorch, profiling, current_device, current_stream, empty_like, resolve). */
+   function_modes, functorch, profiling, current_device, current_stream, empty_like, resolve,
+   matmul_workspace). */
 static PyObject *lt_fast_setup(PyObject *self, PyObject *args)
 {
-  PyObject *o[15];
-  if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
-                        &o[9], &o[10], &o[11], &o[12], &o[13], &o[14]))
+  PyObject *o[16];
+  if (!PyArg_ParseTuple(args, "OOOOOOOOOOOOOOOO", &o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7], &o[8],
+                        &o[9], &o[10], &o[11], &o[12], &o[13], &o[14], &o[15]))
     return NULL;
   if (!PyType_Check(o[0]) || !PyType_Check(o[1])) {
     PyErr_SetString(PyExc_TypeError, "fast_setup: tensor and parameter must be types");
     return NULL;
   }
-  PyObject **dst[15] = {&lt_S.tensor, &lt_S.parameter, &lt_S.strided, &lt_S.dtype[LT_F32], &lt_S.dtype[LT_F16],
+  PyObject **dst[16] = {&lt_S.tensor, &lt_S.parameter, &lt_S.strided, &lt_S.dtype[LT_F32], &lt_S.dtype[LT_F16],
                         &lt_S.dtype[LT_BF16], &lt_S.grad_enabled, &lt_S.modes[0], &lt_S.modes[1], &lt_S.modes[2],
-                        &lt_S.modes[3], &lt_S.cur_device, &lt_S.cur_stream, &lt_S.empty_like, &lt_S.resolve};
-  for (int i = 0; i < 15; ++i) {
+                        &lt_S.modes[3], &lt_S.cur_device, &lt_S.cur_stream, &lt_S.empty_like, &lt_S.resolve,
+                        &lt_S.workspace};
+  for (int i = 0; i < 16; ++i) {
     Py_INCREF(o[i]);
     Py_XSETREF(*dst[i], o[i]);
   }

@@ -310,8 +310,34 @@ def matmul(a, b, bias, activation):
         args.append(bias.data_ptr())
     guard, stream = _launch_env(a.device)
     with guard:
-        lib.call(name, *args, batch, M, N, K, M * N, N, sa, lda, sb, ldb, 1.0, 0.0, stream)
+        if a.is_cuda and lib.has(name + "_ws"):   # sm90a: split-K where the tiles leave SMs idle
+            ws, nws = matmul_workspace(a.get_device(), stream)
+            lib.call(name + "_ws", *args, batch, M, N, K, M * N, N, sa, lda, sb, ldb, 1.0, 0.0, ws, nws, stream)
+        else:
+            lib.call(name, *args, batch, M, N, K, M * N, N, sa, lda, sb, ldb, 1.0, 0.0, stream)
     return out
+
+
+#: matmul's split-K workspaces: (CUDA device index, stream) -> a zeroed uint8 tensor
+_WORKSPACES = {}
+
+
+def matmul_workspace(dev, stream):
+    """(address, bytes) of the split-K workspace of matmul launches (NAME_ws,
+    gen/lower/splitk.c) on `stream` (an int) of CUDA device `dev`, the current
+    device: made zeroed at the stream's first such call, by an allocation and a
+    memset on that stream (no host sync; inside a graph capture both are
+    captured, and the graph's replays zero it again), then kept.  Each call
+    leaves it zero, so one a stream serves every call in stream order.  (0, 0)
+    where the library has no split-K launcher (NAME_ws then runs unsplit)."""
+    ws = _WORKSPACES.get((dev, stream))
+    if ws is None:
+        lib = _loaded.get("cuda")
+        n = lib.workspace_bytes() if lib is not None else 0
+        if n <= 0:
+            return 0, 0
+        ws = _WORKSPACES[(dev, stream)] = torch.zeros(n, dtype=torch.uint8, device=torch.device("cuda", dev))
+    return ws.data_ptr(), ws.numel()
 
 
 def activation_fn(activation):
@@ -664,15 +690,17 @@ def matmul_fast(a, b, bias, activation, gate):
         stream = None
     key = (epi, la, lb, dt)
     ent = lib.fast.get(key)
-    if ent is None:
-        ent = lib.fast_entry(key, f"matmul_{DTYPES[dt]}_{epi}_{la}{lb}")
+    if ent is None:   # NAME_ws where the library has it (sm90a's split-K), else NAME
+        name = f"matmul_{DTYPES[dt]}_{epi}_{la}{lb}"
+        ent = lib.fast_entry(key, name + "_ws" if stream is not None and lib.has(name + "_ws") else name)
     out = a.new_empty(shape)
     po = out.data_ptr()
+    tail = (1.0, 0.0, *matmul_workspace(d, stream), stream) if ent[1].endswith("_ws") else (1.0, 0.0, stream)
     if bias is None:
-        rc = ent[0](po, a.data_ptr(), b.data_ptr(), po, batch, M, N, K, M * N, N, sa, lda, sb, ldb, 1.0, 0.0, stream)
+        rc = ent[0](po, a.data_ptr(), b.data_ptr(), po, batch, M, N, K, M * N, N, sa, lda, sb, ldb, *tail)
     else:
         rc = ent[0](po, a.data_ptr(), b.data_ptr(), po, bias.data_ptr(), batch, M, N, K, M * N, N, sa, lda, sb, ldb,
-                    1.0, 0.0, stream)
+                    *tail)
     if rc:
         lib.fail(ent[1], rc)
     return out
@@ -770,7 +798,7 @@ def _fast_setup_args():
     """The arguments of a call module's fast_setup: the torch objects and functions its fast calls use."""
     return (torch.Tensor, torch.nn.Parameter, _STRIDED, torch.float32, torch.float16, torch.bfloat16, _grad_enabled,
             _dispatch_modes, _function_modes, _functorch, _profiling, _current_device, _current_stream, _empty_like,
-            _resolve)
+            _resolve, matmul_workspace)
 
 
 def bind_fast(use_c=True):
@@ -780,6 +808,7 @@ def bind_fast(use_c=True):
     call module bound, or None."""
     global fast_module
     mod = None
+    _WORKSPACES.clear()   # sized for the library replaced (the C calls forget theirs in fast_reset)
     for lib in list(_loaded.values()):
         calls = lib.calls
         if calls is not None and hasattr(calls, "fast_reset"):

@@ -143,6 +143,21 @@ class Library:
         ent = self.fast[key] = (self.fn(name), name)
         return ent
 
+    def workspace_bytes(self):
+        """The split-K workspace bytes of this library's matmul launchers on the
+        current device: the largest NAME_workspace() of the variants with a NAME_ws
+        (sm90a, gen/lower/splitk.c); 0 where none has one.  Queried once."""
+        n = getattr(self, "_ws_bytes", None)
+        if n is None:
+            n = 0
+            for name in self._protos:
+                if name.startswith("matmul_") and name.endswith("_ws"):
+                    f = getattr(self._dll, name[:-3] + "_workspace")
+                    f.restype, f.argtypes = ctypes.c_int64, []
+                    n = max(n, f())
+            self._ws_bytes = n
+        return n
+
     def call(self, name, *args):
         """Calls launcher `name`; a non-zero return is a LaunchError."""
         f = self._fns.get(name) or self.fn(name)
