@@ -5,7 +5,9 @@
 # their drivers in tests/docs/drivers/, dsl/kernels/bias_dropout_add.lua and
 # matmul_fp8.lua with tests/cpu/dropout.c and matmul_fp8.c, grouped_matmul.lua
 # with tests/cpu/grouped.c, tests/cpu/column_origin.lua (a stage-ring copy
-# from a column read from memory) with tests/cpu/column_origin.c, and
+# from a column read from memory) with tests/cpu/column_origin.c,
+# tests/cpu/staged_carry.lua (a wgmma operand staged in shared memory beside
+# a 3-stage ring) with tests/cpu/staged_carry.c, and
 # attention_decode.lua, attention_varlen.lua and attention_varlen_bwd.lua
 # (bf16 d64) with tests/cpu/attention_decode.c, attention_varlen.c and
 # attention_varlen_bwd.c against their float64
@@ -43,6 +45,7 @@ for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
              dsl/kernels/matmul_fp8.lua:tests/cpu/matmul_fp8.c \
              dsl/kernels/grouped_matmul.lua:tests/cpu/grouped.c \
              tests/cpu/column_origin.lua:tests/cpu/column_origin.c \
+             tests/cpu/staged_carry.lua:tests/cpu/staged_carry.c \
              dsl/kernels/attention_decode.lua:tests/cpu/attention_decode.c:dtype=bf16,hdim=d64,CU=2 \
              dsl/kernels/attention_varlen.lua:tests/cpu/attention_varlen.c:dtype=bf16,hdim=d64 \
              dsl/kernels/attention_varlen_bwd.lua:tests/cpu/attention_varlen_bwd.c:dtype=bf16,hdim=d64; do
