@@ -665,6 +665,52 @@ static int in_block(const Block *b, const Stmt *x) {
   return 0;
 }
 
+/* Does statement x (or one inside it) store into shared tile sh?  (In a
+** pipelined loop's consumers nothing else writes one: the copies are its
+** producers, pipeline.c, and no gemm reads a reduction's scratch.) */
+static int stores_shared(const Stmt *x, const Sym *sh) {
+  if (x->kind == S_SSTORE && x->shared == sh) return 1;
+  for (const Stmt *y = x->body.first; y; y = y->next)
+    if (stores_shared(y, sh)) return 1;
+  for (const Stmt *y = x->orelse.first; y; y = y->next)
+    if (stores_shared(y, sh)) return 1;
+  return 0;
+}
+
+/* Is shared tile sh stored into by the consumers from `first` of a loop
+** before a barrier at their top level (not one inside a statement)?  The
+** emitter waits for the wgmmas in flight before that barrier
+** (ltP_waits_for), so a store after it finds them done in every thread;
+** before it, only in the storing thread's own warpgroup. */
+static int stored_before_barrier(const Stmt *first, const Sym *sh) {
+  for (const Stmt *x = first; x && x->kind != S_BARRIER; x = x->next)
+    if (stores_shared(x, sh)) return 1;
+  return 0;
+}
+
+/* Does a wgmma gemm into accumulator acc among statements from `at` on
+** (or inside them) read a shared tile other than a stage ring (its A,
+** staged or not, or its B) that the consumers from `first` store into
+** before a barrier at their top level?  Such a wgmma, left in flight
+** across the back edge, still reads the tile past the barrier at the top
+** of the next iteration: the wait before that store covers the storing
+** warpgroup's wgmmas, not the other's (attention_varlen_bwd's dK/dV loop
+** at 3 stages: dS^T staged in st_sh for dK += dS^T Q, mma.c, overwritten
+** with the next P^T while the other warpgroup's dK wgmmas still read it).
+** The rings are safe: the copies then go one iteration less ahead
+** (sched_ring.c). */
+static int overwrites_operand(const Stmt *first, const Stmt *at, const Sym *acc) {
+  for (const Stmt *x = at; x; x = x->next) {
+    if (x->kind == S_GEMM && x->dst == acc && x->inst == MMA_WGMMA) {
+      const Sym *ops[2] = {x->shared, x->shared_b};
+      for (int i = 0; i < 2; i++)
+        if (ops[i] && ops[i]->stages <= 1 && stored_before_barrier(first, ops[i])) return 1;
+    }
+    if (overwrites_operand(first, x->body.first, acc) || overwrites_operand(first, x->orelse.first, acc)) return 1;
+  }
+  return 0;
+}
+
 /* The wgmmas that pipelined loop `loop` (consumers from `first`) leaves in
 ** flight across its back edge, into carry; returns how many, 0 for none.
 ** Those its body leaves in flight (wgmmas_after), when it has 3 stages or
@@ -674,12 +720,13 @@ static int in_block(const Block *b, const Stmt *x) {
 ** one's barrier, copies and first wgmmas are issued; the copies go one
 ** iteration less ahead, into the stage read two iterations before, whose
 ** wgmmas that wait covered.  (H100, attention d128 at 4K tokens: 385
-** against 401 TFLOP/s.) */
+** against 401 TFLOP/s.)  And when no other shared tile those wgmmas read
+** is rewritten in the body before a barrier (overwrites_operand). */
 static int back_edge_wgmmas(const Stmt *loop, const Stmt *first, const Sym **carry) {
   int waited = 0, n = wgmmas_after(first, carry, 0, &waited, 1, 0);
   if (loop->stages < 3 || n <= 0) return 0;
   for (int i = 0; i < n; i++)
-    if (in_block(&loop->body, carry[i]->def)) return 0;
+    if (in_block(&loop->body, carry[i]->def) || overwrites_operand(first, first, carry[i])) return 0;
   const Sym *again[8];
   memcpy(again, carry, sizeof again);
   waited = 0;

@@ -8,6 +8,8 @@
 # from a column read from memory) with tests/cpu/column_origin.c,
 # tests/cpu/rows_batched.lua (a store of X:rows with a batch index: sm90a's
 # row-clipped TMA store of a 3-D tensor) with tests/cpu/rows_batched.c, and
+# tests/cpu/staged_carry.lua (a wgmma operand staged in shared memory beside
+# a 3-stage ring) with tests/cpu/staged_carry.c, and
 # attention_decode.lua, attention_varlen.lua and attention_varlen_bwd.lua
 # (bf16 d64) with tests/cpu/attention_decode.c, attention_varlen.c and
 # attention_varlen_bwd.c against their float64
@@ -46,6 +48,7 @@ for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
              dsl/kernels/grouped_matmul.lua:tests/cpu/grouped.c \
              tests/cpu/column_origin.lua:tests/cpu/column_origin.c \
              tests/cpu/rows_batched.lua:tests/cpu/rows_batched.c \
+             tests/cpu/staged_carry.lua:tests/cpu/staged_carry.c \
              dsl/kernels/attention_decode.lua:tests/cpu/attention_decode.c:dtype=bf16,hdim=d64,CU=2 \
              dsl/kernels/attention_varlen.lua:tests/cpu/attention_varlen.c:dtype=bf16,hdim=d64 \
              dsl/kernels/attention_varlen_bwd.lua:tests/cpu/attention_varlen_bwd.c:dtype=bf16,hdim=d64; do
