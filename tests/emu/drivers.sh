@@ -7,7 +7,7 @@
 # with tests/cpu/grouped.c, tests/cpu/column_origin.lua (a stage-ring copy
 # from a column read from memory) with tests/cpu/column_origin.c,
 # tests/cpu/rows_batched.lua (a store of X:rows with a batch index: sm90a's
-# row-clipped TMA store of a 3-D tensor) with tests/cpu/rows_batched.c, and
+# row-clipped TMA store of a 3-D tensor) with tests/cpu/rows_batched.c,
 # tests/cpu/staged_carry.lua (a wgmma operand staged in shared memory beside
 # a 3-stage ring) with tests/cpu/staged_carry.c, and
 # attention_decode.lua, attention_varlen.lua and attention_varlen_bwd.lua
