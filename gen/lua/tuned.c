@@ -20,8 +20,7 @@
 ** powers of two (the tuner rounds each size up to one), except a bucket of
 ** one size (a row length), which may name any: "C=5120" between "C=4096"
 ** and "C=8192" takes the row lengths up to 5120 (ltN_bucket_limit).
-** Entries whose device
-** is "any" are a rule (a model fitted to measurements, for any device):
+** Entries whose device is "any" are a rule (a model fitted to measurements, for any device):
 ** they name no device to choose, and a variant takes them when the chosen
 ** device has no entry for it, or when no device is chosen.  variants.c lays the
 ** entry's config over the kernel's config; -D still wins.  ltN_pick says
@@ -875,9 +874,9 @@ int ltN_buckets(const char *variant, const char **out, int max) {
 
 /* The sizes of variant's bucket ("C=4096,R=32768", as ltN_buckets gives
 ** it): its keys in order into keys, each value into vals and its log2
-** (rounded up) into log2s; returns how many.  Each key must be one of the kernel's sizes (the nsizes
-** names in sizes): the launcher measures the call against the bucket with
-** them; else an error at the entry's line. */
+** (rounded up) into log2s; returns how many.  Each key must be one of the
+** kernel's sizes (the nsizes names in sizes): the launcher measures the
+** call against the bucket with them; else an error at the entry's line. */
 int ltN_bucket_sizes(const char *variant, const char *bucket, const char *const *sizes, int nsizes, const char **keys,
                      long long *vals, int *log2s) {
   Shape s;
