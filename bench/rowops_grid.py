@@ -16,6 +16,8 @@ usage:
   python3 bench/rowops_grid.py grid LIB.so        our launchers (out/<target> built into LIB)
       [--base OLD.so]                             and another build's, checked and timed in the
                                                   same run (an A/B: the xbase column is LIB / OLD)
+      [--alt ALT.so]                              and a third build's the same way (xalt: ALT / OLD,
+                                                  with --base; else ALT / LIB)
   python3 bench/rowops_grid.py sweep INDEX        the configs INDEX lists (bench/rowops_sweep.sh)
 Options: --ops a,b  --dtypes a,b  --c 128,4096  (subsets of the grid);
   --no-triton (the Triton columns left empty: no JIT compiles).
@@ -224,10 +226,11 @@ def grid(lib_path):
     """Ours, torch, Triton and copy at every point; a table, CSV and plots."""
     lib = Lib(lib_path)
     base = Lib(opt("--base", [None])[0]) if "--base" in sys.argv else None
+    alt = Lib(opt("--alt", [None])[0]) if "--alt" in sys.argv else None
     rows = []
     print(f"device: {torch.cuda.get_device_name()}  torch {torch.__version__}")
     print(f"{'op':9} {'dt':4} {'R x C':>13} {'GB/s':>6} {'copy%':>6} {'xtorch':>7} {'xtriton':>8}"
-          + (f" {'xbase':>6}" if base else ""))
+          + (f" {'xbase':>6}" if base else "") + (f" {'xalt':>6}" if alt else ""))
     for op in opt("--ops", OPS):
         for dt in opt("--dtypes", ("bf16", "f16", "f32")):
             for c in [int(v) for v in opt("--c", GRID_C)]:
@@ -241,6 +244,12 @@ def grid(lib_path):
                     t_base = timed(lambda: ours(base, f"{op}_{dt}"), loops=3, ms=10)
                     t_ours = min(t_ours, timed(lambda: ours(lib, f"{op}_{dt}"), loops=3, ms=10))
                     t_base = min(t_base, timed(lambda: ours(base, f"{op}_{dt}"), loops=3, ms=10))
+                t_alt = None
+                if alt:   # the same way: twice, alternating with ours, the faster kept
+                    check(lambda: ours(alt, f"{op}_{dt}"), y, expect, f"alt {op}_{dt} C={c}")
+                    t_alt = timed(lambda: ours(alt, f"{op}_{dt}"), loops=3, ms=10)
+                    t_ours = min(t_ours, timed(lambda: ours(lib, f"{op}_{dt}"), loops=3, ms=10))
+                    t_alt = min(t_alt, timed(lambda: ours(alt, f"{op}_{dt}"), loops=3, ms=10))
                 check(theirs, y, expect, f"torch {op} {dt} C={c}")
                 t_torch = timed(theirs, loops=3, ms=10)
                 t_tri = None
@@ -257,9 +266,12 @@ def grid(lib_path):
                            copy_gbs=cp)
                 if base:
                     row["base_gbs"] = nbytes / t_base / 1e6
+                if alt:
+                    row["alt_gbs"] = nbytes / t_alt / 1e6
                 rows.append(row)
                 xt = f"{row['ours_gbs'] / row['triton_gbs']:7.2f}x" if t_tri else "       -"
                 xb = f" {t_base / t_ours:5.2f}x" if base else ""
+                xb += f" {(t_base if base else t_ours) / t_alt:5.2f}x" if alt else ""
                 print(f"{op:9} {dt:4} {f'{x.shape[0]}x{c}':>13} {row['ours_gbs']:6.0f} "
                       f"{row['ours_gbs'] / cp:6.1%} {row['ours_gbs'] / row['torch_gbs']:6.2f}x {xt}{xb}", flush=True)
                 del x, y

@@ -595,6 +595,7 @@ const char *ltN_summary(void);                   /* --list without --target */
 const char *ltN_pick(const char *variant, const char *bucket, const TunedValue **vals, int *n);
 int ltN_buckets(const char *variant, const char **out, int max);   /* several: gen dispatches on the shape */
 int ltN_bucket_sizes(const char *variant, const char *bucket, const char *const *sizes, int nsizes, const char **keys,
-                     int *log2s);   /* keys: room for LT_MAXRANK * 4 */
+                     long long *vals, int *log2s);   /* keys: room for LT_MAXRANK * 4 */
+long long ltN_bucket_limit(long long lo, long long hi);   /* the largest size bucket lo takes below bucket hi */
 
 #endif

@@ -7,13 +7,17 @@
 -- the masked tail zeroed), then one write.  A longer row takes two passes
 -- of BC elements: both statistics at once (shifted sums per lane, combined
 -- across the block), then the write.
+-- Config keep_row (for long rows): the first pass asks L2 to keep the row
+-- (cache = "keep") and the second pass's loads of X and stores stream
+-- through (cache = "stream"), so that the second pass finds the row in L2
+-- while the other rows in flight go by.
 local tile = require "tile"
 
 return tile.kernel {
   name = "layernorm",
   doc = "LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.",
   variants = { dtype = { "f32", "f16", "bf16" } },
-  config = { BC = 1024, RB = 1, threads = 128 },
+  config = { BC = 1024, RB = 1, threads = 128, keep_row = false },
   -- runtime/tune.lua's search space: chunk width, rows a program, block size.
   -- Short rows want several a program (RB), so a block still moves enough bytes.
   tune = {
@@ -37,6 +41,8 @@ return tile.kernel {
   body = function(k, p, c)
     local rb = k:grid(tile.cdiv(p.R, c.RB))   -- rows RB * rb .. RB * rb + RB - 1
     local nchunks = tile.cdiv(p.C, c.BC)
+    local keep = c.keep_row and { cache = "keep" } or {}       -- the first pass's loads
+    local stream = c.keep_row and { cache = "stream" } or {}   -- the second pass's loads of X and stores
     k:when(nchunks:eq(1), function()
       local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
       -- W and B are loaded before the reductions, so their latency hides
@@ -56,11 +62,11 @@ return tile.kernel {
       -- are s2 + (s - mean) (2 s1 + n (s - mean)), exactly.  Shifting by a
       -- value of the lane bounds the cancellation by the lane's own spread,
       -- unlike sum(x^2) - C mean^2.
-      local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+      local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
       local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
       local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
       k:serial(1, nchunks, function(j)
-        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
         local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
         local d = tile.where(col:lt(p.C), x - s, 0)
         k:assign(s1, s1 + d)
@@ -72,10 +78,10 @@ return tile.kernel {
       local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
       local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
       k:serial(0, nchunks, function(j)
-        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
         local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
         local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-        k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+        k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       end)
     end)
   end,

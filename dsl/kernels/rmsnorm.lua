@@ -4,13 +4,17 @@
 -- A row of at most BC elements is read once and kept
 -- in registers; a longer row is read twice (sum of squares, then the
 -- scaled write), BC elements at a time.  Accumulation is in f32.
+-- Config keep_row (for long rows): the first pass asks L2 to keep the row
+-- (cache = "keep") and the second pass's loads of X and stores stream
+-- through (cache = "stream"), so that the second pass finds the row in L2
+-- while the other rows in flight go by.
 local tile = require "tile"
 
 return tile.kernel {
   name = "rmsnorm",
   doc = "RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.",
   variants = { dtype = { "f32", "f16", "bf16" } },
-  config = { BC = 1024, RB = 2, threads = 256 },
+  config = { BC = 1024, RB = 2, threads = 256, keep_row = false },
   -- runtime/tune.lua's search space: chunk width, rows a program, block size.
   -- Short rows want several a program (RB), so a block still moves enough bytes.
   tune = {
@@ -33,6 +37,8 @@ return tile.kernel {
   body = function(k, p, c)
     local rb = k:grid(tile.cdiv(p.R, c.RB))   -- rows RB * rb .. RB * rb + RB - 1
     local nchunks = tile.cdiv(p.C, c.BC)
+    local keep = c.keep_row and { cache = "keep" } or {}       -- the first pass's loads
+    local stream = c.keep_row and { cache = "stream" } or {}   -- the second pass's loads of X and stores
     k:when(nchunks:eq(1), function()
       local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
       local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
@@ -43,14 +49,14 @@ return tile.kernel {
       -- loop), then across the block once
       local ss = k:fragment("f32", { c.RB, c.BC }, 0)
       k:serial(0, nchunks, function(j)
-        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
         k:assign(ss, ss + x * x)
       end)
       local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
       k:serial(0, nchunks, function(j)
-        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+        local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
         local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-        k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+        k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       end)
     end)
   end,

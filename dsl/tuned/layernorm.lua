@@ -6,6 +6,8 @@
 -- The bf16 C=65536 entry (threads 512, was 256) is from the sweep of that bucket
 -- with rows off the 16-byte grid in split twins (bench/results/
 -- 2026-11-25-h200-rowops-sweep-c65536.txt): 1.27-1.37x at C = 40000, 50257, 65536.
+-- keep_row of the bf16 and f16 C=8192 and C=16384 buckets: set by hand from the A/B of
+-- bench/results/2026-11-25-h200-rowops-buckets-keep.txt.
 return {
   kernel = "layernorm",
   entries = {
@@ -92,6 +94,7 @@ return {
       config = {
         BC = 1024,
         RB = 1,
+        keep_row = true,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -105,6 +108,7 @@ return {
       config = {
         BC = 2048,
         RB = 1,
+        keep_row = true,
         threads = 256,
       },
       device = "NVIDIA H200",
@@ -235,6 +239,7 @@ return {
       config = {
         BC = 1024,
         RB = 1,
+        keep_row = true,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -248,6 +253,7 @@ return {
       config = {
         BC = 2048,
         RB = 1,
+        keep_row = true,
         threads = 256,
       },
       device = "NVIDIA H200",

@@ -5,6 +5,9 @@
 -- runs the bucket nearest the call's sizes (docs/runtime.md).
 -- The bf16 and f16 entries of C=8192 and C=32768 are from the sweep with the 16-bit loads issued
 -- ahead (bench/results/2026-11-25-h200-rowops-ahead-sweep.csv, bf16), set by hand.
+-- The bf16 and f16 C=6144 bucket (the old C=8192 config), C=8192 (BC 2048, 256 threads), f16
+-- C=16384 (bf16's config) and keep_row at C=4096 to 8192: set by hand from that sweep and the
+-- A/B of bench/results/2026-11-25-h200-rowops-buckets-keep.txt.
 return {
   kernel = "rmsnorm",
   entries = {
@@ -78,6 +81,7 @@ return {
       config = {
         BC = 1024,
         RB = 1,
+        keep_row = true,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -87,13 +91,30 @@ return {
       variant = "rmsnorm_bf16",
     },
     {
-      bucket = "C=8192",
+      bucket = "C=6144",
       config = {
         BC = 1024,
         RB = 1,
+        keep_row = true,
         threads = 128,
       },
       device = "NVIDIA H200",
+      gbps = 3641.0,
+      shape = "C=5120",
+      target = "sm90a",
+      variant = "rmsnorm_bf16",
+    },
+    {
+      bucket = "C=8192",
+      config = {
+        BC = 2048,
+        RB = 1,
+        keep_row = true,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      gbps = 3595.0,
+      shape = "C=8192",
       target = "sm90a",
       variant = "rmsnorm_bf16",
     },
@@ -219,6 +240,7 @@ return {
       config = {
         BC = 1024,
         RB = 1,
+        keep_row = true,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -228,13 +250,30 @@ return {
       variant = "rmsnorm_f16",
     },
     {
-      bucket = "C=8192",
+      bucket = "C=6144",
       config = {
         BC = 1024,
         RB = 1,
+        keep_row = true,
         threads = 128,
       },
       device = "NVIDIA H200",
+      gbps = 3641.0,
+      shape = "C=5120",
+      target = "sm90a",
+      variant = "rmsnorm_f16",
+    },
+    {
+      bucket = "C=8192",
+      config = {
+        BC = 2048,
+        RB = 1,
+        keep_row = true,
+        threads = 256,
+      },
+      device = "NVIDIA H200",
+      gbps = 3595.0,
+      shape = "C=8192",
       target = "sm90a",
       variant = "rmsnorm_f16",
     },
@@ -243,10 +282,10 @@ return {
       config = {
         BC = 4096,
         RB = 1,
-        threads = 512,
+        threads = 256,
       },
       device = "NVIDIA H200",
-      gbps = 3447.4,
+      gbps = 3556.0,
       shape = "C=16384",
       target = "sm90a",
       variant = "rmsnorm_f16",

@@ -5,6 +5,9 @@
 -- runs the bucket nearest the call's sizes (docs/runtime.md).
 -- The bf16 and f16 entries of C=16384 and C=32768 are from the sweep with the 16-bit loads issued
 -- ahead (bench/results/2026-11-25-h200-rowops-ahead-sweep.csv, bf16), set by hand.
+-- The bf16 and f16 C=6144 bucket (rows of 4097 to 6144: the old C=8192 config) and C=8192 (one
+-- pass), and keep_row of bf16 and f16 C=65536 and f32 C=32768: set by hand from that sweep and
+-- the A/B of bench/results/2026-11-25-h200-rowops-buckets-keep.txt.
 return {
   kernel = "softmax",
   entries = {
@@ -87,14 +90,27 @@ return {
       variant = "softmax_bf16",
     },
     {
-      bucket = "C=8192",
+      bucket = "C=6144",
       config = {
         BC = 2048,
         RB = 1,
         threads = 128,
       },
       device = "NVIDIA H200",
-      gbps = 3012.1,
+      gbps = 3239.0,
+      shape = "C=5120",
+      target = "sm90a",
+      variant = "softmax_bf16",
+    },
+    {
+      bucket = "C=8192",
+      config = {
+        BC = 8192,
+        RB = 1,
+        threads = 512,
+      },
+      device = "NVIDIA H200",
+      gbps = 3770.0,
       shape = "C=8192",
       target = "sm90a",
       variant = "softmax_bf16",
@@ -130,6 +146,7 @@ return {
       config = {
         BC = 8192,
         RB = 1,
+        keep_row = true,
         threads = 512,
       },
       device = "NVIDIA H200",
@@ -230,14 +247,27 @@ return {
       variant = "softmax_f16",
     },
     {
-      bucket = "C=8192",
+      bucket = "C=6144",
       config = {
         BC = 2048,
         RB = 1,
         threads = 128,
       },
       device = "NVIDIA H200",
-      gbps = 3022.6,
+      gbps = 3239.0,
+      shape = "C=5120",
+      target = "sm90a",
+      variant = "softmax_f16",
+    },
+    {
+      bucket = "C=8192",
+      config = {
+        BC = 8192,
+        RB = 1,
+        threads = 512,
+      },
+      device = "NVIDIA H200",
+      gbps = 3770.0,
       shape = "C=8192",
       target = "sm90a",
       variant = "softmax_f16",
@@ -269,6 +299,7 @@ return {
       config = {
         BC = 8192,
         RB = 1,
+        keep_row = true,
         threads = 512,
       },
       device = "NVIDIA H200",
@@ -399,6 +430,7 @@ return {
       config = {
         BC = 16384,
         RB = 1,
+        keep_row = true,
         threads = 1024,
       },
       device = "NVIDIA H200",

@@ -9,16 +9,17 @@
 #include "emit/emit.h"
 
 /* The one size every bucket of ks[0..n-1] names alone (e.g. "C"), with
-** each bucket's log2 into log2s; NULL when a bucket names another or more. */
-static const char *one_size(Kernel **ks, int n, const char **sizes, int nsizes, int *log2s) {
+** each bucket's size into vals; NULL when a bucket names another or more. */
+static const char *one_size(Kernel **ks, int n, const char **sizes, int nsizes, long long *vals) {
   const char *key = NULL;
   for (int i = 0; i < n; i++) {
     const char *keys[LT_MAXRANK * 4];
+    long long v[LT_MAXRANK * 4];
     int l[LT_MAXRANK * 4];
-    int nk = ltN_bucket_sizes(ks[0]->tuned, ks[i]->bucket, sizes, nsizes, keys, l);
+    int nk = ltN_bucket_sizes(ks[0]->tuned, ks[i]->bucket, sizes, nsizes, keys, v, l);
     if (nk != 1 || (key && strcmp(key, keys[0]) != 0)) return NULL;
     key = keys[0];
-    log2s[i] = l[0];
+    vals[i] = v[0];
   }
   return key;
 }
@@ -31,14 +32,15 @@ static const char *args_of(const Kernel *k, const char *args, int ws) {
 }
 
 /* The launcher's lines that run the nearest bucket of one size: buckets
-** b_i (log2s, largest first) take sizes up to 2^m, m the largest log2 of
-** a power of two that is nearer b_i than the next larger bucket (ties go
-** to the larger); the largest takes the rest.  args: the call's arguments. */
-static void one_size_chain(E *e, Kernel **ks, int n, const char *key, const int *log2s, const char *args, int ws) {
-  for (int i = n - 1; i > 0; i--) {
-    int m = (log2s[i] + log2s[i - 1] + 1) / 2 - 1;   /* ceil((b_i + b_(i-1)) / 2) - 1 */
-    ltE_line(e, "if (%s <= %lld) return %s(%s);", key, 1LL << m, ks[i]->name, args_of(ks[i], args, ws));
-  }
+** b_i (vals, largest first) take sizes up to ltN_bucket_limit(b_i, the
+** next larger bucket): b_i, or up to the power of two where the next
+** bucket lies nearer in log2 steps (ties go to the larger); the largest
+** takes the rest.  args: the call's arguments. */
+static void one_size_chain(E *e, Kernel **ks, int n, const char *key, const long long *vals, const char *args,
+                           int ws) {
+  for (int i = n - 1; i > 0; i--)
+    ltE_line(e, "if (%s <= %lld) return %s(%s);", key, ltN_bucket_limit(vals[i], vals[i - 1]), ks[i]->name,
+             args_of(ks[i], args, ws));
   ltE_line(e, "return %s(%s);", ks[0]->name, args_of(ks[0], args, ws));
 }
 
@@ -54,8 +56,10 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
   int nsizes = 0;
   for (int i = 0; i < np; i++)
     if (ps[i]->kind == SYM_SIZE) sizes[nsizes++] = ps[i]->name;
-  int log2s[64];
-  const char *key = n <= 64 ? one_size(ks, n, sizes, nsizes, log2s) : NULL;
+  long long vals[64];
+  const char *key = n <= 64 ? one_size(ks, n, sizes, nsizes, vals) : NULL;
+  int odd = 0;   /* a bucket of one size that is not a power of two */
+  for (int i = 0; key && i < n; i++) odd |= (vals[i] & (vals[i] - 1)) != 0;
   Buf args = {0};
   for (int i = 0; i < np; i++)
     if (!ps[i]->device) ltU_printf(&args, "%s, ", ps[i]->name);
@@ -63,7 +67,10 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
   int ws = 0;
   for (int i = 0; i < n; i++) ws |= ltE_gpu(e) && ks[i]->splitk;
   ltU_put(e->b, "\n");
-  if (key) {
+  if (key && odd) {
+    ltE_line(e, "/* Runs the config tuned for the bucket of %s: the smallest bucket that is at least %s,", key, key);
+    ltE_line(e, "** or, where the next is more than twice as large, the nearer in powers of two (ties: the larger). */");
+  } else if (key) {
     ltE_line(e, "/* Runs the config tuned for the bucket of %s: %s rounded up to a power of two,", key, key);
     ltE_line(e, "** the nearest bucket's (ties: the larger). */");
   } else {
@@ -85,8 +92,9 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
   if (!key)
     for (int i = 0; i < n; i++) {
       const char *keys[LT_MAXRANK * 4];
+      long long v[LT_MAXRANK * 4];
       int l[LT_MAXRANK * 4];
-      int nk = ltN_bucket_sizes(k->tuned, ks[i]->bucket, sizes, nsizes, keys, l);
+      int nk = ltN_bucket_sizes(k->tuned, ks[i]->bucket, sizes, nsizes, keys, v, l);
       Buf d = {0};
       for (int j = 0; j < nk; j++) ltU_printf(&d, "%slt_bucket_distance(%s, %d)", j ? " + " : "", keys[j], l[j]);
       ltE_line(e, "const int d%d = %s;   /* %s */", i, d.p, ks[i]->bucket);
@@ -97,7 +105,7 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
     for (int i = 0; i < n; i++) ltE_line(e, "if (forced == %d) return %s(%s);", i, ks[i]->name, args_of(ks[i], args.p, ws));
   }
   if (key) {
-    one_size_chain(e, ks, n, key, log2s, args.p, ws);
+    one_size_chain(e, ks, n, key, vals, args.p, ws);
   } else {
     for (int i = 0; i < n - 1; i++) {
       Buf c = {0};

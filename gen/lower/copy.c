@@ -456,8 +456,8 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
       ltE_line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
       if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
       ltE_line(e, "for (int vi = 0; vi < %d; ++vi) h.e[vi] = %s;", V, ltE_to_storage(e, t->dt, ltE_etext(e, val, &ce)));
-      if (split) {   /* a row off the 16-byte grid: aligned words */
-        ltE_line(e, "if (%s) ((uint4 *)ptr)[0] = h.v[0];", aligned);
+      if (split) {   /* a row off the 16-byte grid: aligned words (without a cache hint: layout.c) */
+        ltE_line(e, "if (%s) %s;", aligned, st(e, v, "((uint4 *)ptr)[0]", "h.v[0]"));
         ltE_line(e, "else lt_st16_split(ptr, h.v[0]);");
       } else {
         for (int p = 0; p < pieces; p++)

@@ -16,8 +16,11 @@
 **
 ** For the target of the run, one device is chosen (--device, else the only
 ** device the target's entries name), and for each variant one entry of that
-** device (--shape's bucket, else the largest bucket).  Entries whose device
-** is "any" are a rule (a model fitted to measurements, for any device):
+** device (--shape's bucket, else the largest bucket).  A bucket names
+** powers of two (the tuner rounds each size up to one), except a bucket of
+** one size (a row length), which may name any: "C=5120" between "C=4096"
+** and "C=8192" takes the row lengths up to 5120 (ltN_bucket_limit).
+** Entries whose device is "any" are a rule (a model fitted to measurements, for any device):
 ** they name no device to choose, and a variant takes them when the chosen
 ** device has no entry for it, or when no device is chosen.  variants.c lays the
 ** entry's config over the kernel's config; -D still wins.  ltN_pick says
@@ -519,7 +522,8 @@ static int to_bucket(Shape *s) {
 typedef struct Entry {
   const char *target, *device, *variant;
   const char *bucket;   /* canonical: keys sorted */
-  int size_log;         /* log2 of the bucket's element count */
+  int size_log;         /* log2 of the bucket's element count, each size rounded up to a power of two */
+  long long one;        /* a bucket of one size: that size; else 0 */
   TunedValue *vals;
   int nvals;
   int line;
@@ -533,6 +537,7 @@ static const Target *target;    /* of the run; NULL for --list without --target 
 static const char *device;      /* chosen for target, or NULL */
 static const char *no_device;   /* why none was chosen */
 static const char *want_bucket; /* --shape as a bucket, or NULL */
+static Shape want_shape;        /* --shape as given (want_bucket not NULL) */
 
 /* Keeps the command line's tuned-file options (main.c). */
 void ltN_set_options(const TunedOptions *o) { opts = *o; }
@@ -665,8 +670,12 @@ static void read_entries(const Val *top, const char *kernel, const TunedValue *c
     const char *why = parse_shape(bucket, &s);
     Shape r = s;
     en->size_log = to_bucket(&r);
-    for (int j = 0; !why && j < s.n; j++)
-      if (s.vals[j] != r.vals[j]) why = ltU_fmt("%s=%lld is not a power of two", s.keys[j], s.vals[j]);
+    en->one = !why && s.n == 1 ? s.vals[0] : 0;
+    if (!why && s.n == 1 && s.vals[0] < 1) why = ltU_fmt("%s=%lld is not a size (at least 1)", s.keys[0], s.vals[0]);
+    for (int j = 0; !why && s.n > 1 && j < s.n; j++)
+      if (s.vals[j] != r.vals[j])
+        why = ltU_fmt("%s=%lld is not a power of two (a bucket of several sizes names powers of two; one of a "
+                      "single size may name any)", s.keys[j], s.vals[j]);
     if (why) tuned_error(field(e, "bucket")->line, "bad bucket \"%s\": %s", clean(bucket), why);
     en->bucket = shape_text(&s);
     entry_config(en, e, kernel, cfg, ncfg);
@@ -730,6 +739,7 @@ void ltN_load(const char *kernel_file, const char *kernel, const Target *t, cons
   if (opts.shape) {
     Shape s;
     parse_shape(opts.shape, &s);   /* main checked it */
+    want_shape = s;
     to_bucket(&s);
     want_bucket = shape_text(&s);
   }
@@ -768,9 +778,47 @@ static const char *entries_of(const char *variant) {
   return NULL;
 }
 
-/* Does entry a come before b: the larger bucket, then the first text? */
+/* Does entry a come before b: the larger bucket (of one size: the larger
+** size among those of one log2), then the first text? */
 static int before(const Entry *a, const Entry *b) {
-  return a->size_log > b->size_log || (a->size_log == b->size_log && strcmp(a->bucket, b->bucket) < 0);
+  if (a->size_log != b->size_log) return a->size_log > b->size_log;
+  if (a->one != b->one) return a->one > b->one;
+  return strcmp(a->bucket, b->bucket) < 0;
+}
+
+/* The largest size that the bucket of one size lo takes when the next
+** larger bucket is hi: lo itself, or more where the buckets lie far
+** apart: up to 2^m, m the largest log2 of a power of two nearer lo than hi
+** (ties go to the larger), counted after rounding both up to powers of
+** two, as dispatch.c's launcher chain does.  Always below hi. */
+long long ltN_bucket_limit(long long lo, long long hi) {
+  int m = (log2_up(lo) + log2_up(hi) + 1) / 2 - 1;   /* ceil((log2 lo + log2 hi) / 2) - 1 */
+  return lo > (1LL << m) ? lo : 1LL << m;
+}
+
+/* --shape's entry among variant's of device dev when the entries are
+** buckets of one size, the one --shape names, and one of them is not a
+** power of two: the bucket the launcher's chain runs for that size (the
+** smallest whose limit the size does not pass); else NULL. */
+static const Entry *chain_entry(const char *variant, const char *dev) {
+  if (want_shape.n != 1) return NULL;
+  const Entry *es[64];
+  int n = 0, odd = 0;
+  for (int i = 0; i < nentries && n < 64; i++) {
+    const Entry *e = &entries[i];
+    if (!ours(e, variant, dev)) continue;
+    Shape s;
+    parse_shape(e->bucket, &s);
+    if (!e->one || strcmp(s.keys[0], want_shape.keys[0]) != 0) return NULL;
+    odd |= (e->one & (e->one - 1)) != 0;
+    int j = n++;
+    for (; j > 0 && es[j - 1]->one > e->one; j--) es[j] = es[j - 1];
+    es[j] = e;
+  }
+  if (!odd) return NULL;
+  for (int i = 0; i + 1 < n; i++)
+    if (want_shape.vals[0] <= ltN_bucket_limit(es[i]->one, es[i + 1]->one)) return es[i];
+  return n ? es[n - 1] : NULL;
 }
 
 /* The tuned config of a variant for the run's target: sets *vals / *n to
@@ -787,6 +835,8 @@ const char *ltN_pick(const char *variant, const char *bucket, const TunedValue *
   const char *dev = entries_of(variant);
   if (!dev && !device) return ltU_fmt("kernel defaults: %s", no_device);
   const char *want = bucket ? bucket : want_bucket;
+  const Entry *chained = !bucket && want_bucket && dev ? chain_entry(variant, dev) : NULL;
+  if (chained) want = chained->bucket;
   const Entry *best = NULL;
   for (int i = 0; dev && i < nentries; i++) {
     const Entry *e = &entries[i];
@@ -823,12 +873,12 @@ int ltN_buckets(const char *variant, const char **out, int max) {
 }
 
 /* The sizes of variant's bucket ("C=4096,R=32768", as ltN_buckets gives
-** it): its keys in order into keys, the log2 of each value into log2s;
-** returns how many.  Each key must be one of the kernel's sizes (the nsizes
-** names in sizes): the launcher measures the call against the bucket with
-** them; else an error at the entry's line. */
+** it): its keys in order into keys, each value into vals and its log2
+** (rounded up) into log2s; returns how many.  Each key must be one of the
+** kernel's sizes (the nsizes names in sizes): the launcher measures the
+** call against the bucket with them; else an error at the entry's line. */
 int ltN_bucket_sizes(const char *variant, const char *bucket, const char *const *sizes, int nsizes, const char **keys,
-                     int *log2s) {
+                     long long *vals, int *log2s) {
   Shape s;
   parse_shape(bucket, &s);   /* read_entries checked it */
   for (int i = 0; i < s.n; i++) {
@@ -844,6 +894,6 @@ int ltN_bucket_sizes(const char *variant, const char *bucket, const char *const 
     tuned_error(line, "bucket %s names %s, which is not a size of %s (its sizes: %s); a bucket names sizes only",
                 bucket, s.keys[i], variant, b.p ? b.p : "none");
   }
-  for (int i = 0; i < s.n; i++) keys[i] = s.keys[i], log2s[i] = log2_up(s.vals[i]);
+  for (int i = 0; i < s.n; i++) keys[i] = s.keys[i], vals[i] = s.vals[i], log2s[i] = log2_up(s.vals[i]);
   return s.n;
 }

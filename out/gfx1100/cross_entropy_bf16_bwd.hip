@@ -297,11 +297,12 @@ __global__ void __launch_bounds__(256) cross_entropy_bf16_bwd_split_kernel(const
       for (int ci = 0; ci < 2; ++ci) {
         const int gc = j * 4096 + (ci * 256 + tid) * 8;
         lt_bf16 *ptr = base + gc;
-        if (ok && gc + 8 <= V && (uintptr_t)ptr % 16 == 0) {
+        if (ok && gc + 8 <= V) {
           union { uint4 v[1]; lt_bf16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(g[ci * 8 + vi] * dl);
-          lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
+          if ((uintptr_t)ptr % 16 == 0) lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
+          else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -324,7 +325,7 @@ extern "C" int cross_entropy_bf16_bwd(const void *X, const void *T, const void *
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
-  if (V % 8 != 0 || (uintptr_t)X % 16 != 0)
+  if (V % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)dX % 16 != 0)
     cross_entropy_bf16_bwd_split_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const int *)T, (const float *)LSEin, (const float *)dL, (lt_bf16 *)dX, N, V, ignore, eps);
   else
     cross_entropy_bf16_bwd_kernel<<<grid, dim3(256), 0, (hipStream_t)stream>>>((const lt_bf16 *)X, (const int *)T, (const float *)LSEin, (const float *)dL, (lt_bf16 *)dX, N, V, ignore, eps);

@@ -10,7 +10,7 @@
  *   N=32768: BM=1 BN=4096 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=32768)
  *   N=16384: BM=1 BN=4096 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=16384)
  *   N=8192: BM=2 BN=2048 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=8192)
- *   N=4096: BM=1 BN=4096 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=4096)
+ *   N=4096: BM=4 BN=1024 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=4096)
  *   N=2048: BM=2 BN=2048 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=2048)
  *   N=1024: BM=32 BN=128 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=1024)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c bias_gelu_f16.cu
@@ -1068,87 +1068,84 @@ static int bias_gelu_f16_N8192(const void *X, const void *B, void *Y, int M, int
 __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
+  const int tx = tid % 128;
+  const int ty = tid / 128;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
   // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
-    const bool ok = bm < M;
-    const __half *base = X + (int64_t)bm * N;
+    const __half *base = X;
     uint4 raw[2];   /* every chunk's vector, issued before any is used */
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
     }
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
+        h.v[0] = raw[ri];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
   }
   // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[16];
-  float h_2[16];
+  float b[8];
   {
     const __half *base = B;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
+    const int gc = bn * 1024 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
       }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
   // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
-    const bool ok = bm < M;
-    __half *base = Y + (int64_t)bm * N;
+    __half *base = Y;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
         }
       }
     }
@@ -1159,87 +1156,83 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *
 __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
+  const int tx = tid % 128;
+  const int ty = tid / 128;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
   // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
-    const bool ok = bm < M;
-    const __half *base = X + (int64_t)bm * N;
+    const __half *base = X;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= N && off == 0) {
+      if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
   }
   // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[16];
-  float h_2[16];
+  float b[8];
   {
     const __half *base = B;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
+    const int gc = bn * 1024 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
       }
+    }
+  }
+  // bias_gelu.lua:24: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
   // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
-    const bool ok = bm < M;
-    __half *base = Y + (int64_t)bm * N;
+    __half *base = Y;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= N) {
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
         }
       }
     }
@@ -1253,8 +1246,8 @@ static int bias_gelu_f16_N4096(const void *X, const void *B, void *Y, int M, int
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
-  const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
+  const int64_t grid_x = ((int64_t)N + 1024 - 1) / 1024;
+  const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */

@@ -5,17 +5,17 @@
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=131072: BC=1024 RB=4 threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
- *   C=65536: BC=4096 RB=1 threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
- *   C=32768: BC=4096 RB=1 threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
- *   C=16384: BC=2048 RB=1 threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
- *   C=8192: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
- *   C=4096: BC=512 RB=1 threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
- *   C=2048: BC=512 RB=1 threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
- *   C=1024: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
- *   C=512: BC=512 RB=1 threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
- *   C=256: BC=256 RB=2 threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
- *   C=128: BC=128 RB=4 threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
+ *   C=131072: BC=1024 RB=4 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
+ *   C=65536: BC=4096 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
+ *   C=32768: BC=4096 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
+ *   C=16384: BC=2048 RB=1 keep_row=true threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
+ *   C=8192: BC=1024 RB=1 keep_row=true threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
+ *   C=4096: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
+ *   C=2048: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
+ *   C=512: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
+ *   C=256: BC=256 RB=2 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
+ *   C=128: BC=128 RB=4 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c layernorm_bf16.cu
  */
 #include <cuda_runtime.h>
@@ -106,6 +106,54 @@ LT_FN void lt_st16_split(void *p, uint4 v) {
   }
 }
 
+/* Loads and stores with an L2 eviction priority (k:load / k:store's cache
+** option): "stream" data is read or written once and goes first
+** (evict_first), "keep" data is read again by other programs and goes last
+** (evict_last).  A fractional policy of 1.0 covers the whole access; the
+** access's bytes move as 1, 2, 4, 8 or 16-byte words. */
+template <bool KEEP>
+LT_FN uint64_t lt_l2_policy() {
+  uint64_t p;
+  if (KEEP) asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  else asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+template <bool KEEP, class T>
+LT_FN T lt_ld_hint(const T *p) {
+  const uint64_t pol = lt_l2_policy<KEEP>();
+  union { T t; uint4 v4; uint2 v2; uint32_t u; unsigned short h; } x;
+  if constexpr (sizeof(T) == 16)
+    asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(x.v4.x), "=r"(x.v4.y), "=r"(x.v4.z), "=r"(x.v4.w) : "l"(p), "l"(pol));
+  else if constexpr (sizeof(T) == 8)
+    asm volatile("ld.global.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;" : "=r"(x.v2.x), "=r"(x.v2.y) : "l"(p), "l"(pol));
+  else if constexpr (sizeof(T) == 4)
+    asm volatile("ld.global.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(x.u) : "l"(p), "l"(pol));
+  else
+    asm volatile("ld.global.L2::cache_hint.u16 %0, [%1], %2;" : "=h"(x.h) : "l"(p), "l"(pol));
+  return x.t;
+}
+template <bool KEEP, class T>
+LT_FN void lt_st_hint(T *p, T v) {
+  const uint64_t pol = lt_l2_policy<KEEP>();
+  union { T t; uint4 v4; uint2 v2; uint32_t u; unsigned short h; } x;
+  x.t = v;
+  if constexpr (sizeof(T) == 16)
+    asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;"
+                 :: "l"(p), "r"(x.v4.x), "r"(x.v4.y), "r"(x.v4.z), "r"(x.v4.w), "l"(pol) : "memory");
+  else if constexpr (sizeof(T) == 8)
+    asm volatile("st.global.L2::cache_hint.v2.u32 [%0], {%1, %2}, %3;" :: "l"(p), "r"(x.v2.x), "r"(x.v2.y), "l"(pol)
+                 : "memory");
+  else if constexpr (sizeof(T) == 4)
+    asm volatile("st.global.L2::cache_hint.u32 [%0], %1, %2;" :: "l"(p), "r"(x.u), "l"(pol) : "memory");
+  else
+    asm volatile("st.global.L2::cache_hint.u16 [%0], %1, %2;" :: "l"(p), "h"(x.h), "l"(pol) : "memory");
+}
+#define lt_ld_stream(p) lt_ld_hint<false>(p)
+#define lt_ld_keep(p) lt_ld_hint<true>(p)
+#define lt_st_stream(p, v) lt_st_hint<false>(p, v)
+#define lt_st_keep(p, v) lt_st_hint<true>(p, v)
+
 /* One block (512 threads) of layernorm_bf16_C131072. */
 __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ W, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int R, int C, float eps)
 {
@@ -117,11 +165,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
   __shared__ float t14_red[4][4];
   __shared__ float t36_red[4][4];
   __shared__ float t43_red[4][4];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -140,7 +188,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -158,7 +206,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -176,7 +224,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -197,7 +245,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -205,7 +253,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -226,7 +274,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 4 + ty;
@@ -245,7 +293,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -264,21 +312,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -297,7 +345,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -305,24 +353,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         col_2[vi] = tx * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -343,13 +391,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -370,9 +418,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -391,7 +439,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -409,7 +457,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -427,7 +475,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 4 + ty;
@@ -460,11 +508,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
   __shared__ float t14_red[4][4];
   __shared__ float t36_red[4][4];
   __shared__ float t43_red[4][4];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -489,7 +537,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -507,7 +555,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -525,7 +573,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -546,7 +594,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -554,7 +602,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -575,7 +623,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 4 + ty;
@@ -595,7 +643,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -620,21 +668,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -659,7 +707,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -667,24 +715,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         col_2[vi] = tx * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -705,13 +753,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -732,9 +780,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -759,7 +807,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -777,7 +825,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -795,7 +843,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 4 + ty;
@@ -845,11 +893,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -868,7 +916,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -886,7 +934,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -904,7 +952,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -925,7 +973,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -933,7 +981,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -954,7 +1002,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -973,7 +1021,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -992,21 +1040,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1025,7 +1073,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1033,24 +1081,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1071,13 +1119,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1098,9 +1146,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1119,7 +1167,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -1137,7 +1185,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -1155,7 +1203,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1186,11 +1234,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1215,7 +1263,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -1233,7 +1281,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -1251,7 +1299,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1272,7 +1320,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1280,7 +1328,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1301,7 +1349,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1321,7 +1369,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1346,21 +1394,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1385,7 +1433,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1393,24 +1441,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1431,13 +1479,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1458,9 +1506,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1485,7 +1533,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -1503,7 +1551,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -1521,7 +1569,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1571,11 +1619,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1594,7 +1642,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -1612,7 +1660,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -1630,7 +1678,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1651,7 +1699,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1659,7 +1707,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1680,7 +1728,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1699,7 +1747,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1718,21 +1766,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1751,7 +1799,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1759,24 +1807,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1797,13 +1845,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1824,9 +1872,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1845,7 +1893,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -1863,7 +1911,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -1881,7 +1929,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1912,11 +1960,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1941,7 +1989,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -1959,7 +2007,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -1977,7 +2025,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1998,7 +2046,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2006,7 +2054,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2027,7 +2075,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2047,7 +2095,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2072,21 +2120,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2111,7 +2159,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2119,24 +2167,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2157,13 +2205,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2184,9 +2232,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2211,7 +2259,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -2229,7 +2277,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -2247,7 +2295,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2297,11 +2345,11 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2320,7 +2368,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -2338,7 +2386,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -2356,7 +2404,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2377,7 +2425,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2385,7 +2433,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2406,7 +2454,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2425,7 +2473,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2434,31 +2482,31 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
       const __nv_bfloat16 *ptr = base + gc;
       if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          s[vi] = ok && gc + vi < C ? __bfloat162float(lt_ld_keep(&ptr[vi])) : 0.0f;
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2467,17 +2515,17 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         const __nv_bfloat16 *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(lt_ld_keep(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2485,24 +2533,24 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2523,13 +2571,13 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2550,9 +2598,9 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2561,17 +2609,17 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         const __nv_bfloat16 *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(lt_ld_stream(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -2589,7 +2637,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -2607,7 +2655,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2617,11 +2665,11 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]));
           }
         }
       }
@@ -2638,11 +2686,11 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2667,7 +2715,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -2685,7 +2733,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -2703,7 +2751,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2724,7 +2772,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2732,7 +2780,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2753,7 +2801,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2773,7 +2821,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2783,36 +2831,36 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= C && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          s[vi] = ok && gc + vi < C ? __bfloat162float(lt_ld_keep(&ptr[vi])) : 0.0f;
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2822,22 +2870,22 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(lt_ld_keep(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2845,24 +2893,24 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2883,13 +2931,13 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2910,9 +2958,9 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2922,22 +2970,22 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(lt_ld_stream(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_stream(&((const uint4 *)(ptr - off / 2))[1]), off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(lt_ld_stream(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -2955,7 +3003,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -2973,7 +3021,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2983,12 +3031,12 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
           else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]));
           }
         }
       }
@@ -3023,11 +3071,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3046,7 +3094,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -3064,7 +3112,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -3082,7 +3130,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3103,7 +3151,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3111,7 +3159,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3132,7 +3180,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3151,7 +3199,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3160,31 +3208,31 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
       const __nv_bfloat16 *ptr = base + gc;
       if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          s[vi] = ok && gc + vi < C ? __bfloat162float(lt_ld_keep(&ptr[vi])) : 0.0f;
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3193,17 +3241,17 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         const __nv_bfloat16 *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(lt_ld_keep(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3211,24 +3259,24 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3249,13 +3297,13 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3276,9 +3324,9 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3287,17 +3335,17 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         const __nv_bfloat16 *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(lt_ld_stream(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -3315,7 +3363,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -3333,7 +3381,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3343,11 +3391,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]));
           }
         }
       }
@@ -3364,11 +3412,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3393,7 +3441,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -3411,7 +3459,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -3429,7 +3477,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3450,7 +3498,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3458,7 +3506,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3479,7 +3527,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3499,7 +3547,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3509,36 +3557,36 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= C && off == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          s[vi] = ok && gc + vi < C ? __bfloat162float(lt_ld_keep(&ptr[vi])) : 0.0f;
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3548,22 +3596,22 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(lt_ld_keep(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3571,24 +3619,24 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3609,13 +3657,13 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3636,9 +3684,9 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3648,22 +3696,22 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(lt_ld_stream(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_stream(&((const uint4 *)(ptr - off / 2))[1]), off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(lt_ld_stream(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -3681,7 +3729,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -3699,7 +3747,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3709,12 +3757,12 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
           else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2bfloat16_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]));
           }
         }
       }
@@ -3749,11 +3797,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3772,7 +3820,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -3790,7 +3838,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -3808,7 +3856,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3829,7 +3877,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3837,7 +3885,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3858,7 +3906,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3877,7 +3925,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3896,21 +3944,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3929,7 +3977,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3937,24 +3985,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3975,13 +4023,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4002,9 +4050,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4023,7 +4071,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -4041,7 +4089,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -4059,7 +4107,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4090,11 +4138,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4119,7 +4167,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -4137,7 +4185,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -4155,7 +4203,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4176,7 +4224,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4184,7 +4232,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4205,7 +4253,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4225,7 +4273,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4250,21 +4298,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4289,7 +4337,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4297,24 +4345,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4335,13 +4383,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4362,9 +4410,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4389,7 +4437,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -4407,7 +4455,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -4425,7 +4473,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4475,11 +4523,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4498,7 +4546,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -4516,7 +4564,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -4534,7 +4582,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4555,7 +4603,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4563,7 +4611,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4584,7 +4632,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4603,7 +4651,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4622,21 +4670,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4655,7 +4703,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4663,24 +4711,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4701,13 +4749,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4728,9 +4776,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4749,7 +4797,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -4767,7 +4815,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -4785,7 +4833,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4816,11 +4864,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4845,7 +4893,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -4863,7 +4911,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -4881,7 +4929,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4902,7 +4950,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4910,7 +4958,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4931,7 +4979,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4951,7 +4999,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4976,21 +5024,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5015,7 +5063,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5023,24 +5071,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5061,13 +5109,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5088,9 +5136,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5115,7 +5163,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -5133,7 +5181,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -5151,7 +5199,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5201,11 +5249,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5224,7 +5272,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -5242,7 +5290,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -5260,7 +5308,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5281,7 +5329,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5289,7 +5337,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5310,7 +5358,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5329,7 +5377,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5348,21 +5396,21 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5381,7 +5429,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5389,24 +5437,24 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5427,13 +5475,13 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5454,9 +5502,9 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5475,7 +5523,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -5493,7 +5541,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -5511,7 +5559,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5542,11 +5590,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5571,7 +5619,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -5589,7 +5637,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -5607,7 +5655,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5628,7 +5676,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5636,7 +5684,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5657,7 +5705,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5677,7 +5725,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5702,21 +5750,21 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5741,7 +5789,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5749,24 +5797,24 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5787,13 +5835,13 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5814,9 +5862,9 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5841,7 +5889,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -5859,7 +5907,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -5877,7 +5925,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5927,11 +5975,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5950,7 +5998,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -5968,7 +6016,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -5986,7 +6034,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6007,7 +6055,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6015,7 +6063,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6036,7 +6084,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -6055,7 +6103,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -6074,21 +6122,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -6107,7 +6155,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6115,24 +6163,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6153,13 +6201,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6180,9 +6228,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6201,7 +6249,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -6219,7 +6267,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -6237,7 +6285,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -6268,11 +6316,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -6297,7 +6345,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -6315,7 +6363,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -6333,7 +6381,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6354,7 +6402,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6362,7 +6410,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6383,7 +6431,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -6403,7 +6451,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -6428,21 +6476,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -6467,7 +6515,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6475,24 +6523,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6513,13 +6561,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6540,9 +6588,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6567,7 +6615,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -6585,7 +6633,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -6603,7 +6651,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -6651,11 +6699,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -6674,7 +6722,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -6692,7 +6740,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -6710,7 +6758,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6724,7 +6772,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6732,7 +6780,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6746,7 +6794,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 2 + ty;
@@ -6765,7 +6813,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -6784,21 +6832,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -6817,7 +6865,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6825,24 +6873,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         col_2[vi] = tx * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6856,13 +6904,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6876,9 +6924,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -6897,7 +6945,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -6915,7 +6963,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -6933,7 +6981,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 2 + ty;
@@ -6962,11 +7010,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -6991,7 +7039,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -7009,7 +7057,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -7027,7 +7075,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7041,7 +7089,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7049,7 +7097,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7063,7 +7111,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 2 + ty;
@@ -7083,7 +7131,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7108,21 +7156,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7147,7 +7195,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7155,24 +7203,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         col_2[vi] = tx * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7186,13 +7234,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7206,9 +7254,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7233,7 +7281,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -7251,7 +7299,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -7269,7 +7317,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 2 + ty;
@@ -7317,11 +7365,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7340,7 +7388,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -7358,7 +7406,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -7376,7 +7424,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7389,7 +7437,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7397,7 +7445,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7410,7 +7458,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 4 + ty;
@@ -7429,7 +7477,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7448,21 +7496,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7481,7 +7529,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7489,24 +7537,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         col_2[vi] = tx * 8 + vi + j * 128;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7519,13 +7567,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7538,9 +7586,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7559,7 +7607,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -7577,7 +7625,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -7595,7 +7643,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 4 + ty;
@@ -7624,11 +7672,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7653,7 +7701,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -7671,7 +7719,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -7689,7 +7737,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7702,7 +7750,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7710,7 +7758,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7723,7 +7771,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 4 + ty;
@@ -7743,7 +7791,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7768,21 +7816,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7807,7 +7855,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7815,24 +7863,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         col_2[vi] = tx * 8 + vi + j * 128;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7845,13 +7893,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7864,9 +7912,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7891,7 +7939,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -7909,7 +7957,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -7927,7 +7975,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 4 + ty;

@@ -5,17 +5,17 @@
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=131072: BC=1024 RB=4 threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
- *   C=65536: BC=4096 RB=1 threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
- *   C=32768: BC=4096 RB=1 threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
- *   C=16384: BC=2048 RB=1 threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
- *   C=8192: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
- *   C=4096: BC=512 RB=1 threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
- *   C=2048: BC=512 RB=1 threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
- *   C=1024: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
- *   C=512: BC=512 RB=1 threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
- *   C=256: BC=256 RB=2 threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
- *   C=128: BC=128 RB=4 threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
+ *   C=131072: BC=1024 RB=4 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
+ *   C=65536: BC=4096 RB=1 keep_row=false threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
+ *   C=32768: BC=4096 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
+ *   C=16384: BC=2048 RB=1 keep_row=true threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
+ *   C=8192: BC=1024 RB=1 keep_row=true threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
+ *   C=4096: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
+ *   C=2048: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
+ *   C=512: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
+ *   C=256: BC=256 RB=2 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
+ *   C=128: BC=128 RB=4 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c layernorm_f16.cu
  */
 #include <cuda_runtime.h>
@@ -106,6 +106,54 @@ LT_FN void lt_st16_split(void *p, uint4 v) {
   }
 }
 
+/* Loads and stores with an L2 eviction priority (k:load / k:store's cache
+** option): "stream" data is read or written once and goes first
+** (evict_first), "keep" data is read again by other programs and goes last
+** (evict_last).  A fractional policy of 1.0 covers the whole access; the
+** access's bytes move as 1, 2, 4, 8 or 16-byte words. */
+template <bool KEEP>
+LT_FN uint64_t lt_l2_policy() {
+  uint64_t p;
+  if (KEEP) asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  else asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+template <bool KEEP, class T>
+LT_FN T lt_ld_hint(const T *p) {
+  const uint64_t pol = lt_l2_policy<KEEP>();
+  union { T t; uint4 v4; uint2 v2; uint32_t u; unsigned short h; } x;
+  if constexpr (sizeof(T) == 16)
+    asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(x.v4.x), "=r"(x.v4.y), "=r"(x.v4.z), "=r"(x.v4.w) : "l"(p), "l"(pol));
+  else if constexpr (sizeof(T) == 8)
+    asm volatile("ld.global.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;" : "=r"(x.v2.x), "=r"(x.v2.y) : "l"(p), "l"(pol));
+  else if constexpr (sizeof(T) == 4)
+    asm volatile("ld.global.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(x.u) : "l"(p), "l"(pol));
+  else
+    asm volatile("ld.global.L2::cache_hint.u16 %0, [%1], %2;" : "=h"(x.h) : "l"(p), "l"(pol));
+  return x.t;
+}
+template <bool KEEP, class T>
+LT_FN void lt_st_hint(T *p, T v) {
+  const uint64_t pol = lt_l2_policy<KEEP>();
+  union { T t; uint4 v4; uint2 v2; uint32_t u; unsigned short h; } x;
+  x.t = v;
+  if constexpr (sizeof(T) == 16)
+    asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;"
+                 :: "l"(p), "r"(x.v4.x), "r"(x.v4.y), "r"(x.v4.z), "r"(x.v4.w), "l"(pol) : "memory");
+  else if constexpr (sizeof(T) == 8)
+    asm volatile("st.global.L2::cache_hint.v2.u32 [%0], {%1, %2}, %3;" :: "l"(p), "r"(x.v2.x), "r"(x.v2.y), "l"(pol)
+                 : "memory");
+  else if constexpr (sizeof(T) == 4)
+    asm volatile("st.global.L2::cache_hint.u32 [%0], %1, %2;" :: "l"(p), "r"(x.u), "l"(pol) : "memory");
+  else
+    asm volatile("st.global.L2::cache_hint.u16 [%0], %1, %2;" :: "l"(p), "h"(x.h), "l"(pol) : "memory");
+}
+#define lt_ld_stream(p) lt_ld_hint<false>(p)
+#define lt_ld_keep(p) lt_ld_hint<true>(p)
+#define lt_st_stream(p, v) lt_st_hint<false>(p, v)
+#define lt_st_keep(p, v) lt_st_hint<true>(p, v)
+
 /* One block (512 threads) of layernorm_f16_C131072. */
 __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const __half *__restrict__ B, __half *__restrict__ Y, int R, int C, float eps)
 {
@@ -117,11 +165,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
   __shared__ float t14_red[4][4];
   __shared__ float t36_red[4][4];
   __shared__ float t43_red[4][4];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -140,7 +188,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -158,7 +206,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -176,7 +224,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -197,7 +245,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -205,7 +253,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -226,7 +274,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -245,7 +293,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -264,21 +312,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -297,7 +345,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -305,24 +353,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         col_2[vi] = tx * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -343,13 +391,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -370,9 +418,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -391,7 +439,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -409,7 +457,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -427,7 +475,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -460,11 +508,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
   __shared__ float t14_red[4][4];
   __shared__ float t36_red[4][4];
   __shared__ float t43_red[4][4];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -489,7 +537,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -507,7 +555,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -525,7 +573,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -546,7 +594,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -554,7 +602,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -575,7 +623,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -595,7 +643,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -620,21 +668,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -659,7 +707,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -667,24 +715,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         col_2[vi] = tx * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -705,13 +753,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -732,9 +780,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -759,7 +807,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -777,7 +825,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -795,7 +843,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -845,11 +893,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -878,7 +926,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[16];
     {
       const __half *base = W;
@@ -906,7 +954,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[16];
     {
       const __half *base = B;
@@ -934,7 +982,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -958,7 +1006,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[16];
     float d[16];
     #pragma unroll
@@ -969,7 +1017,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         d[ci * 8 + vi] = col[ci * 8 + vi] < C ? x[ci * 8 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -993,7 +1041,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1015,7 +1063,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[16];
     {
       const bool ok = rb < R;
@@ -1044,7 +1092,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1053,7 +1101,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         s1[ci * 8 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1062,9 +1110,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         s2[ci * 8 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1093,7 +1141,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -1104,7 +1152,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
           d_2[ci * 8 + vi] = col_2[ci * 8 + vi] < C ? x_2[ci * 8 + vi] - s[ci * 8 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -1112,7 +1160,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
           s1[ci * 8 + vi] = s1[ci * 8 + vi] + d_2[ci * 8 + vi];
         }
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -1121,7 +1169,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1130,7 +1178,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         n[ci * 8 + vi] = (float)((C - ((ci * 256 + tid) * 8 + vi) - 1) / 4096 + 1);
       }
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1154,7 +1202,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1163,7 +1211,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         ssd[ci * 8 + vi] = s2[ci * 8 + vi] + (s[ci * 8 + vi] - mean_2[0]) * (2.0f * s1[ci * 8 + vi] + n[ci * 8 + vi] * (s[ci * 8 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1187,9 +1235,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1218,7 +1266,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const __half *base = W;
@@ -1246,7 +1294,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[16];
       {
         const __half *base = B;
@@ -1274,7 +1322,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1308,11 +1356,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -1340,7 +1388,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[16];
     {
       const __half *base = W;
@@ -1368,7 +1416,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[16];
     {
       const __half *base = B;
@@ -1396,7 +1444,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1420,7 +1468,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[16];
     float d[16];
     #pragma unroll
@@ -1431,7 +1479,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         d[ci * 8 + vi] = col[ci * 8 + vi] < C ? x[ci * 8 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1455,7 +1503,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1478,7 +1526,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[16];
     {
       const bool ok = rb < R;
@@ -1506,7 +1554,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1515,7 +1563,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         s1[ci * 8 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1524,9 +1572,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         s2[ci * 8 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1554,7 +1602,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -1565,7 +1613,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
           d_2[ci * 8 + vi] = col_2[ci * 8 + vi] < C ? x_2[ci * 8 + vi] - s[ci * 8 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -1573,7 +1621,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
           s1[ci * 8 + vi] = s1[ci * 8 + vi] + d_2[ci * 8 + vi];
         }
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -1582,7 +1630,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1591,7 +1639,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         n[ci * 8 + vi] = (float)((C - ((ci * 256 + tid) * 8 + vi) - 1) / 4096 + 1);
       }
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1615,7 +1663,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1624,7 +1672,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         ssd[ci * 8 + vi] = s2[ci * 8 + vi] + (s[ci * 8 + vi] - mean_2[0]) * (2.0f * s1[ci * 8 + vi] + n[ci * 8 + vi] * (s[ci * 8 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1648,9 +1696,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1678,7 +1726,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const __half *base = W;
@@ -1706,7 +1754,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[16];
       {
         const __half *base = B;
@@ -1734,7 +1782,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1787,11 +1835,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1810,7 +1858,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -1828,7 +1876,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -1846,7 +1894,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1867,7 +1915,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1875,7 +1923,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1896,7 +1944,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1915,7 +1963,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1934,21 +1982,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1967,7 +2015,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1975,24 +2023,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2013,13 +2061,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2040,9 +2088,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2061,7 +2109,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2079,7 +2127,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -2097,7 +2145,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2128,11 +2176,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2157,7 +2205,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -2175,7 +2223,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -2193,7 +2241,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2214,7 +2262,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2222,7 +2270,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2243,7 +2291,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2263,7 +2311,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2288,21 +2336,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2327,7 +2375,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2335,24 +2383,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2373,13 +2421,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2400,9 +2448,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2427,7 +2475,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2445,7 +2493,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -2463,7 +2511,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2513,11 +2561,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2536,7 +2584,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -2554,7 +2602,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -2572,7 +2620,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2593,7 +2641,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2601,7 +2649,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2622,7 +2670,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2641,7 +2689,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2650,31 +2698,31 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       const __half *ptr = base + gc;
       if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          s[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2683,17 +2731,17 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_2[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2701,24 +2749,24 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2739,13 +2787,13 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2766,9 +2814,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2777,17 +2825,17 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_3[vi] = ok && gc + vi < C ? __half2float(lt_ld_stream(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2805,7 +2853,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -2823,7 +2871,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2833,11 +2881,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]));
           }
         }
       }
@@ -2854,11 +2902,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2883,7 +2931,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -2901,7 +2949,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -2919,7 +2967,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2940,7 +2988,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2948,7 +2996,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2969,7 +3017,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2989,7 +3037,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2999,36 +3047,36 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= C && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          s[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3038,22 +3086,22 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_2[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3061,24 +3109,24 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3099,13 +3147,13 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3126,9 +3174,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3138,22 +3186,22 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(lt_ld_stream(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_stream(&((const uint4 *)(ptr - off / 2))[1]), off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_3[vi] = ok && gc + vi < C ? __half2float(lt_ld_stream(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3171,7 +3219,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -3189,7 +3237,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3199,12 +3247,12 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
           else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]));
           }
         }
       }
@@ -3239,11 +3287,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3262,7 +3310,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -3280,7 +3328,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -3298,7 +3346,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3319,7 +3367,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3327,7 +3375,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3348,7 +3396,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3367,7 +3415,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3376,31 +3424,31 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       const __half *ptr = base + gc;
       if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          s[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3409,17 +3457,17 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_2[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3427,24 +3475,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3465,13 +3513,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3492,9 +3540,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3503,17 +3551,17 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_3[vi] = ok && gc + vi < C ? __half2float(lt_ld_stream(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3531,7 +3579,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -3549,7 +3597,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3559,11 +3607,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]));
           }
         }
       }
@@ -3580,11 +3628,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3609,7 +3657,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -3627,7 +3675,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -3645,7 +3693,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3666,7 +3714,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3674,7 +3722,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3695,7 +3743,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3715,7 +3763,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3725,36 +3773,36 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (ok && gc + 8 <= C && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          s[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3764,22 +3812,22 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_2[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3787,24 +3835,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3825,13 +3873,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3852,9 +3900,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3864,22 +3912,22 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(lt_ld_stream(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_stream(&((const uint4 *)(ptr - off / 2))[1]), off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_3[vi] = ok && gc + vi < C ? __half2float(lt_ld_stream(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3897,7 +3945,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -3915,7 +3963,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3925,12 +3973,12 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
           else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]));
           }
         }
       }
@@ -3965,11 +4013,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3988,7 +4036,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -4006,7 +4054,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -4024,7 +4072,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4045,7 +4093,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4053,7 +4101,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4074,7 +4122,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4093,7 +4141,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4112,21 +4160,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4145,7 +4193,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4153,24 +4201,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4191,13 +4239,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4218,9 +4266,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4239,7 +4287,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -4257,7 +4305,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -4275,7 +4323,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4306,11 +4354,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4335,7 +4383,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -4353,7 +4401,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -4371,7 +4419,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4392,7 +4440,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4400,7 +4448,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4421,7 +4469,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4441,7 +4489,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4466,21 +4514,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4505,7 +4553,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4513,24 +4561,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4551,13 +4599,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4578,9 +4626,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4605,7 +4653,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -4623,7 +4671,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -4641,7 +4689,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4691,11 +4739,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4714,7 +4762,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -4732,7 +4780,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -4750,7 +4798,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4771,7 +4819,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4779,7 +4827,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4800,7 +4848,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4819,7 +4867,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4838,21 +4886,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4871,7 +4919,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4879,24 +4927,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4917,13 +4965,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4944,9 +4992,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4965,7 +5013,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -4983,7 +5031,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -5001,7 +5049,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -5032,11 +5080,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5061,7 +5109,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -5079,7 +5127,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -5097,7 +5145,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5118,7 +5166,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5126,7 +5174,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5147,7 +5195,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -5167,7 +5215,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5192,21 +5240,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5231,7 +5279,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5239,24 +5287,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5277,13 +5325,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5304,9 +5352,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5331,7 +5379,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -5349,7 +5397,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -5367,7 +5415,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -5417,11 +5465,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5440,7 +5488,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -5458,7 +5506,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -5476,7 +5524,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5497,7 +5545,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5505,7 +5553,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5526,7 +5574,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -5545,7 +5593,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5564,21 +5612,21 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5597,7 +5645,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5605,24 +5653,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5643,13 +5691,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5670,9 +5718,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5691,7 +5739,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -5709,7 +5757,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -5727,7 +5775,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -5758,11 +5806,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5787,7 +5835,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -5805,7 +5853,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -5823,7 +5871,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5844,7 +5892,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5852,7 +5900,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5873,7 +5921,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -5893,7 +5941,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5918,21 +5966,21 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5957,7 +6005,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5965,24 +6013,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6003,13 +6051,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6030,9 +6078,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6057,7 +6105,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -6075,7 +6123,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -6093,7 +6141,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -6143,11 +6191,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -6166,7 +6214,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -6184,7 +6232,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -6202,7 +6250,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6223,7 +6271,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6231,7 +6279,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6252,7 +6300,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -6271,7 +6319,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -6290,21 +6338,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -6323,7 +6371,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6331,24 +6379,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6369,13 +6417,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6396,9 +6444,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6417,7 +6465,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -6435,7 +6483,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -6453,7 +6501,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -6484,11 +6532,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -6513,7 +6561,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -6531,7 +6579,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -6549,7 +6597,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6570,7 +6618,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6578,7 +6626,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6599,7 +6647,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -6619,7 +6667,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -6644,21 +6692,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -6683,7 +6731,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6691,24 +6739,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6729,13 +6777,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6756,9 +6804,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6783,7 +6831,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -6801,7 +6849,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -6819,7 +6867,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -6867,11 +6915,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -6890,7 +6938,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -6908,7 +6956,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -6926,7 +6974,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6940,7 +6988,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6948,7 +6996,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6962,7 +7010,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 2 + ty;
@@ -6981,7 +7029,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -7000,21 +7048,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -7033,7 +7081,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7041,24 +7089,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         col_2[vi] = tx * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7072,13 +7120,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7092,9 +7140,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -7113,7 +7161,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -7131,7 +7179,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -7149,7 +7197,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 2 + ty;
@@ -7178,11 +7226,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -7207,7 +7255,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -7225,7 +7273,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -7243,7 +7291,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7257,7 +7305,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7265,7 +7313,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7279,7 +7327,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 2 + ty;
@@ -7299,7 +7347,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -7324,21 +7372,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -7363,7 +7411,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7371,24 +7419,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         col_2[vi] = tx * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7402,13 +7450,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7422,9 +7470,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -7449,7 +7497,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -7467,7 +7515,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -7485,7 +7533,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 2 + ty;
@@ -7533,11 +7581,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -7556,7 +7604,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -7574,7 +7622,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -7592,7 +7640,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7605,7 +7653,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7613,7 +7661,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7626,7 +7674,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -7645,7 +7693,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -7664,21 +7712,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -7697,7 +7745,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7705,24 +7753,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         col_2[vi] = tx * 8 + vi + j * 128;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7735,13 +7783,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7754,9 +7802,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -7775,7 +7823,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -7793,7 +7841,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -7811,7 +7859,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -7840,11 +7888,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:40: k:when(nchunks:eq(1), function()
+  // layernorm.lua:46: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:41: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -7869,7 +7917,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -7887,7 +7935,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:45: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -7905,7 +7953,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:46: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7918,7 +7966,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:47: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7926,7 +7974,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7939,7 +7987,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -7959,7 +8007,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
       }
     }
   } else {
-    // layernorm.lua:59: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -7984,21 +8032,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:60: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:61: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:62: k:serial(1, nchunks, function(j)
+    // layernorm.lua:68: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:63: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -8023,7 +8071,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:64: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -8031,24 +8079,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         col_2[vi] = tx * 8 + vi + j * 128;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:66: k:assign(s1, s1 + d)
+      // layernorm.lua:72: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:67: k:assign(s2, s2 + d * d)
+      // layernorm.lua:73: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:70: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
     }
-    // layernorm.lua:71: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -8061,13 +8109,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:72: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:73: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -8080,9 +8128,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:74: k:serial(0, nchunks, function(j)
+    // layernorm.lua:80: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:75: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -8107,7 +8155,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:76: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -8125,7 +8173,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:77: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -8143,7 +8191,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:78: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b)
+      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;

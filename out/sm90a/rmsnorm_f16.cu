@@ -5,17 +5,18 @@
  * RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=131072: BC=2048 RB=2 threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=131072)
- *   C=65536: BC=8192 RB=1 threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=65536)
- *   C=32768: BC=8192 RB=1 threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=32768)
- *   C=16384: BC=4096 RB=1 threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=16384)
- *   C=8192: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=8192)
- *   C=4096: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=4096)
- *   C=2048: BC=512 RB=1 threads=64 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=2048)
- *   C=1024: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=1024)
- *   C=512: BC=512 RB=2 threads=64 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=512)
- *   C=256: BC=256 RB=4 threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=256)
- *   C=128: BC=128 RB=8 threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=128)
+ *   C=131072: BC=2048 RB=2 keep_row=false threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=131072)
+ *   C=65536: BC=8192 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=65536)
+ *   C=32768: BC=8192 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=32768)
+ *   C=16384: BC=4096 RB=1 keep_row=false threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=16384)
+ *   C=8192: BC=2048 RB=1 keep_row=true threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=8192)
+ *   C=6144: BC=1024 RB=1 keep_row=true threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=6144)
+ *   C=4096: BC=1024 RB=1 keep_row=true threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=4096)
+ *   C=2048: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=1024)
+ *   C=512: BC=512 RB=2 keep_row=false threads=64 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=512)
+ *   C=256: BC=256 RB=4 keep_row=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=256)
+ *   C=128: BC=128 RB=8 keep_row=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=128)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c rmsnorm_f16.cu
  */
 #include <cuda_runtime.h>
@@ -106,6 +107,54 @@ LT_FN void lt_st16_split(void *p, uint4 v) {
   }
 }
 
+/* Loads and stores with an L2 eviction priority (k:load / k:store's cache
+** option): "stream" data is read or written once and goes first
+** (evict_first), "keep" data is read again by other programs and goes last
+** (evict_last).  A fractional policy of 1.0 covers the whole access; the
+** access's bytes move as 1, 2, 4, 8 or 16-byte words. */
+template <bool KEEP>
+LT_FN uint64_t lt_l2_policy() {
+  uint64_t p;
+  if (KEEP) asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  else asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+template <bool KEEP, class T>
+LT_FN T lt_ld_hint(const T *p) {
+  const uint64_t pol = lt_l2_policy<KEEP>();
+  union { T t; uint4 v4; uint2 v2; uint32_t u; unsigned short h; } x;
+  if constexpr (sizeof(T) == 16)
+    asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(x.v4.x), "=r"(x.v4.y), "=r"(x.v4.z), "=r"(x.v4.w) : "l"(p), "l"(pol));
+  else if constexpr (sizeof(T) == 8)
+    asm volatile("ld.global.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;" : "=r"(x.v2.x), "=r"(x.v2.y) : "l"(p), "l"(pol));
+  else if constexpr (sizeof(T) == 4)
+    asm volatile("ld.global.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(x.u) : "l"(p), "l"(pol));
+  else
+    asm volatile("ld.global.L2::cache_hint.u16 %0, [%1], %2;" : "=h"(x.h) : "l"(p), "l"(pol));
+  return x.t;
+}
+template <bool KEEP, class T>
+LT_FN void lt_st_hint(T *p, T v) {
+  const uint64_t pol = lt_l2_policy<KEEP>();
+  union { T t; uint4 v4; uint2 v2; uint32_t u; unsigned short h; } x;
+  x.t = v;
+  if constexpr (sizeof(T) == 16)
+    asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;"
+                 :: "l"(p), "r"(x.v4.x), "r"(x.v4.y), "r"(x.v4.z), "r"(x.v4.w), "l"(pol) : "memory");
+  else if constexpr (sizeof(T) == 8)
+    asm volatile("st.global.L2::cache_hint.v2.u32 [%0], {%1, %2}, %3;" :: "l"(p), "r"(x.v2.x), "r"(x.v2.y), "l"(pol)
+                 : "memory");
+  else if constexpr (sizeof(T) == 4)
+    asm volatile("st.global.L2::cache_hint.u32 [%0], %1, %2;" :: "l"(p), "r"(x.u), "l"(pol) : "memory");
+  else
+    asm volatile("st.global.L2::cache_hint.u16 [%0], %1, %2;" :: "l"(p), "h"(x.h), "l"(pol) : "memory");
+}
+#define lt_ld_stream(p) lt_ld_hint<false>(p)
+#define lt_ld_keep(p) lt_ld_hint<true>(p)
+#define lt_st_stream(p, v) lt_st_hint<false>(p, v)
+#define lt_st_keep(p, v) lt_st_hint<true>(p, v)
+
 /* One block (256 threads) of rmsnorm_f16_C131072. */
 __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
@@ -113,11 +162,11 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
   const int rb = blockIdx.x;
   __shared__ float t10_red[2][8];
   __shared__ float t18_red[2][8];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const __half *base = X;
@@ -147,7 +196,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -165,7 +214,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -201,7 +250,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
     for (int ri = 0; ri < 2; ++ri) {
       rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       __half *base = Y;
       #pragma unroll
@@ -223,7 +272,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -232,9 +281,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
         ss[ri * 8 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const __half *base = X;
@@ -269,7 +318,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -305,9 +354,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
     for (int ri = 0; ri < 2; ++ri) {
       rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const __half *base = X;
@@ -337,7 +386,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -355,7 +404,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_kernel(const __half *
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         __half *base = Y;
         #pragma unroll
@@ -387,11 +436,11 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
   const int rb = blockIdx.x;
   __shared__ float t10_red[2][8];
   __shared__ float t18_red[2][8];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const __half *base = X;
@@ -419,7 +468,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -437,7 +486,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -473,7 +522,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
     for (int ri = 0; ri < 2; ++ri) {
       rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       __half *base = Y;
       #pragma unroll
@@ -496,7 +545,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -505,9 +554,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
         ss[ri * 8 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const __half *base = X;
@@ -540,7 +589,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -576,9 +625,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
     for (int ri = 0; ri < 2; ++ri) {
       rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const __half *base = X;
@@ -606,7 +655,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -624,7 +673,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C131072_split_kernel(const __
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         __half *base = Y;
         #pragma unroll
@@ -675,11 +724,11 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][16];
   __shared__ float t18_red[1][16];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -708,7 +757,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const __half *base = W;
@@ -736,7 +785,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -760,7 +809,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -782,7 +831,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -791,9 +840,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
         ss[ci * 8 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -827,7 +876,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -851,9 +900,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
     for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -882,7 +931,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const __half *base = W;
@@ -910,7 +959,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -942,11 +991,11 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][16];
   __shared__ float t18_red[1][16];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -974,7 +1023,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const __half *base = W;
@@ -1002,7 +1051,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1026,7 +1075,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1049,7 +1098,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1058,9 +1107,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
         ss[ci * 8 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1093,7 +1142,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -1117,9 +1166,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
     for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1147,7 +1196,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const __half *base = W;
@@ -1175,7 +1224,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1226,11 +1275,11 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][16];
   __shared__ float t18_red[1][16];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -1259,7 +1308,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const __half *base = W;
@@ -1287,7 +1336,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1311,7 +1360,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1333,7 +1382,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1342,9 +1391,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
         ss[ci * 8 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1378,7 +1427,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -1402,9 +1451,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
     for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1433,7 +1482,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const __half *base = W;
@@ -1461,7 +1510,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *_
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1493,11 +1542,11 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_split_kernel(const __h
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][16];
   __shared__ float t18_red[1][16];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -1525,7 +1574,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_split_kernel(const __h
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const __half *base = W;
@@ -1553,7 +1602,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_split_kernel(const __h
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1577,7 +1626,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_split_kernel(const __h
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1600,7 +1649,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_split_kernel(const __h
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1609,9 +1658,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_split_kernel(const __h
         ss[ci * 8 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1644,7 +1693,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_split_kernel(const __h
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -1668,9 +1717,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_split_kernel(const __h
     for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1698,7 +1747,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_split_kernel(const __h
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const __half *base = W;
@@ -1726,7 +1775,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C32768_split_kernel(const __h
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1770,60 +1819,83 @@ static int rmsnorm_f16_C32768(const void *X, const void *W, void *Y, int R, int 
   return (int)cudaGetLastError();
 }
 
-/* One block (512 threads) of rmsnorm_f16_C16384. */
-__global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+/* One block (256 threads) of rmsnorm_f16_C16384. */
+__global__ void __launch_bounds__(256) rmsnorm_f16_C16384_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][16];
-  __shared__ float t18_red[1][16];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  __shared__ float t10_red[1][8];
+  __shared__ float t18_red[1][8];
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
-    float w[8];
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[16];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t10[0] = t10[0] + x[vi] * x[vi];
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + x[ci * 8 + vi] * x[ci * 8 + vi];
+      }
     }
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
@@ -1836,66 +1908,85 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
     __syncthreads();
     t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
-      const int gc = tid * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
+          }
         }
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ss[8];
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[16];
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      ss[vi] = 0.0f;
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        ss[ci * 8 + vi] = 0.0f;
+      }
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_2[8];
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      float x_2[16];
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
         }
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+          }
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t18[0] = t18[0] + ss[vi];
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t18[0] = t18[0] + ss[ci * 8 + vi];
+      }
     }
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
@@ -1908,63 +1999,86 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
     __syncthreads();
     t18[0] = t18_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_3[8];
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      float x_3[16];
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[8];
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[16];
       {
         const __half *base = W;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
-        const int gc = j_2 * 4096 + tid * 8;
-        __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
+            }
           }
         }
       }
@@ -1972,66 +2086,82 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *_
   }
 }
 
-/* One block (512 threads) of rmsnorm_f16_C16384, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
-__global__ void __launch_bounds__(512) rmsnorm_f16_C16384_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+/* One block (256 threads) of rmsnorm_f16_C16384, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) rmsnorm_f16_C16384_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][16];
-  __shared__ float t18_red[1][16];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  __shared__ float t10_red[1][8];
+  __shared__ float t18_red[1][8];
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= C && off == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
-    float w[8];
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[16];
     {
       const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t10[0] = t10[0] + x[vi] * x[vi];
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + x[ci * 8 + vi] * x[ci * 8 + vi];
+      }
     }
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
@@ -2044,73 +2174,85 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_split_kernel(const __h
     __syncthreads();
     t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
-      const int gc = tid * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= C) {
-        union { uint4 v[1]; __half e[8]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
+          }
         }
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ss[8];
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[16];
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      ss[vi] = 0.0f;
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        ss[ci * 8 + vi] = 0.0f;
+      }
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_2[8];
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      float x_2[16];
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t18[0] = t18[0] + ss[vi];
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t18[0] = t18[0] + ss[ci * 8 + vi];
+      }
     }
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
@@ -2123,70 +2265,86 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C16384_split_kernel(const __h
     __syncthreads();
     t18[0] = t18_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
-      float x_3[8];
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      float x_3[16];
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[8];
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[16];
       {
         const __half *base = W;
-        const int gc = j_2 * 4096 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
-        const int gc = j_2 * 4096 + tid * 8;
-        __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
+            }
           }
         }
       }
@@ -2206,24 +2364,24 @@ static int rmsnorm_f16_C16384(const void *X, const void *W, void *Y, int R, int 
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    rmsnorm_f16_C16384_split_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+    rmsnorm_f16_C16384_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
   else
-    rmsnorm_f16_C16384_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+    rmsnorm_f16_C16384_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 
-/* One block (128 threads) of rmsnorm_f16_C8192. */
-__global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+/* One block (256 threads) of rmsnorm_f16_C8192. */
+__global__ void __launch_bounds__(256) rmsnorm_f16_C8192_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][4];
-  __shared__ float t18_red[1][4];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 1024 - 1) / 1024;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  __shared__ float t10_red[1][8];
+  __shared__ float t18_red[1][8];
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 2048 - 1) / 2048;
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2242,7 +2400,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -2260,7 +2418,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2278,10 +2436,10 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
     __syncthreads();
     t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2300,30 +2458,30 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
+        const int gc = j * 2048 + tid * 8;
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_2[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
           }
         }
         #pragma unroll
@@ -2332,7 +2490,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -2350,35 +2508,35 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
     __syncthreads();
     t18[0] = t18_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
+        const int gc = j_2 * 2048 + tid * 8;
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_3[vi] = ok && gc + vi < C ? __half2float(lt_ld_stream(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 1024 + tid * 8;
+        const int gc = j_2 * 2048 + tid * 8;
         const __half *ptr = base + gc;
         if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
@@ -2392,21 +2550,21 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
+        const int gc = j_2 * 2048 + tid * 8;
         __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]));
           }
         }
       }
@@ -2414,18 +2572,18 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_kernel(const __half *__
   }
 }
 
-/* One block (128 threads) of rmsnorm_f16_C8192, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
-__global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+/* One block (256 threads) of rmsnorm_f16_C8192, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) rmsnorm_f16_C8192_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][4];
-  __shared__ float t18_red[1][4];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 1024 - 1) / 1024;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  __shared__ float t10_red[1][8];
+  __shared__ float t18_red[1][8];
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 2048 - 1) / 2048;
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2450,7 +2608,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -2468,7 +2626,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2486,10 +2644,10 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
     __syncthreads();
     t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2509,36 +2667,36 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
+        const int gc = j * 2048 + tid * 8;
         const __half *ptr = base + gc;
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_2[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
           }
         }
         #pragma unroll
@@ -2547,7 +2705,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -2565,41 +2723,41 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
     __syncthreads();
     t18[0] = t18_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
+        const int gc = j_2 * 2048 + tid * 8;
         const __half *ptr = base + gc;
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(lt_ld_stream(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_stream(&((const uint4 *)(ptr - off / 2))[1]), off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_3[vi] = ok && gc + vi < C ? __half2float(lt_ld_stream(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
-        const int gc = j_2 * 1024 + tid * 8;
+        const int gc = j_2 * 2048 + tid * 8;
         const __half *ptr = base + gc;
         if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
@@ -2613,22 +2771,22 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C8192_split_kernel(const __ha
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
+        const int gc = j_2 * 2048 + tid * 8;
         __half *ptr = base + gc;
         if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
           else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]));
           }
         }
       }
@@ -2648,24 +2806,24 @@ static int rmsnorm_f16_C8192(const void *X, const void *W, void *Y, int R, int C
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    rmsnorm_f16_C8192_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+    rmsnorm_f16_C8192_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
   else
-    rmsnorm_f16_C8192_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+    rmsnorm_f16_C8192_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 
-/* One block (128 threads) of rmsnorm_f16_C4096. */
-__global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+/* One block (128 threads) of rmsnorm_f16_C6144. */
+__global__ void __launch_bounds__(128) rmsnorm_f16_C6144_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][4];
   __shared__ float t18_red[1][4];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2684,7 +2842,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -2702,7 +2860,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2723,7 +2881,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2742,15 +2900,15 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2759,13 +2917,13 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_2[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
           }
         }
         #pragma unroll
@@ -2774,7 +2932,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -2795,9 +2953,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
     for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2806,17 +2964,17 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_3[vi] = ok && gc + vi < C ? __half2float(lt_ld_stream(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2834,7 +2992,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2844,11 +3002,11 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
+          lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]));
           }
         }
       }
@@ -2856,18 +3014,18 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__
   }
 }
 
-/* One block (128 threads) of rmsnorm_f16_C4096, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
-__global__ void __launch_bounds__(128) rmsnorm_f16_C4096_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+/* One block (128 threads) of rmsnorm_f16_C6144, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) rmsnorm_f16_C6144_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][4];
   __shared__ float t18_red[1][4];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2892,7 +3050,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_split_kernel(const __ha
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -2910,7 +3068,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_split_kernel(const __ha
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2931,7 +3089,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_split_kernel(const __ha
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2951,15 +3109,15 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_split_kernel(const __ha
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2969,18 +3127,18 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_split_kernel(const __ha
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_2[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
           }
         }
         #pragma unroll
@@ -2989,7 +3147,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_split_kernel(const __ha
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -3010,9 +3168,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_split_kernel(const __ha
     for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3022,22 +3180,22 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_split_kernel(const __ha
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          h.v[0] = lt_bytes16(lt_ld_stream(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_stream(&((const uint4 *)(ptr - off / 2))[1]), off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            x_3[vi] = ok && gc + vi < C ? __half2float(lt_ld_stream(&ptr[vi])) : 0.0f;
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3055,7 +3213,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_split_kernel(const __ha
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3065,12 +3223,454 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C4096_split_kernel(const __ha
           union { uint4 v[1]; __half e[8]; } h;
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          if ((uintptr_t)ptr % 16 == 0) lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
           else lt_st16_split(ptr, h.v[0]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]));
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs rmsnorm_f16_C6144 over its grid on `stream` (the config tuned for C=6144). */
+static int rmsnorm_f16_C6144(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    rmsnorm_f16_C6144_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+  else
+    rmsnorm_f16_C6144_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of rmsnorm_f16_C4096. */
+__global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][4];
+  __shared__ float t18_red[1][4];
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[8];
+    {
+      const __half *base = W;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
+    }
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        }
+      }
+    }
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    if (tid % 32 == 0) {
+      t18_red[0][tid / 32] = t18[0];
+    }
+    __syncthreads();
+    t18[0] = t18_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      float x_3[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(lt_ld_stream(&ptr[vi])) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __half *base = W;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]));
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (128 threads) of rmsnorm_f16_C4096, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) rmsnorm_f16_C4096_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][4];
+  __shared__ float t18_red[1][4];
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[8];
+    {
+      const __half *base = W;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
+    }
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        }
+      }
+    }
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    if (tid % 32 == 0) {
+      t18_red[0][tid / 32] = t18[0];
+    }
+    __syncthreads();
+    t18[0] = t18_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      float x_3[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(lt_ld_stream(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_stream(&((const uint4 *)(ptr - off / 2))[1]), off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(lt_ld_stream(&ptr[vi])) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __half *base = W;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          if ((uintptr_t)ptr % 16 == 0) lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]));
           }
         }
       }
@@ -3103,11 +3703,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][2];
   __shared__ float t18_red[1][2];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3126,7 +3726,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -3144,7 +3744,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3165,7 +3765,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3184,15 +3784,15 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3216,7 +3816,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -3237,9 +3837,9 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
     for (int wi = 1; wi < 2; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3258,7 +3858,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3276,7 +3876,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3305,11 +3905,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_split_kernel(const __hal
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][2];
   __shared__ float t18_red[1][2];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3334,7 +3934,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_split_kernel(const __hal
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -3352,7 +3952,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_split_kernel(const __hal
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3373,7 +3973,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_split_kernel(const __hal
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3393,15 +3993,15 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_split_kernel(const __hal
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3431,7 +4031,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_split_kernel(const __hal
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -3452,9 +4052,9 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_split_kernel(const __hal
     for (int wi = 1; wi < 2; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3479,7 +4079,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_split_kernel(const __hal
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3497,7 +4097,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_split_kernel(const __hal
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3545,11 +4145,11 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][4];
   __shared__ float t18_red[1][4];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3568,7 +4168,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -3586,7 +4186,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3607,7 +4207,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3626,15 +4226,15 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3658,7 +4258,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -3679,9 +4279,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
     for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3700,7 +4300,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3718,7 +4318,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3747,11 +4347,11 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_split_kernel(const __ha
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][4];
   __shared__ float t18_red[1][4];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3776,7 +4376,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_split_kernel(const __ha
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -3794,7 +4394,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_split_kernel(const __ha
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3815,7 +4415,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_split_kernel(const __ha
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3835,15 +4435,15 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_split_kernel(const __ha
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3873,7 +4473,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_split_kernel(const __ha
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -3894,9 +4494,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_split_kernel(const __ha
     for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3921,7 +4521,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_split_kernel(const __ha
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3939,7 +4539,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_split_kernel(const __ha
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3987,11 +4587,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
   const int rb = blockIdx.x;
   __shared__ float t10_red[2][2];
   __shared__ float t18_red[2][2];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const __half *base = X;
@@ -4021,7 +4621,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -4039,7 +4639,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -4075,7 +4675,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
     for (int ri = 0; ri < 2; ++ri) {
       rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       __half *base = Y;
       #pragma unroll
@@ -4097,7 +4697,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -4106,9 +4706,9 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
         ss[ri * 8 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const __half *base = X;
@@ -4143,7 +4743,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -4179,9 +4779,9 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
     for (int ri = 0; ri < 2; ++ri) {
       rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const __half *base = X;
@@ -4211,7 +4811,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -4229,7 +4829,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_kernel(const __half *__re
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         __half *base = Y;
         #pragma unroll
@@ -4261,11 +4861,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
   const int rb = blockIdx.x;
   __shared__ float t10_red[2][2];
   __shared__ float t18_red[2][2];
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const __half *base = X;
@@ -4293,7 +4893,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -4311,7 +4911,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -4347,7 +4947,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
     for (int ri = 0; ri < 2; ++ri) {
       rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       __half *base = Y;
       #pragma unroll
@@ -4370,7 +4970,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -4379,9 +4979,9 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
         ss[ri * 8 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const __half *base = X;
@@ -4414,7 +5014,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -4450,9 +5050,9 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
     for (int ri = 0; ri < 2; ++ri) {
       rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const __half *base = X;
@@ -4480,7 +5080,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -4498,7 +5098,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C512_split_kernel(const __half
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         __half *base = Y;
         #pragma unroll
@@ -4549,11 +5149,11 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -4572,7 +5172,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -4590,7 +5190,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4604,7 +5204,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -4623,15 +5223,15 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -4655,7 +5255,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -4669,9 +5269,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -4690,7 +5290,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -4708,7 +5308,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_kernel(const __half *__r
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -4737,11 +5337,11 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_split_kernel(const __hal
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -4766,7 +5366,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_split_kernel(const __hal
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -4784,7 +5384,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_split_kernel(const __hal
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4798,7 +5398,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_split_kernel(const __hal
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -4818,15 +5418,15 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_split_kernel(const __hal
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -4856,7 +5456,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_split_kernel(const __hal
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -4870,9 +5470,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_split_kernel(const __hal
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -4897,7 +5497,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_split_kernel(const __hal
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -4915,7 +5515,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C256_split_kernel(const __hal
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -4963,11 +5563,11 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -4986,7 +5586,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -5004,7 +5604,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5017,7 +5617,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       __half *base = Y;
       const int gr = rb * 8 + ty;
@@ -5036,15 +5636,15 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -5068,7 +5668,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -5081,9 +5681,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -5102,7 +5702,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -5120,7 +5720,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_kernel(const __half *__r
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         __half *base = Y;
         const int gr = rb * 8 + ty;
@@ -5149,11 +5749,11 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_split_kernel(const __hal
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // rmsnorm.lua:35: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // rmsnorm.lua:36: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:37: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -5178,7 +5778,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_split_kernel(const __hal
         }
       }
     }
-    // rmsnorm.lua:38: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __half *base = W;
@@ -5196,7 +5796,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_split_kernel(const __hal
         }
       }
     }
-    // rmsnorm.lua:39: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5209,7 +5809,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_split_kernel(const __hal
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:40: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       __half *base = Y;
       const int gr = rb * 8 + ty;
@@ -5229,15 +5829,15 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_split_kernel(const __hal
       }
     }
   } else {
-    // rmsnorm.lua:44: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:45: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -5267,7 +5867,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_split_kernel(const __hal
         }
       }
     }
-    // rmsnorm.lua:49: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -5280,9 +5880,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_split_kernel(const __hal
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:50: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:51: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC })):cast("f32")
+      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -5307,7 +5907,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_split_kernel(const __hal
           }
         }
       }
-      // rmsnorm.lua:52: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -5325,7 +5925,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C128_split_kernel(const __hal
           }
         }
       }
-      // rmsnorm.lua:53: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w)
+      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         __half *base = Y;
         const int gr = rb * 8 + ty;
@@ -5366,8 +5966,8 @@ static int rmsnorm_f16_C128(const void *X, const void *W, void *Y, int R, int C,
   return (int)cudaGetLastError();
 }
 
-/* Runs the config tuned for the bucket of C: C rounded up to a power of two,
-** the nearest bucket's (ties: the larger). */
+/* Runs the config tuned for the bucket of C: the smallest bucket that is at least C,
+** or, where the next is more than twice as large, the nearer in powers of two (ties: the larger). */
 extern "C" int rmsnorm_f16(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
 {
   if (C <= 128) return rmsnorm_f16_C128(X, W, Y, R, C, eps, stream);
@@ -5376,6 +5976,7 @@ extern "C" int rmsnorm_f16(const void *X, const void *W, void *Y, int R, int C, 
   if (C <= 1024) return rmsnorm_f16_C1024(X, W, Y, R, C, eps, stream);
   if (C <= 2048) return rmsnorm_f16_C2048(X, W, Y, R, C, eps, stream);
   if (C <= 4096) return rmsnorm_f16_C4096(X, W, Y, R, C, eps, stream);
+  if (C <= 6144) return rmsnorm_f16_C6144(X, W, Y, R, C, eps, stream);
   if (C <= 8192) return rmsnorm_f16_C8192(X, W, Y, R, C, eps, stream);
   if (C <= 16384) return rmsnorm_f16_C16384(X, W, Y, R, C, eps, stream);
   if (C <= 32768) return rmsnorm_f16_C32768(X, W, Y, R, C, eps, stream);

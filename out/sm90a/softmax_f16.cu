@@ -5,17 +5,18 @@
  * Row softmax over the last dim of X [R, C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=131072: BC=2048 RB=1 threads=256 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=131072)
- *   C=65536: BC=8192 RB=1 threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=65536)
- *   C=32768: BC=8192 RB=1 threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=32768)
- *   C=16384: BC=16384 RB=1 threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=16384)
- *   C=8192: BC=2048 RB=1 threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=8192)
- *   C=4096: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=4096)
- *   C=2048: BC=2048 RB=1 threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=2048)
- *   C=1024: BC=1024 RB=1 threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=1024)
- *   C=512: BC=512 RB=2 threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=512)
- *   C=256: BC=256 RB=4 threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=256)
- *   C=128: BC=128 RB=8 threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=128)
+ *   C=131072: BC=2048 RB=1 keep_row=false threads=256 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=131072)
+ *   C=65536: BC=8192 RB=1 keep_row=true threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=65536)
+ *   C=32768: BC=8192 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=32768)
+ *   C=16384: BC=16384 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=16384)
+ *   C=8192: BC=8192 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=8192)
+ *   C=6144: BC=2048 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=6144)
+ *   C=4096: BC=1024 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=4096)
+ *   C=2048: BC=2048 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=1024)
+ *   C=512: BC=512 RB=2 keep_row=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=512)
+ *   C=256: BC=256 RB=4 keep_row=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=256)
+ *   C=128: BC=128 RB=8 keep_row=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=128)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c softmax_f16.cu
  */
 #include <cuda_runtime.h>
@@ -106,6 +107,54 @@ LT_FN void lt_st16_split(void *p, uint4 v) {
   }
 }
 
+/* Loads and stores with an L2 eviction priority (k:load / k:store's cache
+** option): "stream" data is read or written once and goes first
+** (evict_first), "keep" data is read again by other programs and goes last
+** (evict_last).  A fractional policy of 1.0 covers the whole access; the
+** access's bytes move as 1, 2, 4, 8 or 16-byte words. */
+template <bool KEEP>
+LT_FN uint64_t lt_l2_policy() {
+  uint64_t p;
+  if (KEEP) asm("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(p));
+  else asm("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(p));
+  return p;
+}
+template <bool KEEP, class T>
+LT_FN T lt_ld_hint(const T *p) {
+  const uint64_t pol = lt_l2_policy<KEEP>();
+  union { T t; uint4 v4; uint2 v2; uint32_t u; unsigned short h; } x;
+  if constexpr (sizeof(T) == 16)
+    asm volatile("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(x.v4.x), "=r"(x.v4.y), "=r"(x.v4.z), "=r"(x.v4.w) : "l"(p), "l"(pol));
+  else if constexpr (sizeof(T) == 8)
+    asm volatile("ld.global.L2::cache_hint.v2.u32 {%0, %1}, [%2], %3;" : "=r"(x.v2.x), "=r"(x.v2.y) : "l"(p), "l"(pol));
+  else if constexpr (sizeof(T) == 4)
+    asm volatile("ld.global.L2::cache_hint.u32 %0, [%1], %2;" : "=r"(x.u) : "l"(p), "l"(pol));
+  else
+    asm volatile("ld.global.L2::cache_hint.u16 %0, [%1], %2;" : "=h"(x.h) : "l"(p), "l"(pol));
+  return x.t;
+}
+template <bool KEEP, class T>
+LT_FN void lt_st_hint(T *p, T v) {
+  const uint64_t pol = lt_l2_policy<KEEP>();
+  union { T t; uint4 v4; uint2 v2; uint32_t u; unsigned short h; } x;
+  x.t = v;
+  if constexpr (sizeof(T) == 16)
+    asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;"
+                 :: "l"(p), "r"(x.v4.x), "r"(x.v4.y), "r"(x.v4.z), "r"(x.v4.w), "l"(pol) : "memory");
+  else if constexpr (sizeof(T) == 8)
+    asm volatile("st.global.L2::cache_hint.v2.u32 [%0], {%1, %2}, %3;" :: "l"(p), "r"(x.v2.x), "r"(x.v2.y), "l"(pol)
+                 : "memory");
+  else if constexpr (sizeof(T) == 4)
+    asm volatile("st.global.L2::cache_hint.u32 [%0], %1, %2;" :: "l"(p), "r"(x.u), "l"(pol) : "memory");
+  else
+    asm volatile("st.global.L2::cache_hint.u16 [%0], %1, %2;" :: "l"(p), "h"(x.h), "l"(pol) : "memory");
+}
+#define lt_ld_stream(p) lt_ld_hint<false>(p)
+#define lt_ld_keep(p) lt_ld_hint<true>(p)
+#define lt_st_stream(p, v) lt_st_hint<false>(p, v)
+#define lt_st_keep(p, v) lt_st_hint<true>(p, v)
+
 /* One block (256 threads) of softmax_f16_C131072. */
 __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
 {
@@ -115,11 +164,11 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
   __shared__ float t10_red[1][8];
   __shared__ float t13_red[1][8];
   __shared__ float t21_red[1][8];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -138,7 +187,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -157,13 +206,13 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -184,7 +233,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -203,15 +252,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -230,7 +279,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -251,7 +300,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
       for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -271,15 +320,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
       #pragma unroll
       for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -298,7 +347,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -329,11 +378,11 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
   __shared__ float t10_red[1][8];
   __shared__ float t13_red[1][8];
   __shared__ float t21_red[1][8];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -358,7 +407,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -377,13 +426,13 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -404,7 +453,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -424,15 +473,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -457,7 +506,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -478,7 +527,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
       for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -498,15 +547,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
       #pragma unroll
       for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -531,7 +580,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -581,11 +630,11 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
   __shared__ float t10_red[1][16];
   __shared__ float t13_red[1][16];
   __shared__ float t21_red[1][16];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -614,7 +663,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -636,7 +685,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -645,7 +694,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -669,7 +718,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -691,15 +740,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -709,7 +758,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = lt_ld_keep(&((const uint4 *)ptr)[0]);
         }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
@@ -723,12 +772,12 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : -INFINITY;
             }
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -752,7 +801,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -775,15 +824,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -793,7 +842,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
         for (int ci = 0; ci < 2; ++ci) {
           const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = lt_ld_stream(&((const uint4 *)ptr)[0]);
         }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
@@ -807,12 +856,12 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(lt_ld_stream(&ptr[vi])) : -INFINITY;
             }
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -824,11 +873,11 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
             union { uint4 v[1]; __half e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-            ((uint4 *)ptr)[0] = h.v[0];
+            lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+              if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]));
             }
           }
         }
@@ -846,11 +895,11 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
   __shared__ float t10_red[1][16];
   __shared__ float t13_red[1][16];
   __shared__ float t21_red[1][16];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -878,7 +927,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -900,7 +949,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -909,7 +958,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -933,7 +982,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -956,15 +1005,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -976,23 +1025,23 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : -INFINITY;
             }
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1016,7 +1065,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1039,15 +1088,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1059,23 +1108,23 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
+            h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            h.v[0] = lt_bytes16(lt_ld_stream(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_stream(&((const uint4 *)(ptr - off / 2))[1]), off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(lt_ld_stream(&ptr[vi])) : -INFINITY;
             }
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1087,12 +1136,12 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
             union { uint4 v[1]; __half e[8]; } h;
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            if ((uintptr_t)ptr % 16 == 0) lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
             else lt_st16_split(ptr, h.v[0]);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+              if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]));
             }
           }
         }
@@ -1128,11 +1177,11 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
   __shared__ float t10_red[1][16];
   __shared__ float t13_red[1][16];
   __shared__ float t21_red[1][16];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -1161,7 +1210,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -1183,7 +1232,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1192,7 +1241,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1216,7 +1265,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1238,15 +1287,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1275,7 +1324,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1299,7 +1348,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1322,15 +1371,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1359,7 +1408,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1393,11 +1442,11 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
   __shared__ float t10_red[1][16];
   __shared__ float t13_red[1][16];
   __shared__ float t21_red[1][16];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -1425,7 +1474,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -1447,7 +1496,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1456,7 +1505,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1480,7 +1529,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1503,15 +1552,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1539,7 +1588,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1563,7 +1612,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1586,15 +1635,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1622,7 +1671,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1675,11 +1724,11 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
   __shared__ float t10_red[1][16];
   __shared__ float t13_red[1][16];
   __shared__ float t21_red[1][16];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 16384 - 1) / 16384;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[32];
     {
       const bool ok = rb < R;
@@ -1708,7 +1757,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -1730,7 +1779,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[32];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -1739,7 +1788,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1763,7 +1812,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1785,15 +1834,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[32];
       {
         const bool ok = rb < R;
@@ -1822,7 +1871,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1846,7 +1895,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1869,15 +1918,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[32];
       {
         const bool ok = rb < R;
@@ -1906,7 +1955,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1940,11 +1989,11 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
   __shared__ float t10_red[1][16];
   __shared__ float t13_red[1][16];
   __shared__ float t21_red[1][16];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 16384 - 1) / 16384;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[32];
     {
       const bool ok = rb < R;
@@ -1972,7 +2021,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -1994,7 +2043,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[32];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -2003,7 +2052,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2027,7 +2076,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2050,15 +2099,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[32];
       {
         const bool ok = rb < R;
@@ -2086,7 +2135,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -2110,7 +2159,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -2133,15 +2182,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[32];
       {
         const bool ok = rb < R;
@@ -2169,7 +2218,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2213,20 +2262,20 @@ static int softmax_f16_C16384(const void *X, void *Y, int R, int C, void *stream
   return (int)cudaGetLastError();
 }
 
-/* One block (128 threads) of softmax_f16_C8192. */
-__global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+/* One block (512 threads) of softmax_f16_C8192. */
+__global__ void __launch_bounds__(512) softmax_f16_C8192_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float m_red[1][4];
-  __shared__ float t10_red[1][4];
-  __shared__ float t13_red[1][4];
-  __shared__ float t21_red[1][4];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  __shared__ float m_red[1][16];
+  __shared__ float t10_red[1][16];
+  __shared__ float t13_red[1][16];
+  __shared__ float t21_red[1][16];
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 8192 - 1) / 8192;
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -2234,13 +2283,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
       uint4 raw[2];   /* every chunk's vector, issued before any is used */
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
+        const int gc = (ci * 512 + tid) * 8;
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
       }
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
+        const int gc = (ci * 512 + tid) * 8;
         const __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
@@ -2255,7 +2304,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -2276,8 +2325,8 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
     __syncthreads();
     m[0] = m_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -2286,7 +2335,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2307,16 +2356,16 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
     __syncthreads();
     t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
+        const int gc = (ci * 512 + tid) * 8;
         __half *ptr = base + gc;
         if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; __half e[8]; } h;
@@ -2332,15 +2381,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -2348,13 +2397,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
         uint4 raw[2];   /* every chunk's vector, issued before any is used */
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
         }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
@@ -2369,7 +2418,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -2390,10 +2439,10 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
       __syncthreads();
       t13[0] = t13_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -2414,17 +2463,17 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
       __syncthreads();
       t21[0] = t21_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -2432,13 +2481,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
         uint4 raw[2];   /* every chunk's vector, issued before any is used */
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
         }
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
@@ -2453,13 +2502,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           __half *ptr = base + gc;
           if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
             union { uint4 v[1]; __half e[8]; } h;
@@ -2478,27 +2527,27 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_kernel(const __half *__
   }
 }
 
-/* One block (128 threads) of softmax_f16_C8192, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
-__global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+/* One block (512 threads) of softmax_f16_C8192, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(512) softmax_f16_C8192_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float m_red[1][4];
-  __shared__ float t10_red[1][4];
-  __shared__ float t13_red[1][4];
-  __shared__ float t21_red[1][4];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  __shared__ float m_red[1][16];
+  __shared__ float t10_red[1][16];
+  __shared__ float t13_red[1][16];
+  __shared__ float t21_red[1][16];
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 8192 - 1) / 8192;
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
+        const int gc = (ci * 512 + tid) * 8;
         const __half *ptr = base + gc;
         const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
         if (ok && gc + 8 <= C && off == 0) {
@@ -2519,7 +2568,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -2540,8 +2589,8 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
     __syncthreads();
     m[0] = m_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -2550,7 +2599,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2571,16 +2620,16 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
     __syncthreads();
     t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 128 + tid) * 8;
+        const int gc = (ci * 512 + tid) * 8;
         __half *ptr = base + gc;
         if (ok && gc + 8 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
@@ -2597,22 +2646,22 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
@@ -2633,7 +2682,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -2654,10 +2703,10 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
       __syncthreads();
       t13[0] = t13_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -2678,24 +2727,24 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
       __syncthreads();
       t21[0] = t21_red[0][0];
       #pragma unroll
-      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           const __half *ptr = base + gc;
           const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
           if (ok && gc + 8 <= C && off == 0) {
@@ -2716,13 +2765,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C8192_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
           __half *ptr = base + gc;
           if (ok && gc + 8 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
@@ -2754,9 +2803,556 @@ static int softmax_f16_C8192(const void *X, void *Y, int R, int C, void *stream)
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    softmax_f16_C8192_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+    softmax_f16_C8192_split_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   else
-    softmax_f16_C8192_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+    softmax_f16_C8192_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of softmax_f16_C6144. */
+__global__ void __launch_bounds__(128) softmax_f16_C6144_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][4];
+  __shared__ float t10_red[1][4];
+  __shared__ float t13_red[1][4];
+  __shared__ float t21_red[1][4];
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 2048 - 1) / 2048;
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    float e[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:58: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:60: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      float x_3[16];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (128 threads) of softmax_f16_C6144, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) softmax_f16_C6144_split_kernel(const __half *__restrict__ X, __half *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][4];
+  __shared__ float t10_red[1][4];
+  __shared__ float t13_red[1][4];
+  __shared__ float t21_red[1][4];
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 2048 - 1) / 2048;
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    float e[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:58: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:60: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      float x_3[16];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs softmax_f16_C6144 over its grid on `stream` (the config tuned for C=6144). */
+static int softmax_f16_C6144(const void *X, void *Y, int R, int C, void *stream)
+{
+  if (X == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_f16_C6144_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+  else
+    softmax_f16_C6144_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
@@ -2769,11 +3365,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2792,7 +3388,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -2811,13 +3407,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2838,7 +3434,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2857,15 +3453,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2884,7 +3480,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -2905,7 +3501,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -2925,15 +3521,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2952,7 +3548,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2983,11 +3579,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3012,7 +3608,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -3031,13 +3627,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3058,7 +3654,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3078,15 +3674,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3111,7 +3707,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -3132,7 +3728,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -3152,15 +3748,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3185,7 +3781,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3235,11 +3831,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -3268,7 +3864,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -3290,7 +3886,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -3299,7 +3895,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3323,7 +3919,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3345,15 +3941,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -3382,7 +3978,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -3406,7 +4002,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -3429,15 +4025,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -3466,7 +4062,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3500,11 +4096,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -3532,7 +4128,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -3554,7 +4150,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -3563,7 +4159,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3587,7 +4183,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3610,15 +4206,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -3646,7 +4242,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -3670,7 +4266,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -3693,15 +4289,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -3729,7 +4325,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3782,11 +4378,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3805,7 +4401,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -3824,13 +4420,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3851,7 +4447,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3870,15 +4466,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3897,7 +4493,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -3918,7 +4514,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -3938,15 +4534,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3965,7 +4561,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3996,11 +4592,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4025,7 +4621,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -4044,13 +4640,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4071,7 +4667,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4091,15 +4687,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4124,7 +4720,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -4145,7 +4741,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -4165,15 +4761,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4198,7 +4794,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4250,11 +4846,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
   __shared__ float t10_red[2][2];
   __shared__ float t13_red[2][2];
   __shared__ float t21_red[2][2];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -4273,7 +4869,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -4292,13 +4888,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
     m[0] = m_red[ty][0];
     #pragma unroll
     for (int wi = 1; wi < 2; ++wi) m[0] = fmaxf(m[0], m_red[ty][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4319,7 +4915,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 2 + ty;
@@ -4338,15 +4934,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -4365,7 +4961,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -4386,7 +4982,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
       for (int wi = 1; wi < 2; ++wi) t13[0] = fmaxf(t13[0], t13_red[ty][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -4406,15 +5002,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
       #pragma unroll
       for (int wi = 1; wi < 2; ++wi) t21[0] = t21[0] + t21_red[ty][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -4433,7 +5029,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 2 + ty;
@@ -4466,11 +5062,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
   __shared__ float t10_red[2][2];
   __shared__ float t13_red[2][2];
   __shared__ float t21_red[2][2];
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -4495,7 +5091,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -4514,13 +5110,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
     m[0] = m_red[ty][0];
     #pragma unroll
     for (int wi = 1; wi < 2; ++wi) m[0] = fmaxf(m[0], m_red[ty][wi]);
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4541,7 +5137,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 2 + ty;
@@ -4561,15 +5157,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -4594,7 +5190,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -4615,7 +5211,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
       for (int wi = 1; wi < 2; ++wi) t13[0] = fmaxf(t13[0], t13_red[ty][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -4635,15 +5231,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
       #pragma unroll
       for (int wi = 1; wi < 2; ++wi) t21[0] = t21[0] + t21_red[ty][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -4668,7 +5264,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 2 + ty;
@@ -4716,11 +5312,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -4739,7 +5335,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -4751,13 +5347,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4771,7 +5367,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -4790,15 +5386,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -4817,7 +5413,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -4831,7 +5427,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
       t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -4844,15 +5440,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -4871,7 +5467,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -4900,11 +5496,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -4929,7 +5525,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -4941,13 +5537,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4961,7 +5557,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -4981,15 +5577,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -5014,7 +5610,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -5028,7 +5624,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
       t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -5041,15 +5637,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -5074,7 +5670,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -5122,11 +5718,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -5145,7 +5741,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -5156,13 +5752,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5175,7 +5771,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 8 + ty;
@@ -5194,15 +5790,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -5221,7 +5817,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -5234,7 +5830,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
       t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -5246,15 +5842,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -5273,7 +5869,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 8 + ty;
@@ -5302,11 +5898,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // softmax.lua:38: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // softmax.lua:39: k:when(nchunks:eq(1), function()
+  // softmax.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:40: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -5331,7 +5927,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
         }
       }
     }
-    // softmax.lua:41: local m = k:reduce_max(x, 2)
+    // softmax.lua:47: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -5342,13 +5938,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
-    // softmax.lua:42: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:43: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5361,7 +5957,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:44: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 8 + ty;
@@ -5381,15 +5977,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
       }
     }
   } else {
-    // softmax.lua:46: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:47: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:48: k:serial(0, nchunks, function(j)
+    // softmax.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:49: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -5414,7 +6010,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:50: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -5427,7 +6023,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
       t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:51: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -5439,15 +6035,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:52: k:assign(m, m_new)
+      // softmax.lua:58: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:54: local inv = 1 / s
+    // softmax.lua:60: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:55: k:serial(0, nchunks, function(j)
+    // softmax.lua:61: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:56: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge):cast("f32")
+      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -5472,7 +6068,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:57: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv)
+      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 8 + ty;
@@ -5513,8 +6109,8 @@ static int softmax_f16_C128(const void *X, void *Y, int R, int C, void *stream)
   return (int)cudaGetLastError();
 }
 
-/* Runs the config tuned for the bucket of C: C rounded up to a power of two,
-** the nearest bucket's (ties: the larger). */
+/* Runs the config tuned for the bucket of C: the smallest bucket that is at least C,
+** or, where the next is more than twice as large, the nearer in powers of two (ties: the larger). */
 extern "C" int softmax_f16(const void *X, void *Y, int R, int C, void *stream)
 {
   if (C <= 128) return softmax_f16_C128(X, Y, R, C, stream);
@@ -5523,6 +6119,7 @@ extern "C" int softmax_f16(const void *X, void *Y, int R, int C, void *stream)
   if (C <= 1024) return softmax_f16_C1024(X, Y, R, C, stream);
   if (C <= 2048) return softmax_f16_C2048(X, Y, R, C, stream);
   if (C <= 4096) return softmax_f16_C4096(X, Y, R, C, stream);
+  if (C <= 6144) return softmax_f16_C6144(X, Y, R, C, stream);
   if (C <= 8192) return softmax_f16_C8192(X, Y, R, C, stream);
   if (C <= 16384) return softmax_f16_C16384(X, Y, R, C, stream);
   if (C <= 32768) return softmax_f16_C32768(X, Y, R, C, stream);

@@ -1,4 +1,4 @@
--- expect: tests/negative/tuned/bad_bucket.lua:4: error: bad bucket "N=1000": N=1000 is not a power of two
+-- expect: tests/negative/tuned/bad_bucket.lua:4: error: bad bucket "N=1000,R=64": N=1000 is not a power of two (a bucket of several sizes names powers of two; one of a single size may name any)
 -- args: --target sm80 --tuned tests/negative/tuned/bad_bucket.lua
 local tile = require "tile"
 return tile.kernel {

@@ -156,6 +156,32 @@ grep -qxF "int tvadd_f32(const void *X, void *Y, int N, void *stream);" disp/tva
 grep -q "tvadd_f32_N" disp/tvadd_f32.h && why+="the header names a bucket's launcher; "
 check gen_tuned_dispatch "$why"
 
+# buckets of one size that are not powers of two: each takes the sizes up
+# to itself where the next lies within a power of two of it; 2048 and
+# 65536 part at 2^13 as powers of two do; --shape takes the launcher's bucket
+why=
+cat >odd.lua <<'EOF'
+return { kernel = "tvadd", entries = {
+  { target = "sm80", device = "GPU A", variant = "tvadd_f32", bucket = "N=1024", config = { BLOCK = 256 } },
+  { target = "sm80", device = "GPU A", variant = "tvadd_f32", bucket = "N=1536", config = { BLOCK = 512 } },
+  { target = "sm80", device = "GPU A", variant = "tvadd_f32", bucket = "N=2048", config = { BLOCK = 1024 } },
+  { target = "sm80", device = "GPU A", variant = "tvadd_f32", bucket = "N=65536", config = { BLOCK = 2048 } },
+} }
+EOF
+"$gen" "$K" --target sm80 --tuned odd.lua -o odd 2>odd.err || why+="gen failed: $(cat odd.err); "
+for l in "  if (N <= 1024) return tvadd_f32_N1024(X, Y, N, stream);" \
+         "  if (N <= 1536) return tvadd_f32_N1536(X, Y, N, stream);" \
+         "  if (N <= 8192) return tvadd_f32_N2048(X, Y, N, stream);" \
+         "  return tvadd_f32_N65536(X, Y, N, stream);"; do
+  grep -qxF -- "$l" odd/tvadd_f32.cu || why+="no line '$l'; "
+done
+[ "$(grep -c '^  if (N <= [1-9]\|^  return tvadd_f32_N' odd/tvadd_f32.cu)" = 4 ] || why+="not a chain of four; "
+check gen_tuned_dispatch_not_powers_of_two "$why"
+want_list gen_tuned_shape_not_powers_of_two --target sm80 --tuned odd.lua --shape N=1200 -- \
+  "  tvadd_f32  config: BLOCK=512 note=plain threads=128 unroll=false (tuned: odd.lua, GPU A, N=1536)"
+want_list gen_tuned_shape_between_far_buckets --target sm80 --tuned odd.lua --shape N=8000 -- \
+  "  tvadd_f32  config: BLOCK=1024 note=plain threads=128 unroll=false (tuned: odd.lua, GPU A, N=2048)"
+
 # the rule: entries of device "any" name no device to choose; a variant takes
 # them when the chosen device has no entry for it, or no device is chosen
 cat >rule.lua <<'EOF'
