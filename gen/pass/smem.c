@@ -184,14 +184,12 @@ static void out_tiles(Kernel *k, const Target *t) {
 ** 16-byte chunks in a row, and each lane's elements in pairs (the float2
 ** writes of a half-warp, 4 rows of 8 pairs: the 8 elements of padding put
 ** them on 32 different banks).  Stores of one shape share a tile (each
-** issuing thread waits until its adds before have read it).  Not in a
-** warp-specialized kernel, whose consumers meet at a named barrier of
-** their own and end without the kernel's last wait (kernel.c). */
+** issuing thread waits until its adds before have read it). */
 static Sym *red_tile(Kernel *k, const Target *t, Stmt *s) {
   const View *v = s->view;
   const Layout *l = ltP_expr_layout(s->val);
   long long cs;
-  if (t->lang != LANG_CUDA || !t->tma || k->ws || !s->atomic || v->t->dt != DT_F32 || !l || !l->mma || l->vec != 2) return NULL;
+  if (t->lang != LANG_CUDA || !t->tma || !s->atomic || v->t->dt != DT_F32 || !l || !l->mma || l->vec != 2) return NULL;
   if (ltI_view_gathers(v) || v->mask || v->rlo || v->cache || v->rdim < 0 || v->cdim != v->t->trank - 1) return NULL;
   if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1) return NULL;
   for (int d = 0; d < v->t->trank; d++)
