@@ -36,8 +36,14 @@ return tile.kernel {
   config = { BM = 64, BN = 64, stages = 2, threads = 128, max_seqs = 4096 },
   -- dkdv at 128 threads spilled: sm80 and sm90a 4-8 bytes (ptxas), CDNA
   -- 28-67 SGPRs (clang-19), the sequence's bounds live beside dK and dV; at
-  -- 256 none
+  -- 256 none.  sm90a d128: 64 queries a step (BM 128, halved below), S^T
+  -- and dP^T as m64n32 wgmmas instead of m64n16: 12.2 -> 8.4 ms on the H200
+  -- (bench/attention_varlen_bwd.sh); 128 keys spilled 24-68 bytes.  3
+  -- stages of Q and dO ran full 16.0 -> 15.5 ms (causal level), but the
+  -- emulator caught st_sh (P^T, dS^T for their wgmmas) rewritten while
+  -- dK's wgmma still read it: 2 stages
   variant_config = function(v, target)
+    if v.pass == "dkdv" and target == "sm90a" and v.hdim == "d128" then return { threads = 256, BN = 64, BM = 128 } end
     if v.pass == "dkdv" and (target == "sm80" or target == "sm90a" or target == "gfx90a" or target == "gfx942") then
       return { threads = 256 }
     end
@@ -198,23 +204,24 @@ return tile.kernel {
       k:copy(Vb:tile({ hk, blk, 0 }, { 1, BN, D }), Vs)
       k:serial(0, group, function(g)
         local hq = hk * group + g
-        k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
+        k:pipelined(first, last, c.stages, function(j)
           k:copy(Qb:tile({ hq, j, 0 }, { 1, BM, D }), Qs)
           k:copy(dOb:tile({ hq, j, 0 }, { 1, BM, D }), dOs)
+          -- the block's LSE and Delta as rows, loaded into registers (not
+          -- copied through the ring: the block starts at any row of the
+          -- packed tensor, not on a 16-byte boundary), before the gemms so
+          -- that the loads' latency passes under them; a column past the
+          -- sequence's end takes LSE +inf and Delta 0, so its P^T and dS^T
+          -- are 0 whatever that memory holds
+          local inside = { mask = k:iota({ 1, BM }, 2):lt(Sq - j * BM) }
+          local lse = k:load(p.LSE:view({ hq, 0, q_lo + j * BM }, { 1, 1, BM }), math.huge, inside)
+          local delta = k:load(p.Delta:view({ hq, 0, q_lo + j * BM }, { 1, 1, BM }), 0, inside)
           local st = k:fragment("f32", { BN, BM }, 0)
           k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
           local dpt = k:fragment("f32", { BN, BM }, 0)
           k:gemm(Vs, dOs, dpt, { transpose_b = true })
           local function step(masked)
             k:assign(st, st * (p.scale * LOG2E))
-            -- the block's LSE and Delta as rows, loaded into registers (not
-            -- copied through the ring: the block starts at any row of the
-            -- packed tensor, not on a 16-byte boundary); a column past the
-            -- sequence's end takes LSE +inf and Delta 0, so its P^T and dS^T
-            -- are 0 whatever that memory holds
-            local inside = { mask = k:iota({ 1, BM }, 2):lt(Sq - j * BM) }
-            local lse = k:load(p.LSE:view({ hq, 0, q_lo + j * BM }, { 1, 1, BM }), math.huge, inside)
-            local delta = k:load(p.Delta:view({ hq, 0, q_lo + j * BM }, { 1, 1, BM }), 0, inside)
             if masked then
               -- the query columns [lo, hi) of this block that see the key row
               -- (none for a key past the sequence's end)

@@ -383,39 +383,33 @@ return {
       variant = "attention_bf16_d32_softcap",
     },
     {
+      -- set by hand (2026-11-25): the 256-thread warp-specialized kernel; bf16 on an H200, 0.96-1.09x the
+      -- TFLOP/s of the tuner's 128-thread cp.async ring (bench/results/2026-11-25-h200-attention-fwd-fence-d64.txt)
       bucket = "B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024",
       config = {
-        BM = 64,
-        BN = 64,
-        stages = 2,
-        threads = 128,
+        BM = 128,
+        BN = 128,
+        stages = 3,
+        threads = 256,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 586.7673591,
-      kernel_hash = "c52fd7fdb6cb84c4",
-      median_ms = 0.230527997,
       shape = "B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024",
       target = "sm90a",
-      tflops = 298.0960127,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_bf16_d64",
     },
     {
+      -- set by hand (2026-11-25): the 256-thread warp-specialized kernel; bf16 on an H200, 0.96-1.09x the
+      -- TFLOP/s of the tuner's 128-thread cp.async ring (bench/results/2026-11-25-h200-attention-fwd-fence-d64.txt)
       bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
       config = {
-        BM = 64,
+        BM = 128,
         BN = 128,
-        stages = 2,
-        threads = 128,
+        stages = 3,
+        threads = 256,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 171.0464918,
-      kernel_hash = "c52fd7fdb6cb84c4",
-      median_ms = 0.790816009,
       shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
       target = "sm90a",
-      tflops = 347.5876864,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_bf16_d64",
     },
     {
@@ -599,39 +593,33 @@ return {
       variant = "attention_f16_d32_softcap",
     },
     {
+      -- set by hand (2026-11-25): the 256-thread warp-specialized kernel; bf16 on an H200, 0.96-1.09x the
+      -- TFLOP/s of the tuner's 128-thread cp.async ring (bench/results/2026-11-25-h200-attention-fwd-fence-d64.txt)
       bucket = "B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024",
       config = {
-        BM = 64,
-        BN = 64,
-        stages = 2,
-        threads = 128,
+        BM = 128,
+        BN = 128,
+        stages = 3,
+        threads = 256,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 582.6425863,
-      kernel_hash = "c52fd7fdb6cb84c4",
-      median_ms = 0.232160002,
       shape = "B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024",
       target = "sm90a",
-      tflops = 296.0005003,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_f16_d64",
     },
     {
+      -- set by hand (2026-11-25): the 256-thread warp-specialized kernel; bf16 on an H200, 0.96-1.09x the
+      -- TFLOP/s of the tuner's 128-thread cp.async ring (bench/results/2026-11-25-h200-attention-fwd-fence-d64.txt)
       bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
       config = {
-        BM = 64,
+        BM = 128,
         BN = 128,
-        stages = 2,
-        threads = 128,
+        stages = 3,
+        threads = 256,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 169.3063652,
-      kernel_hash = "c52fd7fdb6cb84c4",
-      median_ms = 0.7989439964,
       shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
       target = "sm90a",
-      tflops = 344.0515332,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_f16_d64",
     },
     {

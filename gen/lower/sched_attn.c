@@ -13,9 +13,33 @@
 ** while P_{j-1} V_{j-1} runs, and the rescale of O waits for the rest; the
 ** deferred gemm's place in the body packs P_j (gemm_wgmma.c).  The stage
 ** before goes back after the body (its P V is done).  After the loop, the
-** last P V, on the last stage.
+** last P V, on the last stage.  Where the deferred gemm is skipped (the
+** first iteration; a program without key blocks), its empty group comes
+** behind a wgmma.fence all the same (deferred_group).
 */
 #include "emit/emit.h"
+
+/* The deferred gemm d (K extent BK) where cond holds, on stage stage, as
+** one commit group (why: the commit's comment, or none); where cond does
+** not hold, an empty group behind a wgmma.fence of its own.  Both paths
+** fence before they commit: with the fence on one path only, ptxas adds a
+** warpgroup.arrive where the two join (its note C7519, "to allow use of
+** registers in GMMA"), as it did in the d96 and d128 forward kernels. */
+static void deferred_group(E *e, const Stmt *d, int BK, const char *cond, const char *stage, const char *why) {
+  const char *c = why ? ltU_fmt("   /* %s */", why) : "";
+  ltE_line(e, "if (%s) {", cond);
+  e->depth++;
+  e->stage = stage;
+  ltL_wgmma_deferred(e, d, BK);
+  ltE_line(e, "lt_wgmma_commit();%s", c);
+  e->depth--;
+  ltE_line(e, "} else {");
+  e->depth++;
+  ltE_line(e, "lt_wgmma_fence();   /* on this path too, so that ptxas adds none where the two join */");
+  ltE_line(e, "lt_wgmma_commit();%s", c);
+  e->depth--;
+  ltE_line(e, "}");
+}
 
 /* The consumers' loop of warp-specialized loop s (ring names r) with the
 ** deferred gemm s->defer; sched_warpspec.c's consumer_loop otherwise. */
@@ -46,14 +70,9 @@ void ltL_attn_consumer_loop(E *e, Stmt *s, const Ring *r) {
     if (x != w) continue;
     ltE_line(e, "/* %s:%d of iteration %s - 1, on its stage: behind these, in a group of its own (empty in the "
                 "first iteration) */", e->base, d->line, r->v);
-    ltE_line(e, "if (%s > %s) {", r->v, r->lo);
-    e->depth++;
-    e->stage = prev;
-    ltL_wgmma_deferred(e, d, BK);
+    deferred_group(e, d, BK, ltU_fmt("%s > %s", r->v, r->lo), prev,
+                   ltU_fmt("so wgmma.wait_group 1 completes %s alone", w->dst->name));
     e->stage = r->vs;
-    e->depth--;
-    ltE_line(e, "}");
-    ltE_line(e, "lt_wgmma_commit();   /* so wgmma.wait_group 1 completes %s alone */", w->dst->name);
     e->ninflight = ltP_add_inflight(e->inflight, e->ninflight, d->dst);
     ltE_line(e, "lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */");
   }
@@ -65,13 +84,7 @@ void ltL_attn_consumer_loop(E *e, Stmt *s, const Ring *r) {
   ltE_line(e, "}");
   e->last_line = 0;
   ltE_line(e, "/* %s:%d of the last iteration, on its stage */", e->base, d->line);
-  ltE_line(e, "if (%s > %s) {", ltE_paren(r->hi), r->lo);
-  e->depth++;
-  e->stage = prev;
-  ltL_wgmma_deferred(e, d, BK);
-  e->depth--;
-  ltE_line(e, "}");
-  ltE_line(e, "lt_wgmma_commit();");
+  deferred_group(e, d, BK, ltU_fmt("%s > %s", ltE_paren(r->hi), r->lo), prev, NULL);
   e->ninflight = ltP_add_inflight(e->inflight, e->ninflight, d->dst);
   e->stage = NULL;
   ltE_line(e, "if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */");

@@ -95,319 +95,319 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dkdv_kerne
   __shared__ __attribute__((aligned(16))) lt_bf16 Qs[32][128];
   __shared__ __attribute__((aligned(16))) lt_bf16 dOs[32][128];
   __shared__ __attribute__((aligned(16))) lt_bf16 st_sh[32][32];
-  // attention_varlen_bwd.lua:82: local nseq = p.B1 - 1
+  // attention_varlen_bwd.lua:88: local nseq = p.B1 - 1
   const int nseq = B1 - 1;
-  // attention_varlen_bwd.lua:87: local slots = T // BS + nseq
+  // attention_varlen_bwd.lua:93: local slots = T // BS + nseq
   const int slots = TK / 32 + nseq;
-  // attention_varlen_bwd.lua:89: local h = pid % H
+  // attention_varlen_bwd.lua:95: local h = pid % H
   const int h_2 = pid % Hkv;
-  // attention_varlen_bwd.lua:90: local slot = slots - 1 - pid // H
+  // attention_varlen_bwd.lua:96: local slot = slots - 1 - pid // H
   const int slot = slots - 1 - pid / Hkv;
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand = lt_imin(256, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t13 = cand >= 0 && cand < B1 ? cu_seqlens_k[cand] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n = (int)(cand < nseq && lt_imin(lt_imax(t13, 0), TK) / 32 + cand <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_2 = lt_imin(512, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t22 = cand_2 >= 0 && cand_2 < B1 ? cu_seqlens_k[cand_2] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_2 = n + (int)(cand_2 < nseq && lt_imin(lt_imax(t22, 0), TK) / 32 + cand_2 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_3 = lt_imin(768, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t31 = cand_3 >= 0 && cand_3 < B1 ? cu_seqlens_k[cand_3] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_3 = n_2 + (int)(cand_3 < nseq && lt_imin(lt_imax(t31, 0), TK) / 32 + cand_3 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_4 = lt_imin(1024, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t40 = cand_4 >= 0 && cand_4 < B1 ? cu_seqlens_k[cand_4] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_4 = n_3 + (int)(cand_4 < nseq && lt_imin(lt_imax(t40, 0), TK) / 32 + cand_4 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_5 = lt_imin(1280, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t49 = cand_5 >= 0 && cand_5 < B1 ? cu_seqlens_k[cand_5] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_5 = n_4 + (int)(cand_5 < nseq && lt_imin(lt_imax(t49, 0), TK) / 32 + cand_5 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_6 = lt_imin(1536, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t58 = cand_6 >= 0 && cand_6 < B1 ? cu_seqlens_k[cand_6] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_6 = n_5 + (int)(cand_6 < nseq && lt_imin(lt_imax(t58, 0), TK) / 32 + cand_6 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_7 = lt_imin(1792, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t67 = cand_7 >= 0 && cand_7 < B1 ? cu_seqlens_k[cand_7] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_7 = n_6 + (int)(cand_7 < nseq && lt_imin(lt_imax(t67, 0), TK) / 32 + cand_7 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_8 = lt_imin(2048, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t76 = cand_8 >= 0 && cand_8 < B1 ? cu_seqlens_k[cand_8] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_8 = n_7 + (int)(cand_8 < nseq && lt_imin(lt_imax(t76, 0), TK) / 32 + cand_8 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_9 = lt_imin(2304, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t85 = cand_9 >= 0 && cand_9 < B1 ? cu_seqlens_k[cand_9] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_9 = n_8 + (int)(cand_9 < nseq && lt_imin(lt_imax(t85, 0), TK) / 32 + cand_9 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_10 = lt_imin(2560, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t94 = cand_10 >= 0 && cand_10 < B1 ? cu_seqlens_k[cand_10] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_10 = n_9 + (int)(cand_10 < nseq && lt_imin(lt_imax(t94, 0), TK) / 32 + cand_10 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_11 = lt_imin(2816, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t103 = cand_11 >= 0 && cand_11 < B1 ? cu_seqlens_k[cand_11] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_11 = n_10 + (int)(cand_11 < nseq && lt_imin(lt_imax(t103, 0), TK) / 32 + cand_11 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_12 = lt_imin(3072, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t112 = cand_12 >= 0 && cand_12 < B1 ? cu_seqlens_k[cand_12] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_12 = n_11 + (int)(cand_12 < nseq && lt_imin(lt_imax(t112, 0), TK) / 32 + cand_12 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_13 = lt_imin(3328, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t121 = cand_13 >= 0 && cand_13 < B1 ? cu_seqlens_k[cand_13] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_13 = n_12 + (int)(cand_13 < nseq && lt_imin(lt_imax(t121, 0), TK) / 32 + cand_13 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_14 = lt_imin(3584, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t130 = cand_14 >= 0 && cand_14 < B1 ? cu_seqlens_k[cand_14] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_14 = n_13 + (int)(cand_14 < nseq && lt_imin(lt_imax(t130, 0), TK) / 32 + cand_14 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_15 = lt_imin(3840, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t139 = cand_15 >= 0 && cand_15 < B1 ? cu_seqlens_k[cand_15] : 0;
-  // attention_varlen_bwd.lua:106: b = b + n * step
+  // attention_varlen_bwd.lua:112: b = b + n * step
   const int b = (n_14 + (int)(cand_15 < nseq && lt_imin(lt_imax(t139, 0), TK) / 32 + cand_15 <= slot)) * 256;
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_16 = lt_imin(b + 16, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t151 = (int64_t)cand_16 >= 0 && (int64_t)cand_16 < B1 ? cu_seqlens_k[(int64_t)cand_16] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_15 = (int)(cand_16 < nseq && lt_imin(lt_imax(t151, 0), TK) / 32 + cand_16 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_17 = lt_imin(b + 32, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t161 = (int64_t)cand_17 >= 0 && (int64_t)cand_17 < B1 ? cu_seqlens_k[(int64_t)cand_17] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_16 = n_15 + (int)(cand_17 < nseq && lt_imin(lt_imax(t161, 0), TK) / 32 + cand_17 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_18 = lt_imin(b + 48, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t171 = (int64_t)cand_18 >= 0 && (int64_t)cand_18 < B1 ? cu_seqlens_k[(int64_t)cand_18] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_17 = n_16 + (int)(cand_18 < nseq && lt_imin(lt_imax(t171, 0), TK) / 32 + cand_18 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_19 = lt_imin(b + 64, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t181 = (int64_t)cand_19 >= 0 && (int64_t)cand_19 < B1 ? cu_seqlens_k[(int64_t)cand_19] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_18 = n_17 + (int)(cand_19 < nseq && lt_imin(lt_imax(t181, 0), TK) / 32 + cand_19 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_20 = lt_imin(b + 80, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t191 = (int64_t)cand_20 >= 0 && (int64_t)cand_20 < B1 ? cu_seqlens_k[(int64_t)cand_20] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_19 = n_18 + (int)(cand_20 < nseq && lt_imin(lt_imax(t191, 0), TK) / 32 + cand_20 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_21 = lt_imin(b + 96, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t201 = (int64_t)cand_21 >= 0 && (int64_t)cand_21 < B1 ? cu_seqlens_k[(int64_t)cand_21] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_20 = n_19 + (int)(cand_21 < nseq && lt_imin(lt_imax(t201, 0), TK) / 32 + cand_21 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_22 = lt_imin(b + 112, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t211 = (int64_t)cand_22 >= 0 && (int64_t)cand_22 < B1 ? cu_seqlens_k[(int64_t)cand_22] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_21 = n_20 + (int)(cand_22 < nseq && lt_imin(lt_imax(t211, 0), TK) / 32 + cand_22 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_23 = lt_imin(b + 128, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t221 = (int64_t)cand_23 >= 0 && (int64_t)cand_23 < B1 ? cu_seqlens_k[(int64_t)cand_23] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_22 = n_21 + (int)(cand_23 < nseq && lt_imin(lt_imax(t221, 0), TK) / 32 + cand_23 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_24 = lt_imin(b + 144, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t231 = (int64_t)cand_24 >= 0 && (int64_t)cand_24 < B1 ? cu_seqlens_k[(int64_t)cand_24] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_23 = n_22 + (int)(cand_24 < nseq && lt_imin(lt_imax(t231, 0), TK) / 32 + cand_24 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_25 = lt_imin(b + 160, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t241 = (int64_t)cand_25 >= 0 && (int64_t)cand_25 < B1 ? cu_seqlens_k[(int64_t)cand_25] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_24 = n_23 + (int)(cand_25 < nseq && lt_imin(lt_imax(t241, 0), TK) / 32 + cand_25 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_26 = lt_imin(b + 176, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t251 = (int64_t)cand_26 >= 0 && (int64_t)cand_26 < B1 ? cu_seqlens_k[(int64_t)cand_26] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_25 = n_24 + (int)(cand_26 < nseq && lt_imin(lt_imax(t251, 0), TK) / 32 + cand_26 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_27 = lt_imin(b + 192, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t261 = (int64_t)cand_27 >= 0 && (int64_t)cand_27 < B1 ? cu_seqlens_k[(int64_t)cand_27] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_26 = n_25 + (int)(cand_27 < nseq && lt_imin(lt_imax(t261, 0), TK) / 32 + cand_27 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_28 = lt_imin(b + 208, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t271 = (int64_t)cand_28 >= 0 && (int64_t)cand_28 < B1 ? cu_seqlens_k[(int64_t)cand_28] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_27 = n_26 + (int)(cand_28 < nseq && lt_imin(lt_imax(t271, 0), TK) / 32 + cand_28 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_29 = lt_imin(b + 224, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t281 = (int64_t)cand_29 >= 0 && (int64_t)cand_29 < B1 ? cu_seqlens_k[(int64_t)cand_29] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_28 = n_27 + (int)(cand_29 < nseq && lt_imin(lt_imax(t281, 0), TK) / 32 + cand_29 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_30 = lt_imin(b + 240, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t291 = (int64_t)cand_30 >= 0 && (int64_t)cand_30 < B1 ? cu_seqlens_k[(int64_t)cand_30] : 0;
-  // attention_varlen_bwd.lua:106: b = b + n * step
+  // attention_varlen_bwd.lua:112: b = b + n * step
   const int b_2 = b + (n_28 + (int)(cand_30 < nseq && lt_imin(lt_imax(t291, 0), TK) / 32 + cand_30 <= slot)) * 16;
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_31 = lt_imin(b_2 + 1, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t303 = (int64_t)cand_31 >= 0 && (int64_t)cand_31 < B1 ? cu_seqlens_k[(int64_t)cand_31] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_29 = (int)(cand_31 < nseq && lt_imin(lt_imax(t303, 0), TK) / 32 + cand_31 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_32 = lt_imin(b_2 + 2, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t313 = (int64_t)cand_32 >= 0 && (int64_t)cand_32 < B1 ? cu_seqlens_k[(int64_t)cand_32] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_30 = n_29 + (int)(cand_32 < nseq && lt_imin(lt_imax(t313, 0), TK) / 32 + cand_32 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_33 = lt_imin(b_2 + 3, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t323 = (int64_t)cand_33 >= 0 && (int64_t)cand_33 < B1 ? cu_seqlens_k[(int64_t)cand_33] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_31 = n_30 + (int)(cand_33 < nseq && lt_imin(lt_imax(t323, 0), TK) / 32 + cand_33 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_34 = lt_imin(b_2 + 4, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t333 = (int64_t)cand_34 >= 0 && (int64_t)cand_34 < B1 ? cu_seqlens_k[(int64_t)cand_34] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_32 = n_31 + (int)(cand_34 < nseq && lt_imin(lt_imax(t333, 0), TK) / 32 + cand_34 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_35 = lt_imin(b_2 + 5, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t343 = (int64_t)cand_35 >= 0 && (int64_t)cand_35 < B1 ? cu_seqlens_k[(int64_t)cand_35] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_33 = n_32 + (int)(cand_35 < nseq && lt_imin(lt_imax(t343, 0), TK) / 32 + cand_35 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_36 = lt_imin(b_2 + 6, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t353 = (int64_t)cand_36 >= 0 && (int64_t)cand_36 < B1 ? cu_seqlens_k[(int64_t)cand_36] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_34 = n_33 + (int)(cand_36 < nseq && lt_imin(lt_imax(t353, 0), TK) / 32 + cand_36 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_37 = lt_imin(b_2 + 7, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t363 = (int64_t)cand_37 >= 0 && (int64_t)cand_37 < B1 ? cu_seqlens_k[(int64_t)cand_37] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_35 = n_34 + (int)(cand_37 < nseq && lt_imin(lt_imax(t363, 0), TK) / 32 + cand_37 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_38 = lt_imin(b_2 + 8, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t373 = (int64_t)cand_38 >= 0 && (int64_t)cand_38 < B1 ? cu_seqlens_k[(int64_t)cand_38] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_36 = n_35 + (int)(cand_38 < nseq && lt_imin(lt_imax(t373, 0), TK) / 32 + cand_38 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_39 = lt_imin(b_2 + 9, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t383 = (int64_t)cand_39 >= 0 && (int64_t)cand_39 < B1 ? cu_seqlens_k[(int64_t)cand_39] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_37 = n_36 + (int)(cand_39 < nseq && lt_imin(lt_imax(t383, 0), TK) / 32 + cand_39 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_40 = lt_imin(b_2 + 10, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t393 = (int64_t)cand_40 >= 0 && (int64_t)cand_40 < B1 ? cu_seqlens_k[(int64_t)cand_40] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_38 = n_37 + (int)(cand_40 < nseq && lt_imin(lt_imax(t393, 0), TK) / 32 + cand_40 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_41 = lt_imin(b_2 + 11, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t403 = (int64_t)cand_41 >= 0 && (int64_t)cand_41 < B1 ? cu_seqlens_k[(int64_t)cand_41] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_39 = n_38 + (int)(cand_41 < nseq && lt_imin(lt_imax(t403, 0), TK) / 32 + cand_41 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_42 = lt_imin(b_2 + 12, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t413 = (int64_t)cand_42 >= 0 && (int64_t)cand_42 < B1 ? cu_seqlens_k[(int64_t)cand_42] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_40 = n_39 + (int)(cand_42 < nseq && lt_imin(lt_imax(t413, 0), TK) / 32 + cand_42 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_43 = lt_imin(b_2 + 13, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t423 = (int64_t)cand_43 >= 0 && (int64_t)cand_43 < B1 ? cu_seqlens_k[(int64_t)cand_43] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_41 = n_40 + (int)(cand_43 < nseq && lt_imin(lt_imax(t423, 0), TK) / 32 + cand_43 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_44 = lt_imin(b_2 + 14, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t433 = (int64_t)cand_44 >= 0 && (int64_t)cand_44 < B1 ? cu_seqlens_k[(int64_t)cand_44] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_42 = n_41 + (int)(cand_44 < nseq && lt_imin(lt_imax(t433, 0), TK) / 32 + cand_44 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_45 = lt_imin(b_2 + 15, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t443 = (int64_t)cand_45 >= 0 && (int64_t)cand_45 < B1 ? cu_seqlens_k[(int64_t)cand_45] : 0;
-  // attention_varlen_bwd.lua:106: b = b + n * step
+  // attention_varlen_bwd.lua:112: b = b + n * step
   const int b_3 = b_2 + n_42 + (int)(cand_45 < nseq && lt_imin(lt_imax(t443, 0), TK) / 32 + cand_45 <= slot);
-  // attention_varlen_bwd.lua:110: local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
+  // attention_varlen_bwd.lua:116: local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
   const int t453 = (int64_t)b_3 >= 0 && (int64_t)b_3 < B1 ? cu_seqlens_q[(int64_t)b_3] : 0;
   const int q_lo = lt_imin(lt_imax(t453, 0), TQ);
-  // attention_varlen_bwd.lua:111: local q_hi = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b + 1 })), q_lo), p.TQ)
+  // attention_varlen_bwd.lua:117: local q_hi = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b + 1 })), q_lo), p.TQ)
   const int t456 = (int64_t)b_3 + 1 >= 0 && (int64_t)b_3 + 1 < B1 ? cu_seqlens_q[(int64_t)b_3 + 1] : 0;
   const int q_hi = lt_imin(lt_imax(t456, q_lo), TQ);
-  // attention_varlen_bwd.lua:112: local k_lo = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b })), 0), p.TK)
+  // attention_varlen_bwd.lua:118: local k_lo = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b })), 0), p.TK)
   const int t458 = (int64_t)b_3 >= 0 && (int64_t)b_3 < B1 ? cu_seqlens_k[(int64_t)b_3] : 0;
   const int k_lo = lt_imin(lt_imax(t458, 0), TK);
-  // attention_varlen_bwd.lua:113: local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
+  // attention_varlen_bwd.lua:119: local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
   const int t461 = (int64_t)b_3 + 1 >= 0 && (int64_t)b_3 + 1 < B1 ? cu_seqlens_k[(int64_t)b_3 + 1] : 0;
   const int k_hi = lt_imin(lt_imax(t461, k_lo), TK);
-  // attention_varlen_bwd.lua:114: local Sq, Sk = q_hi - q_lo, k_hi - k_lo
+  // attention_varlen_bwd.lua:120: local Sq, Sk = q_hi - q_lo, k_hi - k_lo
   const int Sq = q_hi - q_lo;
   const int Sk = k_hi - k_lo;
-  // attention_varlen_bwd.lua:115: local diag = Sk - Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention_varlen_bwd.lua:121: local diag = Sk - Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention_varlen_bwd.lua:122: local blk = slot - (lo // BS + b)
+  // attention_varlen_bwd.lua:128: local blk = slot - (lo // BS + b)
   const int blk = slot - (k_lo / 32 + b_3);
-  // attention_varlen_bwd.lua:124: local used = tile.both(blk:ge(0), (blk * BS):lt(S))
+  // attention_varlen_bwd.lua:130: local used = tile.both(blk:ge(0), (blk * BS):lt(S))
   const bool used = blk >= 0 && blk * 32 < Sk;
-  // attention_varlen_bwd.lua:181: local k0 = blk * BN
+  // attention_varlen_bwd.lua:187: local k0 = blk * BN
   const int k0 = blk * 32;
-  // attention_varlen_bwd.lua:183: local group = p.Hq // p.Hkv
+  // attention_varlen_bwd.lua:189: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_varlen_bwd.lua:185: local nqb = tile.cdiv(Sq, BM)
+  // attention_varlen_bwd.lua:191: local nqb = tile.cdiv(Sq, BM)
   const int nqb = (Sq + 32 - 1) / 32;
-  // attention_varlen_bwd.lua:186: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_varlen_bwd.lua:192: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 32 - 1 - diag + window_left;
-  // attention_varlen_bwd.lua:187: local first = tile.where(wr:lt(0), 0, tile.min(nqb, tile.max(lo_q, 0) // BM))
+  // attention_varlen_bwd.lua:193: local first = tile.where(wr:lt(0), 0, tile.min(nqb, tile.max(lo_q, 0) // BM))
   const int first = window_right < 0 ? 0 : lt_imin(nqb, lt_imax(lo_q, 0) / 32);
-  // attention_varlen_bwd.lua:189: last = tile.max(first, last)
+  // attention_varlen_bwd.lua:195: last = tile.max(first, last)
   const int last = lt_imax(first, (window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 32 + 1))));
-  // attention_varlen_bwd.lua:194: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_varlen_bwd.lua:200: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -416,7 +416,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dkdv_kerne
       dk[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_varlen_bwd.lua:195: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_varlen_bwd.lua:201: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -425,9 +425,9 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dkdv_kerne
       dv[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_varlen_bwd.lua:196: k:when(used, function()
+  // attention_varlen_bwd.lua:202: k:when(used, function()
   if (used) {
-    // attention_varlen_bwd.lua:197: k:copy(Kb:tile({ hk, blk, 0 }, { 1, BN, D }), Ks)
+    // attention_varlen_bwd.lua:203: k:copy(Kb:tile({ hk, blk, 0 }, { 1, BN, D }), Ks)
     {
       const bool ok = h_2 < Hkv;
       const lt_bf16 *base = K + (int64_t)h_2 * skh;
@@ -446,7 +446,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dkdv_kerne
         }
       }
     }
-    // attention_varlen_bwd.lua:198: k:copy(Vb:tile({ hk, blk, 0 }, { 1, BN, D }), Vs)
+    // attention_varlen_bwd.lua:204: k:copy(Vb:tile({ hk, blk, 0 }, { 1, BN, D }), Vs)
     {
       const bool ok = h_2 < Hkv;
       const lt_bf16 *base = V + (int64_t)h_2 * svh;
@@ -465,14 +465,14 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dkdv_kerne
         }
       }
     }
-    // attention_varlen_bwd.lua:199: k:serial(0, group, function(g)
+    // attention_varlen_bwd.lua:205: k:serial(0, group, function(g)
     for (int g = 0; g < group; ++g) {
-      // attention_varlen_bwd.lua:200: local hq = hk * group + g
+      // attention_varlen_bwd.lua:206: local hq = hk * group + g
       const int hq = h_2 * group + g;
-      // attention_varlen_bwd.lua:201: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
+      // attention_varlen_bwd.lua:207: k:pipelined(first, last, c.stages, function(j)
       for (int j = first; j < last; ++j) {
         lt_syncthreads();
-        // attention_varlen_bwd.lua:202: k:copy(Qb:tile({ hq, j, 0 }, { 1, BM, D }), Qs)
+        // attention_varlen_bwd.lua:208: k:copy(Qb:tile({ hq, j, 0 }, { 1, BM, D }), Qs)
         {
           const bool ok = hq < Hq;
           const lt_bf16 *base = Q + (int64_t)hq * sqh;
@@ -491,7 +491,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dkdv_kerne
             }
           }
         }
-        // attention_varlen_bwd.lua:203: k:copy(dOb:tile({ hq, j, 0 }, { 1, BM, D }), dOs)
+        // attention_varlen_bwd.lua:209: k:copy(dOb:tile({ hq, j, 0 }, { 1, BM, D }), dOs)
         {
           const bool ok = hq < Hq;
           const lt_bf16 *base = dO + (int64_t)hq * sdoh;
@@ -510,14 +510,35 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dkdv_kerne
             }
           }
         }
-        // attention_varlen_bwd.lua:204: local st = k:fragment("f32", { BN, BM }, 0)
+        // attention_varlen_bwd.lua:216: local inside = { mask = k:iota({ 1, BM }, 2):lt(Sq - j * BM) }
+        bool t489[1];
+        t489[0] = col0 < Sq - j * 32;
+        // attention_varlen_bwd.lua:217: local lse = k:load(p.LSE:view({ hq, 0, q_lo + j * BM }, { 1, 1, BM }), math.huge, inside)
+        float lse[1];
+        {
+          const bool ok = hq < Hq;
+          const float *base = LSE + (int64_t)hq * TQ;
+          const int64_t gc = (int64_t)q_lo + (int64_t)j * 32 + col0;
+          const float *ptr = base + gc;
+          lse[0] = ok && gc >= 0 && gc < TQ && t489[0] ? ptr[0] : INFINITY;
+        }
+        // attention_varlen_bwd.lua:218: local delta = k:load(p.Delta:view({ hq, 0, q_lo + j * BM }, { 1, 1, BM }), 0, inside)
+        float delta[1];
+        {
+          const bool ok = hq < Hq;
+          const float *base = Delta + (int64_t)hq * TQ;
+          const int64_t gc = (int64_t)q_lo + (int64_t)j * 32 + col0;
+          const float *ptr = base + gc;
+          delta[0] = ok && gc >= 0 && gc < TQ && t489[0] ? ptr[0] : 0.0f;
+        }
+        // attention_varlen_bwd.lua:219: local st = k:fragment("f32", { BN, BM }, 0)
         float st[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st[ri] = 0.0f;
         }
         lt_syncthreads();
-        // attention_varlen_bwd.lua:205: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+        // attention_varlen_bwd.lua:220: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
         #pragma unroll 1
         for (int kk = 0; kk < 128; kk += 16) {
           union { uint32_t u[8]; lt_bf16 h[16]; } Ks_frag[1], Qs_frag;
@@ -543,13 +564,13 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dkdv_kerne
             }
           }
         }
-        // attention_varlen_bwd.lua:206: local dpt = k:fragment("f32", { BN, BM }, 0)
+        // attention_varlen_bwd.lua:221: local dpt = k:fragment("f32", { BN, BM }, 0)
         float dpt[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           dpt[ri] = 0.0f;
         }
-        // attention_varlen_bwd.lua:207: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+        // attention_varlen_bwd.lua:222: k:gemm(Vs, dOs, dpt, { transpose_b = true })
         #pragma unroll 1
         for (int kk = 0; kk < 128; kk += 16) {
           union { uint32_t u[8]; lt_bf16 h[16]; } Vs_frag[1], dOs_frag;
@@ -575,75 +596,54 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dkdv_kerne
             }
           }
         }
-        // attention_varlen_bwd.lua:232: local qend = (j + 1) * BM
+        // attention_varlen_bwd.lua:239: local qend = (j + 1) * BM
         const int qend = (j + 1) * 32;
-        // attention_varlen_bwd.lua:233: local cuts = tile.either(tile.either(qend:gt(Sq), (k0 + BN):gt(Sk)),
+        // attention_varlen_bwd.lua:240: local cuts = tile.either(tile.either(qend:gt(Sq), (k0 + BN):gt(Sk)),
         const bool cuts = qend > Sq || k0 + 32 > Sk || ((window_right >= 0 && k0 + 32 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-        // attention_varlen_bwd.lua:236: k:when(cuts, function() step(true) end, function() step(false) end)
+        // attention_varlen_bwd.lua:243: k:when(cuts, function() step(true) end, function() step(false) end)
         if (cuts) {
-          // attention_varlen_bwd.lua:209: k:assign(st, st * (p.scale * LOG2E))
+          // attention_varlen_bwd.lua:224: k:assign(st, st * (p.scale * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             st[ri] = st[ri] * (scale * 1.442695f);
           }
-          // attention_varlen_bwd.lua:215: local inside = { mask = k:iota({ 1, BM }, 2):lt(Sq - j * BM) }
-          bool t511[1];
-          t511[0] = col0 < Sq - j * 32;
-          // attention_varlen_bwd.lua:216: local lse = k:load(p.LSE:view({ hq, 0, q_lo + j * BM }, { 1, 1, BM }), math.huge, inside)
-          float lse[1];
-          {
-            const bool ok = hq < Hq;
-            const float *base = LSE + (int64_t)hq * TQ;
-            const int64_t gc = (int64_t)q_lo + (int64_t)j * 32 + col0;
-            const float *ptr = base + gc;
-            lse[0] = ok && gc >= 0 && gc < TQ && t511[0] ? ptr[0] : INFINITY;
-          }
-          // attention_varlen_bwd.lua:217: local delta = k:load(p.Delta:view({ hq, 0, q_lo + j * BM }, { 1, 1, BM }), 0, inside)
-          float delta[1];
-          {
-            const bool ok = hq < Hq;
-            const float *base = Delta + (int64_t)hq * TQ;
-            const int64_t gc = (int64_t)q_lo + (int64_t)j * 32 + col0;
-            const float *ptr = base + gc;
-            delta[0] = ok && gc >= 0 && gc < TQ && t511[0] ? ptr[0] : 0.0f;
-          }
-          // attention_varlen_bwd.lua:221: local key = k:iota({ BN, 1 }, 1)
+          // attention_varlen_bwd.lua:228: local key = k:iota({ BN, 1 }, 1)
           int key[8];
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             key[ri] = ri * 2 + row0;
           }
-          // attention_varlen_bwd.lua:222: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+          // attention_varlen_bwd.lua:229: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
           int row[8];
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             row[ri] = key[ri] + (k0 - j * 32 - diag);
           }
-          // attention_varlen_bwd.lua:223: local qlo = tile.where(wr:lt(0), 0, row - wr)
+          // attention_varlen_bwd.lua:230: local qlo = tile.where(wr:lt(0), 0, row - wr)
           int qlo[8];
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             qlo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
           }
-          // attention_varlen_bwd.lua:224: local qhi = tile.where(key:lt(Sk - k0), tile.min(Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+          // attention_varlen_bwd.lua:231: local qhi = tile.where(key:lt(Sk - k0), tile.min(Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
           int qhi[8];
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             qhi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 32, (window_left < 0 ? 32 : row[ri] + window_left + 1)) : 0;
           }
-          // attention_varlen_bwd.lua:225: local col = k:iota({ BN, BM }, 2)
+          // attention_varlen_bwd.lua:232: local col = k:iota({ BN, BM }, 2)
           int col[8];
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             col[ri] = col0;
             st[ri] = col[ri] >= qlo[ri] && col[ri] < qhi[ri] ? st[ri] : -INFINITY;
           }
-          // attention_varlen_bwd.lua:228: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+          // attention_varlen_bwd.lua:235: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             st[ri] = lt_exp2(st[ri] - lse[0] * 1.442695f);
           }
-          // attention_varlen_bwd.lua:229: k:gemm(st:cast(v.dtype), dOs, dv)
+          // attention_varlen_bwd.lua:236: k:gemm(st:cast(v.dtype), dOs, dv)
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(st[ri]));
@@ -675,7 +675,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dkdv_kerne
             }
           }
           lt_syncthreads();
-          // attention_varlen_bwd.lua:230: k:gemm((st * (dpt - delta)):cast(v.dtype), Qs, dk)
+          // attention_varlen_bwd.lua:237: k:gemm((st * (dpt - delta)):cast(v.dtype), Qs, dk)
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(st[ri] * (dpt[ri] - delta[0])));
@@ -707,38 +707,17 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dkdv_kerne
             }
           }
         } else {
-          // attention_varlen_bwd.lua:209: k:assign(st, st * (p.scale * LOG2E))
+          // attention_varlen_bwd.lua:224: k:assign(st, st * (p.scale * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             st[ri] = st[ri] * (scale * 1.442695f);
           }
-          // attention_varlen_bwd.lua:215: local inside = { mask = k:iota({ 1, BM }, 2):lt(Sq - j * BM) }
-          bool t546[1];
-          t546[0] = col0 < Sq - j * 32;
-          // attention_varlen_bwd.lua:216: local lse = k:load(p.LSE:view({ hq, 0, q_lo + j * BM }, { 1, 1, BM }), math.huge, inside)
-          float lse_2[1];
-          {
-            const bool ok = hq < Hq;
-            const float *base = LSE + (int64_t)hq * TQ;
-            const int64_t gc = (int64_t)q_lo + (int64_t)j * 32 + col0;
-            const float *ptr = base + gc;
-            lse_2[0] = ok && gc >= 0 && gc < TQ && t546[0] ? ptr[0] : INFINITY;
-          }
-          // attention_varlen_bwd.lua:217: local delta = k:load(p.Delta:view({ hq, 0, q_lo + j * BM }, { 1, 1, BM }), 0, inside)
-          float delta_2[1];
-          {
-            const bool ok = hq < Hq;
-            const float *base = Delta + (int64_t)hq * TQ;
-            const int64_t gc = (int64_t)q_lo + (int64_t)j * 32 + col0;
-            const float *ptr = base + gc;
-            delta_2[0] = ok && gc >= 0 && gc < TQ && t546[0] ? ptr[0] : 0.0f;
-          }
-          // attention_varlen_bwd.lua:228: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+          // attention_varlen_bwd.lua:235: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            st[ri] = lt_exp2(st[ri] - lse_2[0] * 1.442695f);
+            st[ri] = lt_exp2(st[ri] - lse[0] * 1.442695f);
           }
-          // attention_varlen_bwd.lua:229: k:gemm(st:cast(v.dtype), dOs, dv)
+          // attention_varlen_bwd.lua:236: k:gemm(st:cast(v.dtype), dOs, dv)
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(st[ri]));
@@ -770,10 +749,10 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dkdv_kerne
             }
           }
           lt_syncthreads();
-          // attention_varlen_bwd.lua:230: k:gemm((st * (dpt - delta)):cast(v.dtype), Qs, dk)
+          // attention_varlen_bwd.lua:237: k:gemm((st * (dpt - delta)):cast(v.dtype), Qs, dk)
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(st[ri] * (dpt[ri] - delta_2[0])));
+            st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(st[ri] * (dpt[ri] - delta[0])));
           }
           lt_syncthreads();
           #pragma unroll 1
@@ -805,7 +784,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dkdv_kerne
       }
     }
   }
-  // attention_varlen_bwd.lua:240: k:store(p.dK:rows(k_lo, k_hi):tile({ hk, blk, 0 }, { 1, BN, D }), dk * p.scale)
+  // attention_varlen_bwd.lua:247: k:store(p.dK:rows(k_lo, k_hi):tile({ hk, blk, 0 }, { 1, BN, D }), dk * p.scale)
   {
     const bool ok = h_2 < Hkv;
     lt_bf16 *base = dK + (int64_t)h_2 * sdkh;
@@ -820,7 +799,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dkdv_kerne
       }
     }
   }
-  // attention_varlen_bwd.lua:241: k:store(p.dV:rows(k_lo, k_hi):tile({ hk, blk, 0 }, { 1, BN, D }), dv)
+  // attention_varlen_bwd.lua:248: k:store(p.dV:rows(k_lo, k_hi):tile({ hk, blk, 0 }, { 1, BN, D }), dv)
   {
     const bool ok = h_2 < Hkv;
     lt_bf16 *base = dV + (int64_t)h_2 * sdvh;
@@ -854,9 +833,9 @@ extern "C" int attention_varlen_bwd_bf16_d128_dkdv(const void *Q, const void *K,
   if ((sdkh < 128 && Hkv > 1) || (sdkt < 128 && TK > 1) || (sdvh < 128 && Hkv > 1) || (sdvt < 128 && TK > 1)) return hipErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if (!(scale > 0.0f)) return hipErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)cu_seqlens_q % 4 != 0 || (uintptr_t)cu_seqlens_k % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0) return hipErrorInvalidValue;
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_varlen_bwd.lua:79: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return hipErrorInvalidValue;   /* attention_varlen_bwd.lua:80: windows below 2^30, as sizes */
-  if ((int64_t)B1 - 1 > 4096) return hipErrorInvalidValue;   /* attention_varlen_bwd.lua:81: at most max_seqs sequences (B1 - 1 <= max_seqs: the config's search) */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_varlen_bwd.lua:85: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return hipErrorInvalidValue;   /* attention_varlen_bwd.lua:86: windows below 2^30, as sizes */
+  if ((int64_t)B1 - 1 > 4096) return hipErrorInvalidValue;   /* attention_varlen_bwd.lua:87: at most max_seqs sequences (B1 - 1 <= max_seqs: the config's search) */
   const int64_t grid_x = ((int64_t)TK / 32 + ((int64_t)B1 - 1)) * (int64_t)Hkv;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);

@@ -39,9 +39,9 @@
  * Returns 0 on success, else a hipError_t: hipErrorInvalidValue for a null pointer or a
  * bad size or scalar, hipErrorInvalidValue for a pointer not aligned to its element type,
  * hipErrorInvalidConfiguration for a grid too large, or the launch's own error.
- * Requires Hq % Hkv == 0 (attention_varlen_bwd.lua:79: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
- *          window_left < 1073741824 && window_right < 1073741824 (attention_varlen_bwd.lua:80: windows below 2^30, as sizes)
- *          B1 - 1 <= 4096 (attention_varlen_bwd.lua:81: at most max_seqs sequences (B1 - 1 <= max_seqs: the config's search))
+ * Requires Hq % Hkv == 0 (attention_varlen_bwd.lua:85: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
+ *          window_left < 1073741824 && window_right < 1073741824 (attention_varlen_bwd.lua:86: windows below 2^30, as sizes)
+ *          B1 - 1 <= 4096 (attention_varlen_bwd.lua:87: at most max_seqs sequences (B1 - 1 <= max_seqs: the config's search))
  * Build: hipcc -O3 --offload-arch=gfx1100 -c attention_varlen_bwd_f16_d128_dkdv.hip
  */
 #ifndef LUATILE_ATTENTION_VARLEN_BWD_F16_D128_DKDV_H

@@ -105,319 +105,319 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
   __shared__ __attribute__((aligned(16))) lt_bf16 dOs[64][128];
   __shared__ __attribute__((aligned(16))) lt_bf16 Ks[64][128];
   __shared__ __attribute__((aligned(16))) lt_bf16 Vs[64][128];
-  // attention_varlen_bwd.lua:82: local nseq = p.B1 - 1
+  // attention_varlen_bwd.lua:88: local nseq = p.B1 - 1
   const int nseq = B1 - 1;
-  // attention_varlen_bwd.lua:87: local slots = T // BS + nseq
+  // attention_varlen_bwd.lua:93: local slots = T // BS + nseq
   const int slots = TQ / 64 + nseq;
-  // attention_varlen_bwd.lua:89: local h = pid % H
+  // attention_varlen_bwd.lua:95: local h = pid % H
   const int h_2 = pid % Hq;
-  // attention_varlen_bwd.lua:90: local slot = slots - 1 - pid // H
+  // attention_varlen_bwd.lua:96: local slot = slots - 1 - pid // H
   const int slot = slots - 1 - pid / Hq;
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand = lt_imin(256, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t13 = cand >= 0 && cand < B1 ? cu_seqlens_q[cand] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n = (int)(cand < nseq && lt_imin(lt_imax(t13, 0), TQ) / 64 + cand <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_2 = lt_imin(512, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t22 = cand_2 >= 0 && cand_2 < B1 ? cu_seqlens_q[cand_2] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_2 = n + (int)(cand_2 < nseq && lt_imin(lt_imax(t22, 0), TQ) / 64 + cand_2 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_3 = lt_imin(768, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t31 = cand_3 >= 0 && cand_3 < B1 ? cu_seqlens_q[cand_3] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_3 = n_2 + (int)(cand_3 < nseq && lt_imin(lt_imax(t31, 0), TQ) / 64 + cand_3 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_4 = lt_imin(1024, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t40 = cand_4 >= 0 && cand_4 < B1 ? cu_seqlens_q[cand_4] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_4 = n_3 + (int)(cand_4 < nseq && lt_imin(lt_imax(t40, 0), TQ) / 64 + cand_4 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_5 = lt_imin(1280, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t49 = cand_5 >= 0 && cand_5 < B1 ? cu_seqlens_q[cand_5] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_5 = n_4 + (int)(cand_5 < nseq && lt_imin(lt_imax(t49, 0), TQ) / 64 + cand_5 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_6 = lt_imin(1536, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t58 = cand_6 >= 0 && cand_6 < B1 ? cu_seqlens_q[cand_6] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_6 = n_5 + (int)(cand_6 < nseq && lt_imin(lt_imax(t58, 0), TQ) / 64 + cand_6 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_7 = lt_imin(1792, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t67 = cand_7 >= 0 && cand_7 < B1 ? cu_seqlens_q[cand_7] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_7 = n_6 + (int)(cand_7 < nseq && lt_imin(lt_imax(t67, 0), TQ) / 64 + cand_7 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_8 = lt_imin(2048, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t76 = cand_8 >= 0 && cand_8 < B1 ? cu_seqlens_q[cand_8] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_8 = n_7 + (int)(cand_8 < nseq && lt_imin(lt_imax(t76, 0), TQ) / 64 + cand_8 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_9 = lt_imin(2304, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t85 = cand_9 >= 0 && cand_9 < B1 ? cu_seqlens_q[cand_9] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_9 = n_8 + (int)(cand_9 < nseq && lt_imin(lt_imax(t85, 0), TQ) / 64 + cand_9 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_10 = lt_imin(2560, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t94 = cand_10 >= 0 && cand_10 < B1 ? cu_seqlens_q[cand_10] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_10 = n_9 + (int)(cand_10 < nseq && lt_imin(lt_imax(t94, 0), TQ) / 64 + cand_10 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_11 = lt_imin(2816, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t103 = cand_11 >= 0 && cand_11 < B1 ? cu_seqlens_q[cand_11] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_11 = n_10 + (int)(cand_11 < nseq && lt_imin(lt_imax(t103, 0), TQ) / 64 + cand_11 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_12 = lt_imin(3072, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t112 = cand_12 >= 0 && cand_12 < B1 ? cu_seqlens_q[cand_12] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_12 = n_11 + (int)(cand_12 < nseq && lt_imin(lt_imax(t112, 0), TQ) / 64 + cand_12 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_13 = lt_imin(3328, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t121 = cand_13 >= 0 && cand_13 < B1 ? cu_seqlens_q[cand_13] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_13 = n_12 + (int)(cand_13 < nseq && lt_imin(lt_imax(t121, 0), TQ) / 64 + cand_13 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_14 = lt_imin(3584, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t130 = cand_14 >= 0 && cand_14 < B1 ? cu_seqlens_q[cand_14] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_14 = n_13 + (int)(cand_14 < nseq && lt_imin(lt_imax(t130, 0), TQ) / 64 + cand_14 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_15 = lt_imin(3840, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t139 = cand_15 >= 0 && cand_15 < B1 ? cu_seqlens_q[cand_15] : 0;
-  // attention_varlen_bwd.lua:106: b = b + n * step
+  // attention_varlen_bwd.lua:112: b = b + n * step
   const int b = (n_14 + (int)(cand_15 < nseq && lt_imin(lt_imax(t139, 0), TQ) / 64 + cand_15 <= slot)) * 256;
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_16 = lt_imin(b + 16, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t151 = (int64_t)cand_16 >= 0 && (int64_t)cand_16 < B1 ? cu_seqlens_q[(int64_t)cand_16] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_15 = (int)(cand_16 < nseq && lt_imin(lt_imax(t151, 0), TQ) / 64 + cand_16 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_17 = lt_imin(b + 32, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t161 = (int64_t)cand_17 >= 0 && (int64_t)cand_17 < B1 ? cu_seqlens_q[(int64_t)cand_17] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_16 = n_15 + (int)(cand_17 < nseq && lt_imin(lt_imax(t161, 0), TQ) / 64 + cand_17 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_18 = lt_imin(b + 48, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t171 = (int64_t)cand_18 >= 0 && (int64_t)cand_18 < B1 ? cu_seqlens_q[(int64_t)cand_18] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_17 = n_16 + (int)(cand_18 < nseq && lt_imin(lt_imax(t171, 0), TQ) / 64 + cand_18 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_19 = lt_imin(b + 64, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t181 = (int64_t)cand_19 >= 0 && (int64_t)cand_19 < B1 ? cu_seqlens_q[(int64_t)cand_19] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_18 = n_17 + (int)(cand_19 < nseq && lt_imin(lt_imax(t181, 0), TQ) / 64 + cand_19 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_20 = lt_imin(b + 80, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t191 = (int64_t)cand_20 >= 0 && (int64_t)cand_20 < B1 ? cu_seqlens_q[(int64_t)cand_20] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_19 = n_18 + (int)(cand_20 < nseq && lt_imin(lt_imax(t191, 0), TQ) / 64 + cand_20 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_21 = lt_imin(b + 96, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t201 = (int64_t)cand_21 >= 0 && (int64_t)cand_21 < B1 ? cu_seqlens_q[(int64_t)cand_21] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_20 = n_19 + (int)(cand_21 < nseq && lt_imin(lt_imax(t201, 0), TQ) / 64 + cand_21 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_22 = lt_imin(b + 112, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t211 = (int64_t)cand_22 >= 0 && (int64_t)cand_22 < B1 ? cu_seqlens_q[(int64_t)cand_22] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_21 = n_20 + (int)(cand_22 < nseq && lt_imin(lt_imax(t211, 0), TQ) / 64 + cand_22 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_23 = lt_imin(b + 128, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t221 = (int64_t)cand_23 >= 0 && (int64_t)cand_23 < B1 ? cu_seqlens_q[(int64_t)cand_23] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_22 = n_21 + (int)(cand_23 < nseq && lt_imin(lt_imax(t221, 0), TQ) / 64 + cand_23 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_24 = lt_imin(b + 144, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t231 = (int64_t)cand_24 >= 0 && (int64_t)cand_24 < B1 ? cu_seqlens_q[(int64_t)cand_24] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_23 = n_22 + (int)(cand_24 < nseq && lt_imin(lt_imax(t231, 0), TQ) / 64 + cand_24 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_25 = lt_imin(b + 160, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t241 = (int64_t)cand_25 >= 0 && (int64_t)cand_25 < B1 ? cu_seqlens_q[(int64_t)cand_25] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_24 = n_23 + (int)(cand_25 < nseq && lt_imin(lt_imax(t241, 0), TQ) / 64 + cand_25 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_26 = lt_imin(b + 176, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t251 = (int64_t)cand_26 >= 0 && (int64_t)cand_26 < B1 ? cu_seqlens_q[(int64_t)cand_26] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_25 = n_24 + (int)(cand_26 < nseq && lt_imin(lt_imax(t251, 0), TQ) / 64 + cand_26 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_27 = lt_imin(b + 192, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t261 = (int64_t)cand_27 >= 0 && (int64_t)cand_27 < B1 ? cu_seqlens_q[(int64_t)cand_27] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_26 = n_25 + (int)(cand_27 < nseq && lt_imin(lt_imax(t261, 0), TQ) / 64 + cand_27 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_28 = lt_imin(b + 208, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t271 = (int64_t)cand_28 >= 0 && (int64_t)cand_28 < B1 ? cu_seqlens_q[(int64_t)cand_28] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_27 = n_26 + (int)(cand_28 < nseq && lt_imin(lt_imax(t271, 0), TQ) / 64 + cand_28 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_29 = lt_imin(b + 224, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t281 = (int64_t)cand_29 >= 0 && (int64_t)cand_29 < B1 ? cu_seqlens_q[(int64_t)cand_29] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_28 = n_27 + (int)(cand_29 < nseq && lt_imin(lt_imax(t281, 0), TQ) / 64 + cand_29 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_30 = lt_imin(b + 240, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t291 = (int64_t)cand_30 >= 0 && (int64_t)cand_30 < B1 ? cu_seqlens_q[(int64_t)cand_30] : 0;
-  // attention_varlen_bwd.lua:106: b = b + n * step
+  // attention_varlen_bwd.lua:112: b = b + n * step
   const int b_2 = b + (n_28 + (int)(cand_30 < nseq && lt_imin(lt_imax(t291, 0), TQ) / 64 + cand_30 <= slot)) * 16;
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_31 = lt_imin(b_2 + 1, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t303 = (int64_t)cand_31 >= 0 && (int64_t)cand_31 < B1 ? cu_seqlens_q[(int64_t)cand_31] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_29 = (int)(cand_31 < nseq && lt_imin(lt_imax(t303, 0), TQ) / 64 + cand_31 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_32 = lt_imin(b_2 + 2, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t313 = (int64_t)cand_32 >= 0 && (int64_t)cand_32 < B1 ? cu_seqlens_q[(int64_t)cand_32] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_30 = n_29 + (int)(cand_32 < nseq && lt_imin(lt_imax(t313, 0), TQ) / 64 + cand_32 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_33 = lt_imin(b_2 + 3, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t323 = (int64_t)cand_33 >= 0 && (int64_t)cand_33 < B1 ? cu_seqlens_q[(int64_t)cand_33] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_31 = n_30 + (int)(cand_33 < nseq && lt_imin(lt_imax(t323, 0), TQ) / 64 + cand_33 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_34 = lt_imin(b_2 + 4, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t333 = (int64_t)cand_34 >= 0 && (int64_t)cand_34 < B1 ? cu_seqlens_q[(int64_t)cand_34] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_32 = n_31 + (int)(cand_34 < nseq && lt_imin(lt_imax(t333, 0), TQ) / 64 + cand_34 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_35 = lt_imin(b_2 + 5, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t343 = (int64_t)cand_35 >= 0 && (int64_t)cand_35 < B1 ? cu_seqlens_q[(int64_t)cand_35] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_33 = n_32 + (int)(cand_35 < nseq && lt_imin(lt_imax(t343, 0), TQ) / 64 + cand_35 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_36 = lt_imin(b_2 + 6, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t353 = (int64_t)cand_36 >= 0 && (int64_t)cand_36 < B1 ? cu_seqlens_q[(int64_t)cand_36] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_34 = n_33 + (int)(cand_36 < nseq && lt_imin(lt_imax(t353, 0), TQ) / 64 + cand_36 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_37 = lt_imin(b_2 + 7, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t363 = (int64_t)cand_37 >= 0 && (int64_t)cand_37 < B1 ? cu_seqlens_q[(int64_t)cand_37] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_35 = n_34 + (int)(cand_37 < nseq && lt_imin(lt_imax(t363, 0), TQ) / 64 + cand_37 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_38 = lt_imin(b_2 + 8, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t373 = (int64_t)cand_38 >= 0 && (int64_t)cand_38 < B1 ? cu_seqlens_q[(int64_t)cand_38] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_36 = n_35 + (int)(cand_38 < nseq && lt_imin(lt_imax(t373, 0), TQ) / 64 + cand_38 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_39 = lt_imin(b_2 + 9, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t383 = (int64_t)cand_39 >= 0 && (int64_t)cand_39 < B1 ? cu_seqlens_q[(int64_t)cand_39] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_37 = n_36 + (int)(cand_39 < nseq && lt_imin(lt_imax(t383, 0), TQ) / 64 + cand_39 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_40 = lt_imin(b_2 + 10, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t393 = (int64_t)cand_40 >= 0 && (int64_t)cand_40 < B1 ? cu_seqlens_q[(int64_t)cand_40] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_38 = n_37 + (int)(cand_40 < nseq && lt_imin(lt_imax(t393, 0), TQ) / 64 + cand_40 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_41 = lt_imin(b_2 + 11, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t403 = (int64_t)cand_41 >= 0 && (int64_t)cand_41 < B1 ? cu_seqlens_q[(int64_t)cand_41] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_39 = n_38 + (int)(cand_41 < nseq && lt_imin(lt_imax(t403, 0), TQ) / 64 + cand_41 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_42 = lt_imin(b_2 + 12, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t413 = (int64_t)cand_42 >= 0 && (int64_t)cand_42 < B1 ? cu_seqlens_q[(int64_t)cand_42] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_40 = n_39 + (int)(cand_42 < nseq && lt_imin(lt_imax(t413, 0), TQ) / 64 + cand_42 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_43 = lt_imin(b_2 + 13, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t423 = (int64_t)cand_43 >= 0 && (int64_t)cand_43 < B1 ? cu_seqlens_q[(int64_t)cand_43] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_41 = n_40 + (int)(cand_43 < nseq && lt_imin(lt_imax(t423, 0), TQ) / 64 + cand_43 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_44 = lt_imin(b_2 + 14, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t433 = (int64_t)cand_44 >= 0 && (int64_t)cand_44 < B1 ? cu_seqlens_q[(int64_t)cand_44] : 0;
-  // attention_varlen_bwd.lua:104: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen_bwd.lua:110: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_42 = n_41 + (int)(cand_44 < nseq && lt_imin(lt_imax(t433, 0), TQ) / 64 + cand_44 <= slot);
-  // attention_varlen_bwd.lua:103: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen_bwd.lua:109: local cand = tile.min(b + j * step, nseq)
   const int cand_45 = lt_imin(b_2 + 15, nseq);
-  // attention_varlen_bwd.lua:92: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
+  // attention_varlen_bwd.lua:98: local function start(cand) return tile.min(tile.max(k:load(CU:at({ cand })), 0), T) // BS + cand end
   const int t443 = (int64_t)cand_45 >= 0 && (int64_t)cand_45 < B1 ? cu_seqlens_q[(int64_t)cand_45] : 0;
-  // attention_varlen_bwd.lua:106: b = b + n * step
+  // attention_varlen_bwd.lua:112: b = b + n * step
   const int b_3 = b_2 + n_42 + (int)(cand_45 < nseq && lt_imin(lt_imax(t443, 0), TQ) / 64 + cand_45 <= slot);
-  // attention_varlen_bwd.lua:110: local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
+  // attention_varlen_bwd.lua:116: local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
   const int t453 = (int64_t)b_3 >= 0 && (int64_t)b_3 < B1 ? cu_seqlens_q[(int64_t)b_3] : 0;
   const int q_lo = lt_imin(lt_imax(t453, 0), TQ);
-  // attention_varlen_bwd.lua:111: local q_hi = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b + 1 })), q_lo), p.TQ)
+  // attention_varlen_bwd.lua:117: local q_hi = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b + 1 })), q_lo), p.TQ)
   const int t456 = (int64_t)b_3 + 1 >= 0 && (int64_t)b_3 + 1 < B1 ? cu_seqlens_q[(int64_t)b_3 + 1] : 0;
   const int q_hi = lt_imin(lt_imax(t456, q_lo), TQ);
-  // attention_varlen_bwd.lua:112: local k_lo = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b })), 0), p.TK)
+  // attention_varlen_bwd.lua:118: local k_lo = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b })), 0), p.TK)
   const int t458 = (int64_t)b_3 >= 0 && (int64_t)b_3 < B1 ? cu_seqlens_k[(int64_t)b_3] : 0;
   const int k_lo = lt_imin(lt_imax(t458, 0), TK);
-  // attention_varlen_bwd.lua:113: local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
+  // attention_varlen_bwd.lua:119: local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
   const int t461 = (int64_t)b_3 + 1 >= 0 && (int64_t)b_3 + 1 < B1 ? cu_seqlens_k[(int64_t)b_3 + 1] : 0;
   const int k_hi = lt_imin(lt_imax(t461, k_lo), TK);
-  // attention_varlen_bwd.lua:114: local Sq, Sk = q_hi - q_lo, k_hi - k_lo
+  // attention_varlen_bwd.lua:120: local Sq, Sk = q_hi - q_lo, k_hi - k_lo
   const int Sq = q_hi - q_lo;
   const int Sk = k_hi - k_lo;
-  // attention_varlen_bwd.lua:115: local diag = Sk - Sq   -- query i is aligned with key i + diag (bottom-right)
+  // attention_varlen_bwd.lua:121: local diag = Sk - Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
-  // attention_varlen_bwd.lua:122: local blk = slot - (lo // BS + b)
+  // attention_varlen_bwd.lua:128: local blk = slot - (lo // BS + b)
   const int blk = slot - (q_lo / 64 + b_3);
-  // attention_varlen_bwd.lua:124: local used = tile.both(blk:ge(0), (blk * BS):lt(S))
+  // attention_varlen_bwd.lua:130: local used = tile.both(blk:ge(0), (blk * BS):lt(S))
   const bool used = blk >= 0 && blk * 64 < Sq;
-  // attention_varlen_bwd.lua:127: local q0 = blk * BM
+  // attention_varlen_bwd.lua:133: local q0 = blk * BM
   const int q0 = blk * 64;
-  // attention_varlen_bwd.lua:128: local nkb = tile.cdiv(Sk, BN)
+  // attention_varlen_bwd.lua:134: local nkb = tile.cdiv(Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_varlen_bwd.lua:129: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  // attention_varlen_bwd.lua:135: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
   const int hi_key = q0 + 64 - 1 + diag + window_right;
-  // attention_varlen_bwd.lua:130: local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
+  // attention_varlen_bwd.lua:136: local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
   const int first = window_left < 0 ? 0 : lt_imin(nkb, lt_imax(lo_key, 0) / 64);
-  // attention_varlen_bwd.lua:132: last = tile.max(first, last)
+  // attention_varlen_bwd.lua:138: last = tile.max(first, last)
   const int last = lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1))));
-  // attention_varlen_bwd.lua:133: local hk = h // (p.Hq // p.Hkv)
+  // attention_varlen_bwd.lua:139: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention_varlen_bwd.lua:138: local dq = k:fragment("f32", { BM, D }, 0)
+  // attention_varlen_bwd.lua:144: local dq = k:fragment("f32", { BM, D }, 0)
   float dq[64];
   #pragma unroll
   for (int ci = 0; ci < 16; ++ci) {
@@ -426,9 +426,9 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
       dq[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_varlen_bwd.lua:139: k:when(used, function()
+  // attention_varlen_bwd.lua:145: k:when(used, function()
   if (used) {
-    // attention_varlen_bwd.lua:140: k:copy(Qb:tile({ h, blk, 0 }, { 1, BM, D }), Qs)
+    // attention_varlen_bwd.lua:146: k:copy(Qb:tile({ h, blk, 0 }, { 1, BM, D }), Qs)
     {
       const bool ok = h_2 < Hq;
       const lt_bf16 *base = Q + (int64_t)h_2 * sqh;
@@ -447,7 +447,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
         }
       }
     }
-    // attention_varlen_bwd.lua:141: k:copy(dOb:tile({ h, blk, 0 }, { 1, BM, D }), dOs)
+    // attention_varlen_bwd.lua:147: k:copy(dOb:tile({ h, blk, 0 }, { 1, BM, D }), dOs)
     {
       const bool ok = h_2 < Hq;
       const lt_bf16 *base = dO + (int64_t)h_2 * sdoh;
@@ -466,7 +466,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
         }
       }
     }
-    // attention_varlen_bwd.lua:144: local lse2 = k:load(p.LSE:rows(q_lo, q_hi):tile({ h, blk, 0 }, { 1, BM, 1 })) * LOG2E
+    // attention_varlen_bwd.lua:150: local lse2 = k:load(p.LSE:rows(q_lo, q_hi):tile({ h, blk, 0 }, { 1, BM, 1 })) * LOG2E
     float t486[1];
     float lse2[1];
     {
@@ -477,7 +477,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
       t486[0] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? ptr[0] : 0.0f;
       lse2[0] = t486[0] * 1.442695f;
     }
-    // attention_varlen_bwd.lua:145: local delta = k:load(p.Delta:rows(q_lo, q_hi):tile({ h, blk, 0 }, { 1, BM, 1 }))
+    // attention_varlen_bwd.lua:151: local delta = k:load(p.Delta:rows(q_lo, q_hi):tile({ h, blk, 0 }, { 1, BM, 1 }))
     float delta[1];
     {
       const bool ok = h_2 < Hq;
@@ -486,10 +486,10 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
       const float *ptr = base + gr;
       delta[0] = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? ptr[0] : 0.0f;
     }
-    // attention_varlen_bwd.lua:146: k:pipelined(first, last, c.stages, function(j)
+    // attention_varlen_bwd.lua:152: k:pipelined(first, last, c.stages, function(j)
     for (int j = first; j < last; ++j) {
       lt_syncthreads();
-      // attention_varlen_bwd.lua:147: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+      // attention_varlen_bwd.lua:153: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
       {
         const bool ok = hk < Hkv;
         const lt_bf16 *base = K + (int64_t)hk * skh;
@@ -508,7 +508,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
           }
         }
       }
-      // attention_varlen_bwd.lua:148: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+      // attention_varlen_bwd.lua:154: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
       {
         const bool ok = hk < Hkv;
         const lt_bf16 *base = V + (int64_t)hk * svh;
@@ -527,7 +527,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
           }
         }
       }
-      // attention_varlen_bwd.lua:149: local s = k:fragment("f32", { BM, BN }, 0)
+      // attention_varlen_bwd.lua:155: local s = k:fragment("f32", { BM, BN }, 0)
       float s[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
@@ -537,7 +537,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
         }
       }
       lt_syncthreads();
-      // attention_varlen_bwd.lua:150: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+      // attention_varlen_bwd.lua:156: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 8) {
         union { uint32_t u[2]; lt_bf16 h[4]; } Qs_frag[1], Ks_frag[2];
@@ -563,7 +563,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
           }
         }
       }
-      // attention_varlen_bwd.lua:151: local dp = k:fragment("f32", { BM, BN }, 0)
+      // attention_varlen_bwd.lua:157: local dp = k:fragment("f32", { BM, BN }, 0)
       float dp[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
@@ -572,7 +572,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
           dp[ci * 4 + vi] = 0.0f;
         }
       }
-      // attention_varlen_bwd.lua:152: k:gemm(dOs, Vs, dp, { transpose_b = true })
+      // attention_varlen_bwd.lua:158: k:gemm(dOs, Vs, dp, { transpose_b = true })
       #pragma unroll
       for (int kk = 0; kk < 128; kk += 8) {
         union { uint32_t u[2]; lt_bf16 h[4]; } dOs_frag[1], Vs_frag[2];
@@ -598,13 +598,13 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
           }
         }
       }
-      // attention_varlen_bwd.lua:166: local kend = (j + 1) * BN
+      // attention_varlen_bwd.lua:172: local kend = (j + 1) * BN
       const int kend = (j + 1) * 64;
-      // attention_varlen_bwd.lua:167: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+      // attention_varlen_bwd.lua:173: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
       const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
-      // attention_varlen_bwd.lua:169: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_varlen_bwd.lua:175: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_varlen_bwd.lua:154: k:assign(s, s * (p.scale * LOG2E))
+        // attention_varlen_bwd.lua:160: k:assign(s, s * (p.scale * LOG2E))
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -612,16 +612,16 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
             s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
           }
         }
-        // attention_varlen_bwd.lua:157: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+        // attention_varlen_bwd.lua:163: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
         int row[1];
         row[0] = row0 + (q0 + diag - j * 64);
-        // attention_varlen_bwd.lua:158: local klo = tile.where(wl:lt(0), 0, row - wl)
+        // attention_varlen_bwd.lua:164: local klo = tile.where(wl:lt(0), 0, row - wl)
         int klo[1];
         klo[0] = window_left < 0 ? 0 : row[0] - window_left;
-        // attention_varlen_bwd.lua:159: local khi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+        // attention_varlen_bwd.lua:165: local khi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
         int khi[1];
         khi[0] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[0] + window_right + 1));
-        // attention_varlen_bwd.lua:160: local col = k:iota({ BM, BN }, 2)
+        // attention_varlen_bwd.lua:166: local col = k:iota({ BM, BN }, 2)
         int col[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -631,7 +631,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
             s[ci * 4 + vi] = col[ci * 4 + vi] >= klo[0] && col[ci * 4 + vi] < khi[0] ? s[ci * 4 + vi] : -INFINITY;
           }
         }
-        // attention_varlen_bwd.lua:163: k:assign(s, tile.exp2(s - lse2))   -- P
+        // attention_varlen_bwd.lua:169: k:assign(s, tile.exp2(s - lse2))   -- P
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -639,7 +639,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
             s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - lse2[0]);
           }
         }
-        // attention_varlen_bwd.lua:164: k:gemm((s * (dp - delta)):cast(v.dtype), Ks, dq)
+        // attention_varlen_bwd.lua:170: k:gemm((s * (dp - delta)):cast(v.dtype), Ks, dq)
         float t535[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -674,7 +674,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
           }
         }
       } else {
-        // attention_varlen_bwd.lua:154: k:assign(s, s * (p.scale * LOG2E))
+        // attention_varlen_bwd.lua:160: k:assign(s, s * (p.scale * LOG2E))
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -682,7 +682,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
             s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
           }
         }
-        // attention_varlen_bwd.lua:163: k:assign(s, tile.exp2(s - lse2))   -- P
+        // attention_varlen_bwd.lua:169: k:assign(s, tile.exp2(s - lse2))   -- P
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -690,7 +690,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
             s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - lse2[0]);
           }
         }
-        // attention_varlen_bwd.lua:164: k:gemm((s * (dp - delta)):cast(v.dtype), Ks, dq)
+        // attention_varlen_bwd.lua:170: k:gemm((s * (dp - delta)):cast(v.dtype), Ks, dq)
         float t536[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -727,7 +727,7 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d128_dq_kernel(
       }
     }
   }
-  // attention_varlen_bwd.lua:172: k:store(p.dQ:rows(q_lo, q_hi):tile({ h, blk, 0 }, { 1, BM, D }), dq * p.scale)
+  // attention_varlen_bwd.lua:178: k:store(p.dQ:rows(q_lo, q_hi):tile({ h, blk, 0 }, { 1, BM, D }), dq * p.scale)
   {
     const bool ok = h_2 < Hq;
     lt_bf16 *base = dQ + (int64_t)h_2 * sdqh;
@@ -768,9 +768,9 @@ extern "C" int attention_varlen_bwd_bf16_d128_dq(const void *Q, const void *K, c
   if (!(scale > 0.0f)) return hipErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)cu_seqlens_q % 4 != 0 || (uintptr_t)cu_seqlens_k % 4 != 0 || (uintptr_t)dQ % 2 != 0) return hipErrorInvalidValue;
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_varlen_bwd.lua:79: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return hipErrorInvalidValue;   /* attention_varlen_bwd.lua:80: windows below 2^30, as sizes */
-  if ((int64_t)B1 - 1 > 4096) return hipErrorInvalidValue;   /* attention_varlen_bwd.lua:81: at most max_seqs sequences (B1 - 1 <= max_seqs: the config's search) */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_varlen_bwd.lua:85: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return hipErrorInvalidValue;   /* attention_varlen_bwd.lua:86: windows below 2^30, as sizes */
+  if ((int64_t)B1 - 1 > 4096) return hipErrorInvalidValue;   /* attention_varlen_bwd.lua:87: at most max_seqs sequences (B1 - 1 <= max_seqs: the config's search) */
   const int64_t grid_x = ((int64_t)TQ / 64 + ((int64_t)B1 - 1)) * (int64_t)Hq;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);

@@ -4,9 +4,7 @@
  *
  * FlashAttention-2 forward: O = softmax(scale * Q K^T, masked) V and LSE, with GQA, causal / window, softcap.
  *
- * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096: BM=64 BN=128 stages=2 threads=128 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096)
- *   B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024: BM=64 BN=64 stages=2 threads=128 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024)
+ * Config: BM=128 BN=128 stages=3 threads=256 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096; the same for B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bf16_d64.cu
  */
 #include <cuda_runtime.h>
@@ -199,23 +197,347 @@ template <int TB> LT_FN void lt_wgmma_m64n64k16_bf16(float (&d)[32], const uint3
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(scale_d));
 }
 
-/* d = A @ B + (scale_d ? d : 0): one m64n64k16 wgmma of the warpgroup, bf16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
-template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_bf16_ss(float (&d)[32], uint64_t a, uint64_t b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, %35;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
-                 "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
-                 "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
-               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
+/* Hopper's asynchronous copies and their barriers (sm_90; setmaxnreg
+** sm_90a): what a warp-specialized stage ring is made of.  A producer
+** thread copies tiles from global to shared memory with the bulk tensor
+** copy engine (TMA), each copy signalling its bytes on the stage's "full"
+** mbarrier; the consumers wait on that barrier's phase, read the stage
+** (wgmma), and arrive on the stage's "empty" mbarrier, which the producer
+** waits on before it fills the stage again.  The tensor maps the copies
+** read are made on the host by lt_tma_encode (below) and passed to the
+** kernel by value (const __grid_constant__ CUtensorMap).
+** Shared addresses are the 32-bit .shared::cta ones (__cvta_generic_to_shared). */
+#include <cuda.h>   /* CUtensorMap and its enums: types only, the program links no -lcuda */
+
+/* ---- mbarrier (PTX ISA, "Parallel Synchronization and Communication
+** Instructions: mbarrier") ----
+** An mbarrier is a 64-bit object in shared memory (8-byte aligned) that
+** counts a phase: the phase completes when its pending arrivals reach zero
+** and its transaction count (tx-count: bytes announced by expect-tx and not
+** yet delivered by complete-tx) is zero; then the next phase begins with
+** the arrival count it was initialized with.  Waits name a phase by its
+** parity: the current phase's or the one just before. */
+
+/* mbarrier.init: `count` arrivals per phase (1 to 2^20 - 1), phase 0,
+** tx-count 0.  One thread initializes; the others may use the barrier only
+** after a barrier of the block that follows lt_mbar_init_fence. */
+LT_FN void lt_mbar_init(uint64_t *bar, uint32_t count) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(a), "r"(count) : "memory");
+}
+/* fence.mbarrier_init.release.cluster: the initializing thread's
+** mbarrier.init operations are ordered before what other threads and the
+** copy engine do with the barriers after the next block barrier (the only
+** form the ISA has: release semantics, cluster scope). */
+LT_FN void lt_mbar_init_fence(void) { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+/* mbarrier.arrive: one arrival on the current phase, with release
+** semantics (this thread's earlier memory accesses are ordered before what
+** a thread that sees the phase complete does next).  The state it returns
+** is not needed: waits go by parity, so the sink `_` takes it. */
+LT_FN void lt_mbar_arrive(uint64_t *bar) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(a) : "memory");
+}
+/* mbarrier.arrive.expect_tx: raises the current phase's tx-count by
+** `bytes` (the bytes the copies that complete on this barrier will
+** deliver), then arrives.  The phase cannot complete before those bytes
+** are delivered, whatever order the arrival and the copies come in. */
+LT_FN void lt_mbar_arrive_expect_tx(uint64_t *bar, uint32_t bytes) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(a), "r"(bytes) : "memory");
+}
+/* mbarrier.try_wait.parity: 1 once the phase of that parity has completed
+** (`parity` must be the current phase's or the previous one's: the wait
+** for the current phase's parity returns 0 until it completes, the other
+** parity names the phase before, complete already), with acquire
+** semantics; 0 after a time limit the hardware chooses. */
+LT_FN int lt_mbar_try_wait(uint64_t *bar, int parity) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  uint32_t done;
+  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+               : "=r"(done) : "r"(a), "r"(parity) : "memory");
+  return (int)done;
+}
+/* Waits until the phase of parity `parity` has completed.  A ring of S
+** stages whose fill i (0, 1, ...) uses stage i % S waits on the "full"
+** barrier with parity (i / S) & 1, and the producer on the "empty" barrier
+** with the other parity, ((i / S) & 1) ^ 1: its first pass over the ring
+** names the phase before phase 0, complete from the start. */
+LT_FN void lt_mbar_wait(uint64_t *bar, int parity) {
+  while (!lt_mbar_try_wait(bar, parity)) {
+  }
 }
 
-/* One block (128 threads) of attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096. */
-__global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, __nv_bfloat16 *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
+/* ---- proxies (PTX ISA, "Memory Consistency Model: proxies";
+** "membar/fence": fence.proxy.async) ----
+** The copy engine and wgmma access shared memory through the async proxy,
+** ordinary loads and stores (and cp.async) through the generic proxy.
+** Shared memory written by ordinary stores that the copy engine (a TMA
+** store) or wgmma reads next needs this fence in each writing thread,
+** before the barrier that hands the data over.  (Data a TMA load delivered
+** needs no fence: the mbarrier phase it completed orders it.) */
+LT_FN void lt_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+/* bar.sync id, threads: a barrier of `threads` threads (a multiple of 32)
+** on hardware barrier id (1 to 15; 0 is __syncthreads'), for a group of
+** warps that syncs without the others: the consumer warpgroup handing its
+** staged epilogue tile to the thread that stores it (PTX ISA, "bar,
+** barrier"). */
+LT_FN void lt_named_barrier(int id, int threads) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory"); }
+
+/* bar.red.or.pred id, threads: lt_named_barrier that also returns whether
+** `pred` held in any of its threads (PTX ISA, "bar, barrier": the
+** reduction form), so that one thread's finding reaches the group. */
+LT_FN int lt_named_barrier_or(int id, int threads, int pred) {
+  int r;
+  asm volatile("{\n .reg .pred p, q;\n setp.ne.s32 p, %1, 0;\n bar.red.or.pred q, %2, %3, p;\n selp.s32 %0, 1, 0, q;\n}\n"
+               : "=r"(r) : "r"(pred), "r"(id), "r"(threads) : "memory");
+  return r;
+}
+
+/* ---- split-K (gen/lower/splitk.c): the parts of a tile meet in a
+** workspace in global memory.  Each part stores its partial accumulator
+** (st.global.cg: to L2, where the other SMs read), fences it, and the
+** warpgroup's first thread counts the part on the tile's counter; the
+** part that counts last reads the others' (ld.global.cg, after a fence)
+** and resets the counter to 0 for the next launch.  The CUDA
+** programming guide's threadfence pattern ("Memory Fence Functions"). ---- */
+
+/* Counts one part of `parts` on counter *sem; returns whether it was the
+** last, then leaving the counter at 0. */
+LT_FN int lt_split_arrive(unsigned *sem, int parts) {
+  const int last = atomicAdd(sem, 1u) == (unsigned)parts - 1;
+  if (last) atomicExch(sem, 0u);
+  return last;
+}
+LT_FN void lt_split_fence(void) { __threadfence(); }
+LT_FN void lt_split_store4(float *p, float a, float b, float c, float d) { __stcg((float4 *)p, make_float4(a, b, c, d)); }
+LT_FN float4 lt_split_load4(const float *p) { return __ldcg((const float4 *)p); }
+
+/* ---- bulk tensor copies (PTX ISA, "Data Movement and Conversion
+** Instructions: cp.async.bulk.tensor"; "Tensor Access"; the tensor map:
+** "Tensor-map") ----
+** Coordinates are in elements, innermost dimension first (x: the column
+** of a row-major matrix, y: its row), signed: a box that reaches past
+** either edge of the tensor reads zeros there (the map's OOB fill) and a
+** store writes only the elements inside.  The shared-memory tile is the
+** box in row-major order, its 16-byte chunks swizzled as the map says
+** (128-byte swizzle: chunk c of row r at c ^ (r % 8), the same pattern
+** wgmma's descriptors read; the tile must be 1024-byte aligned for it). */
+
+/* A box of the tensor `map` at (x, y) into shared memory at dst; its bytes
+** (the whole box, filled elements too) complete on `bar` as transaction
+** bytes, so the thread that issues it arrives on `bar` with expect-tx of
+** the stage's bytes.  `map`: the address of a __grid_constant__ kernel
+** parameter (or of a map in global or constant memory). */
+LT_FN void lt_tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(b) : "memory");
+}
+/* The same for the box at (x, y, z) of a 3-D map (a batch of matrices:
+** z the matrix) and (x, y, z, w) of a 4-D one. */
+LT_FN void lt_tma_load_3d(void *dst, const CUtensorMap *map, int x, int y, int z, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(b) : "memory");
+}
+LT_FN void lt_tma_load_4d(void *dst, const CUtensorMap *map, int x, int y, int z, int w, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(b) : "memory");
+}
+/* The shared tile at src into the box of `map` at (x, y): only the
+** elements inside the tensor are written.  The copy reads src after the
+** issue, asynchronously: the writers of src fence (lt_fence_proxy_async)
+** before the barrier that precedes the issue, and src is not written
+** again before lt_tma_store_wait_read covers the copy's group. */
+LT_FN void lt_tma_store_2d(const CUtensorMap *map, int x, int y, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(s) : "memory");
+}
+/* The same for the box at (x, y, z) of a 3-D map and (x, y, z, w) of a
+** 4-D one. */
+LT_FN void lt_tma_store_3d(const CUtensorMap *map, int x, int y, int z, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(s) : "memory");
+}
+LT_FN void lt_tma_store_4d(const CUtensorMap *map, int x, int y, int z, int w, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(s) : "memory");
+}
+/* cp.reduce.async.bulk .add.f32: adds the `bytes` (a multiple of 16) of
+** f32 at shared src to those at global dst (16-byte aligned, both), by the
+** copy engine, each element's add atomic; in this thread's bulk group, as
+** the TMA stores: src is not written again before lt_tma_store_wait_read
+** covers the group, and its writers fence (lt_fence_proxy_async) before
+** the barrier that precedes the issue. */
+LT_FN void lt_bulk_reduce_add_f32(float *dst, const float *src, uint32_t bytes) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n"
+               ::"l"(dst), "r"(s), "r"(bytes) : "memory");
+}
+/* cp.async.bulk.commit_group: this thread's bulk stores issued since the
+** last commit form a group. */
+LT_FN void lt_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/* cp.async.bulk.wait_group.read N: waits until at most N of this thread's
+** groups still read their shared source (the source may then be written);
+** lt_tma_store_wait<N>: until at most N are incomplete (their global
+** writes done too). */
+template <int N> static __device__ __forceinline__ void lt_tma_store_wait_read(void) {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N> static __device__ __forceinline__ void lt_tma_store_wait(void) {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+/* prefetch.tensormap: brings the map into the cache the copy engine reads
+** it through, so the first copy does not wait for it. */
+LT_FN void lt_tma_prefetch_map(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
+}
+
+/* ---- the consumers' epilogue ----
+** a / b to 2 ulp over the whole range (div.full.f32: a reciprocal and a
+** product, scaled; not IEEE's rounding, but without its slow path, which
+** is a call): the divisions plan.c makes fast, in the epilogues of
+** warp-specialized kernels that round to f16 or bf16. */
+LT_FN float lt_fdiv(float a, float b) {
+  float y;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+  return y;
+}
+
+/* ---- the persistent grid, on the host ----
+** The SMs of the current device, into *n: queried once a device
+** (cudaDeviceGetAttribute), then cached; returns 0 or the runtime's error. */
+static inline __attribute__((unused)) int lt_sm_count(int *n) {
+  static int sms[64];   /* a race between host threads stores the same count */
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64 && sms[dev] > 0) {
+    *n = sms[dev];
+    return 0;
+  }
+  err = cudaDeviceGetAttribute(n, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64) sms[dev] = *n;
+  return 0;
+}
+
+/* ---- registers (PTX ISA, "Miscellaneous Instructions: setmaxnreg";
+** sm_90a) ----
+** Sets the per-thread register limit of the executing warp to R (24 to
+** 256, a multiple of 8): .dec gives registers back to the block's pool,
+** .inc takes them from it, waiting until the pool has enough.  All four
+** warps of a warpgroup execute the same one; it takes effect only in a
+** kernel with a register limit at entry (__launch_bounds__(threads, 1)),
+** and the compiler warns (C7508) when it cannot honour it.  A producer
+** warpgroup that only issues copies goes down (40), consumer warpgroups
+** that hold wgmma accumulators go up (232): 128 x 40 + 256 x 232 fits the
+** 65536 registers of a 384-thread block. */
+template <int R> static __device__ __forceinline__ void lt_setmaxnreg_inc(void) {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+template <int R> static __device__ __forceinline__ void lt_setmaxnreg_dec(void) {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+
+/* ---- the tensor map, on the host (CUDA driver API,
+** cuTensorMapEncodeTiled) ----
+** The launcher encodes one map per tensor and box its copies read: a
+** tensor of `rank` dimensions (1 to 5), dims[0] the innermost (the
+** elements of a row, stride 1), strides[i] the elements from one index of
+** dimension i + 1 to the next, read and written in boxes of box[0] x
+** box[1] ...  The driver's function is reached through the runtime
+** (cudaGetDriverEntryPointByVersion, or cudaGetDriverEntryPoint before
+** CUDA 12.5), so nothing links -lcuda.  Returns 0, or an error the
+** launcher answers by taking its cp.async path: cudaErrorInvalidValue when
+** the tensor breaks a rule of the copy engine (checked here first: the
+** base address and every stride 16-byte aligned, strides below 2^40 bytes,
+** sizes 1 to 2^32, box sides 1 to 256, the box row a multiple of 16 bytes
+** and no wider than the swizzle span) or the driver refuses it;
+** cudaErrorNotSupported when the driver has no such function.  A
+** dimension of size 1 has no stride to keep: any stride passes there (a
+** batch of one matrix, whatever its batch stride).  Out-of-bounds elements
+** of a box read as zero. */
+enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2, LT_TMA_U8 = 3 };   /* U8: fp8's bytes, copied as they are */
+
+typedef CUresult (*lt_tma_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                     const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static inline __attribute__((unused)) int lt_tma_encode(CUtensorMap *map, const void *base, int dtype, int rank,
+                                                        const uint64_t *dims, const uint64_t *strides,
+                                                        const uint32_t *box, int swizzle_bytes) {
+  static lt_tma_encode_fn encode = NULL;   /* looked up once; a second lookup racing the first finds the same */
+  const uint64_t esize = dtype == LT_TMA_F32 ? 4 : dtype == LT_TMA_U8 ? 1 : 2;
+  const uint64_t span = swizzle_bytes == 0 ? 0 : (uint64_t)swizzle_bytes;
+  if (!map || !base || rank < 1 || rank > 5 ||
+      (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32 && dtype != LT_TMA_U8))
+    return cudaErrorInvalidValue;
+  if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 && swizzle_bytes != 128) return cudaErrorInvalidValue;
+  if ((uintptr_t)base % 16) return cudaErrorInvalidValue;
+  cuuint64_t dim[5], stride[4];
+  cuuint32_t boxd[5], step[5];
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] == 0 || dims[i] > ((uint64_t)1 << 32) || box[i] == 0 || box[i] > 256) return cudaErrorInvalidValue;
+    dim[i] = dims[i], boxd[i] = box[i], step[i] = 1;
+  }
+  for (int i = 1; i < rank; i++) {   /* in bytes; a dimension of one index: any 16-byte multiple will do */
+    uint64_t b = dims[i] == 1 ? (i == 1 ? (dims[0] * esize + 15) / 16 * 16 : stride[i - 2] * dims[i - 1]) : strides[i - 1] * esize;
+    if (b == 0 || b % 16 || b >= ((uint64_t)1 << 40)) return cudaErrorInvalidValue;
+    stride[i - 1] = b;
+  }
+  if ((box[0] * esize) % 16 || (span && box[0] * esize > span)) return cudaErrorInvalidValue;
+  if (!encode) {
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
+#else
+    const cudaError_t err = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &found);
+#endif
+    if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn) return cudaErrorNotSupported;
+    encode = (lt_tma_encode_fn)fn;
+  }
+  const CUtensorMapDataType dt = dtype == LT_TMA_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                 : dtype == LT_TMA_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                 : dtype == LT_TMA_U8   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const CUtensorMapSwizzle sw = swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                : swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                      : CU_TENSOR_MAP_SWIZZLE_NONE;
+  const CUresult r = encode(map, dt, (cuuint32_t)rank, (void *)base, dim, stride, boxd, step,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? 0 : cudaErrorInvalidValue;
+}
+
+/* A row-major matrix of `rows` x `cols` elements, `ld` elements from one
+** row to the next (ld >= cols), in boxes of box_rows x box_cols: the 2-D
+** case of lt_tma_encode. */
+static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, const void *base, int dtype, uint64_t rows,
+                                                           uint64_t cols, uint64_t ld, uint32_t box_rows,
+                                                           uint32_t box_cols, int swizzle_bytes) {
+  if (ld < cols) return cudaErrorInvalidValue;
+  const uint64_t dims[2] = {cols, rows}, strides[1] = {ld};
+  const uint32_t box[2] = {box_cols, box_rows};
+  return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
+}
+
+/* One block (256 threads) of attention_bf16_d64_cp. */
+__global__ void __launch_bounds__(256) attention_bf16_d64_cp_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, __nv_bfloat16 *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 128] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -225,12 +547,12 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
   extern __shared__ __align__(1024) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
   __nv_bfloat16 (*Qs)[64] = (__nv_bfloat16 (*)[64])(lt_smem + 0);
-  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __nv_bfloat16 (*Ks)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 8192);
-  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __nv_bfloat16 (*Vs)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 40960);
+  /* Ks (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __nv_bfloat16 (*Ks)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 16384);
+  /* Vs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __nv_bfloat16 (*Vs)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 65536);
   // attention.lua:101: local nqb = tile.cdiv(p.Sq, BM)
-  const int nqb = (Sq + 64 - 1) / 64;
+  const int nqb = (Sq + 128 - 1) / 128;
   // attention.lua:104: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
   const int n = lt_imax(nqb, 1);
   // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
@@ -238,8 +560,11 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
   const int t8 = t7 * n;
   const int t10 = pid0 / t8 * t7;
   const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
-  const int bh = t10 + pid0 % t8 % t13;
-  const int pid = pid0 % t8 / t13;
+  // attention.lua:108: local lpt = p.window_right:ge(0)
+  const bool t19 = window_right >= 0;
+  // attention.lua:109: bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
+  const int bh = t19 ? pid0 % (B * Hq) : t10 + pid0 % t8 % t13;
+  const int pid = t19 ? pid0 / (B * Hq) : pid0 % t8 / t13;
   // attention.lua:114: local qb = nqb - 1 - pid
   const int qb = nqb - 1 - pid;
   // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
@@ -248,14 +573,14 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
   // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
   // attention.lua:120: local q0 = qb * BM
-  const int q0 = qb * 64;
+  const int q0 = qb * 128;
   // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
   const int diag = Sk - Sq;
   // attention.lua:123: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 128 - 1) / 128;
   // attention.lua:124: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
-  const int hi_key = q0 + 64 - 1 + diag + window_right;
+  const int hi_key = q0 + 128 - 1 + diag + window_right;
   // attention.lua:125: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
   const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
   // attention.lua:126: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
@@ -263,26 +588,26 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
   // attention.lua:131: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
-    const bool ok = b < B && h_2 < Hq;
+    const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
     const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+    if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
-        lt_cp_async16(&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(qb * 64 + tid / 8) * sqs + (int64_t)(ri * 16) * sqs + tid % 8 * 8, 16);
+        lt_cp_async16(&Qs[ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(qb * 128 + tid / 8) * sqs + (int64_t)(ri * 32) * sqs + tid % 8 * 8, 16);
       }
     } else {
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
-        const int gr = qb * 64 + ri * 16 + tid / 8;
+        const int gr = qb * 128 + ri * 32 + tid / 8;
         const int gc = tid % 8 * 8;
         const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
         if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
           const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-          lt_cp_async16(&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+          lt_cp_async16(&Qs[ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            Qs[ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
@@ -321,26 +646,26 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
     if (j < last) {
       // attention.lua:145: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
-        const bool ok = b < B && hk < Hkv;
+        const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
         if (ok && j * 128 >= 0 && j * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 128 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Ks[j_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(j * 128 + tid / 8) * sks + (int64_t)(ri * 32) * sks + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            const int gr = j * 128 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j * 128 + ri * 32 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              lt_cp_async16(&Ks[j_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -348,26 +673,26 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
       }
       // attention.lua:146: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
-        const bool ok = b < B && hk < Hkv;
+        const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
         if (ok && j * 128 >= 0 && j * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 128 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Vs[j_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(j * 128 + tid / 8) * svs + (int64_t)(ri * 32) * svs + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            const int gr = j * 128 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j * 128 + ri * 32 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              lt_cp_async16(&Vs[j_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -376,11 +701,14 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
     }
     lt_cp_async_commit();
   }
-  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
+  if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 148: 0 goes first */
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-    lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
+    lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
+    /* in flight from the iteration before: the wgmmas into o */
     // attention.lua:147: local s = k:fragment("f32", { BM, BN }, 0)
     float s[64];
+    lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
     // attention.lua:148: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
@@ -390,32 +718,33 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
       lt_wgmma_m64n128k16_bf16_ss<0, 0>(s, lt_wgmma_desc(&Qs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 1024, 1), kk > 0);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+    lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
     /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
     const int j_next = j + 1;
-    const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
+    const int j_next_stage = j_stage < 2 ? j_stage + 1 : j_stage - 2;
     if (j_next < last) {
       // attention.lua:145: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
       {
-        const bool ok = b < B && hk < Hkv;
+        const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
         if (ok && j_next * 128 >= 0 && j_next * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 128 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 128 + tid / 8) * sks + (int64_t)(ri * 32) * sks + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            const int gr = j_next * 128 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j_next * 128 + ri * 32 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              lt_cp_async16(&Ks[j_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Ks[j_next_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -423,26 +752,26 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
       }
       // attention.lua:146: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
       {
-        const bool ok = b < B && hk < Hkv;
+        const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
         if (ok && j_next * 128 >= 0 && j_next * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 128 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 128 + tid / 8) * svs + (int64_t)(ri * 32) * svs + tid % 8 * 8, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            const int gr = j_next * 128 + ri * 16 + tid / 8;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j_next * 128 + ri * 32 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              lt_cp_async16(&Vs[j_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+                Vs[j_next_stage][ri * 32 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 32 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
               }
             }
           }
@@ -453,8 +782,9 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
     // attention.lua:176: local kend = (j + 1) * BN
     const int kend = (j + 1) * 128;
     // attention.lua:177: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 64 - 1 + diag - window_left));
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(o);   /* read below, after the wait */
     lt_wgmma_settle(s);   /* read below, after the wait */
     // attention.lua:179: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
@@ -490,27 +820,27 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
         }
       }
       // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t72[2];
+      float t79[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t72[ri] = -INFINITY;
+        t79[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t72[ri] = fmaxf(t72[ri], s[ri * 32 + ci * 2 + vi]);
+            t79[ri] = fmaxf(t79[ri], s[ri * 32 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t72[ei] = fmaxf(t72[ei], __shfl_xor_sync(0xffffffffu, t72[ei], 2));
-        t72[ei] = fmaxf(t72[ei], __shfl_xor_sync(0xffffffffu, t72[ei], 1));
+        t79[ei] = fmaxf(t79[ei], __shfl_xor_sync(0xffffffffu, t79[ei], 2));
+        t79[ei] = fmaxf(t79[ei], __shfl_xor_sync(0xffffffffu, t79[ei], 1));
       }
       float m_new[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t72[ri]);
+        m_new[ri] = fmaxf(m[ri], t79[ri]);
       }
       // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc[2];
@@ -536,26 +866,26 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
         alpha[ri] = lt_exp2(m[ri] * c2 - mc[ri]);
       }
       // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t81[2];
+      float t88[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t81[ri] = 0.0f;
+        t88[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t81[ri] = t81[ri] + s[ri * 32 + ci * 2 + vi];
+            t88[ri] = t88[ri] + s[ri * 32 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t81[ei] = t81[ei] + __shfl_xor_sync(0xffffffffu, t81[ei], 2);
-        t81[ei] = t81[ei] + __shfl_xor_sync(0xffffffffu, t81[ei], 1);
+        t88[ei] = t88[ei] + __shfl_xor_sync(0xffffffffu, t88[ei], 2);
+        t88[ei] = t88[ei] + __shfl_xor_sync(0xffffffffu, t88[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t81[ri];
+        l[ri] = l[ri] * alpha[ri] + t88[ri];
       }
       // attention.lua:172: k:assign(o, o * alpha)
       #pragma unroll
@@ -594,31 +924,29 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(o);   /* read below, after the wait */
     } else {
       // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t85[2];
+      float t92[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t85[ri] = -INFINITY;
+        t92[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t85[ri] = fmaxf(t85[ri], s[ri * 32 + ci * 2 + vi]);
+            t92[ri] = fmaxf(t92[ri], s[ri * 32 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t85[ei] = fmaxf(t85[ei], __shfl_xor_sync(0xffffffffu, t85[ei], 2));
-        t85[ei] = fmaxf(t85[ei], __shfl_xor_sync(0xffffffffu, t85[ei], 1));
+        t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 2));
+        t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 1));
       }
       float m_new_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t85[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t92[ri]);
       }
       // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
       float mc_2[2];
@@ -644,26 +972,26 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
         alpha_2[ri] = lt_exp2(m[ri] * c2 - mc_2[ri]);
       }
       // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t94[2];
+      float t101[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t94[ri] = 0.0f;
+        t101[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t94[ri] = t94[ri] + s[ri * 32 + ci * 2 + vi];
+            t101[ri] = t101[ri] + s[ri * 32 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t94[ei] = t94[ei] + __shfl_xor_sync(0xffffffffu, t94[ei], 2);
-        t94[ei] = t94[ei] + __shfl_xor_sync(0xffffffffu, t94[ei], 1);
+        t101[ei] = t101[ei] + __shfl_xor_sync(0xffffffffu, t101[ei], 2);
+        t101[ei] = t101[ei] + __shfl_xor_sync(0xffffffffu, t101[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t94[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t101[ri];
       }
       // attention.lua:172: k:assign(o, o * alpha)
       #pragma unroll
@@ -702,10 +1030,9 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
       }
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(o);   /* read below, after the wait */
     }
   }
+  if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
   lt_cp_async_wait<0>();
   // attention.lua:181: local seen = l:gt(0)
   bool seen[2];
@@ -713,15 +1040,17 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
+  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+  lt_wgmma_settle(o);   /* read below, after the wait */
   // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
-    const bool ok = b < B && h_2 < Hq;
+    const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
     __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
-        const int gr = qb * 64 + ri * 8 + row0;
+        const int gr = qb * 128 + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         __nv_bfloat16 *ptr = base + (int64_t)gr * sos + gc;
         if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
@@ -740,19 +1069,19 @@ __global__ void __launch_bounds__(128) attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_S
   }
   // attention.lua:183: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
   {
-    const bool ok = b < B && h_2 < Hq && col0 == 0;
+    const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0 && col0 == 0;
     float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = qb * 64 + ri * 8 + row0;
+      const int gr = qb * 128 + ri * 8 + row0;
       float *ptr = base + gr;
       if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * scale + logf(l[ri]) : INFINITY;
     }
   }
 }
 
-/* Checks the arguments, then runs attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096 over its grid on `stream` (the config tuned for B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096). */
-static int attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
+/* Checks the arguments, then runs attention_bf16_d64_cp over its grid on `stream`. */
+static int attention_bf16_d64_cp(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
 {
   if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return cudaErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return cudaErrorInvalidValue;
@@ -769,558 +1098,527 @@ static int attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096(const void *Q, const v
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:117: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
   if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention.lua:118: windows below 2^30, as sizes */
-  const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64 * (int64_t)B * (int64_t)Hq;
+  const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128 * (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
-  /* 73728 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 73728);
+  /* 114688 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bf16_d64_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 114688);
   if (err != cudaSuccess) return (int)err;
-  attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096_kernel<<<grid, dim3(128), 73728, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (__nv_bfloat16 *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
+  attention_bf16_d64_cp_kernel<<<grid, dim3(256), 114688, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (__nv_bfloat16 *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }
 
-/* One block (128 threads) of attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024. */
-__global__ void __launch_bounds__(128) attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, __nv_bfloat16 *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
+/* One block of attention_bf16_d64: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention.lua:144 runs warp-specialized (TMA copies into an mbarrier ring). */
+__global__ void __launch_bounds__(384, 1) attention_bf16_d64_kernel(const __grid_constant__ CUtensorMap Q_map, const __grid_constant__ CUtensorMap K_map, const __grid_constant__ CUtensorMap V_map, const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, __nv_bfloat16 *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
-  const int pid0 = blockIdx.x;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __shared__ __attribute__((aligned(1024))) __nv_bfloat16 Qs[64][64];
-  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __shared__ __attribute__((aligned(1024))) __nv_bfloat16 Ks[2][64][64];
-  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __shared__ __attribute__((aligned(1024))) __nv_bfloat16 Vs[2][64][64];
-  // attention.lua:101: local nqb = tile.cdiv(p.Sq, BM)
-  const int nqb = (Sq + 64 - 1) / 64;
-  // attention.lua:104: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
-  const int n = lt_imax(nqb, 1);
-  // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
-  const int t7 = lt_imax(1, 128 / n);
-  const int t8 = t7 * n;
-  const int t10 = pid0 / t8 * t7;
-  const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
-  const int bh = t10 + pid0 % t8 % t13;
-  const int pid = pid0 % t8 / t13;
-  // attention.lua:114: local qb = nqb - 1 - pid
-  const int qb = nqb - 1 - pid;
-  // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
-  const int b = bh / Hq;
-  const int h_2 = bh % Hq;
-  // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
-  const int hk = h_2 / (Hq / Hkv);
-  // attention.lua:120: local q0 = qb * BM
-  const int q0 = qb * 64;
-  // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
-  const int diag = Sk - Sq;
-  // attention.lua:123: local nkb = tile.cdiv(p.Sk, BN)
-  const int nkb = (Sk + 64 - 1) / 64;
-  // attention.lua:124: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
-  const int lo_key = q0 + diag - window_left;
-  const int hi_key = q0 + 64 - 1 + diag + window_right;
-  // attention.lua:125: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
-  // attention.lua:126: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
-  // attention.lua:131: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
-  /* cp.async: lands with the first stage of the pipelined loop below */
-  {
-    const bool ok = b < B && h_2 < Hq;
-    const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        lt_cp_async16(&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(qb * 64 + tid / 8) * sqs + (int64_t)(ri * 16) * sqs + tid % 8 * 8, 16);
-      }
-    } else {
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        const int gr = qb * 64 + ri * 16 + tid / 8;
-        const int gc = tid % 8 * 8;
-        const __nv_bfloat16 *ptr = base + (int64_t)gr * sqs + gc;
-        if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
-          const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-          lt_cp_async16(&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2bfloat16_rn(0.0f);
-          }
-        }
-      }
-    }
-  }
-  // attention.lua:132: local o = k:fragment("f32", { BM, D }, 0)
-  float o[32];
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  __nv_bfloat16 (*Qs)[64] = (__nv_bfloat16 (*)[64])(lt_smem + 0);
+  /* Ks (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
+  __nv_bfloat16 (*Ks)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 16384);
+  /* Vs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
+  __nv_bfloat16 (*Vs)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 65536);
+  uint64_t *j_full = (uint64_t *)(lt_smem + 114688), *j_empty = j_full + 3;   /* the ring's mbarriers */
+  uint64_t *j_pre = j_full + 6;   /* the mbarrier of the copies before the loop */
+  uint64_t *j_pre_empty = j_pre + 1;   /* the consumers are done with what those copies filled */
+  const int lt_grid0 = (Sq + 128 - 1) / 128 * B * Hq;
+  const int lt_programs = lt_grid0;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
+  /* the ring of the k:pipelined loop at attention.lua:144, 3 stages: j_full[i] says stage i's TMA copies have landed (32768 bytes), j_empty[i] that the 8 consumer warps are done with it */
+  if (tid == 0) {
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 2; ++vi) {
-        o[ri * 16 + ci * 2 + vi] = 0.0f;
-      }
+    for (int j_stage = 0; j_stage < 3; ++j_stage) {
+      lt_mbar_init(&j_full[j_stage], 1);   /* the producer's arrival, with the bytes to expect */
+      lt_mbar_init(&j_empty[j_stage], 8);   /* one arrival a consumer warp */
     }
+    lt_mbar_init(j_pre, 1);   /* the copies before the loop */
+    lt_mbar_init(j_pre_empty, 8);   /* one arrival a consumer warp, done with what they filled */
+    lt_mbar_init_fence();
   }
-  // attention.lua:133: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
-  float m[2];
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    m[ri] = -INFINITY;
-  }
-  // attention.lua:134: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
-  float l[2];
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    l[ri] = 0.0f;
-  }
-  // attention.lua:142: local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
-  const float c2 = scale * 1.442695f;
-  // attention.lua:144: k:pipelined(first, last, c.stages, function(j)
-  /* prologue: start the copies of the first iteration, one commit group */
-  for (int j_stage = 0; j_stage < 1; ++j_stage) {
-    const int j = first + j_stage;
-    if (j < last) {
-      // attention.lua:145: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
-      {
-        const bool ok = b < B && hk < Hkv;
-        const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 64 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 64 + ri * 16 + tid / 8;
-            const int gc = tid % 8 * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
-              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
-              }
-            }
-          }
-        }
-      }
-      // attention.lua:146: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
-      {
-        const bool ok = b < B && hk < Hkv;
-        const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j * 64 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j * 64 + ri * 16 + tid / 8;
-            const int gc = tid % 8 * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
-              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
-              }
-            }
-          }
+  __syncthreads();   /* the mbarriers are set up before either role uses them */
+  if (tid >= 256) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<40>();   /* the registers it does not need go to the consumers */
+    if (tid == 256) {
+      lt_tma_prefetch_map(&Q_map);
+      lt_tma_prefetch_map(&K_map);
+      lt_tma_prefetch_map(&V_map);
+      int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+      int j_pre_phase = 0;   /* the parity of the phase of j_pre and j_pre_empty, flipping each program */
+      for (int lt_round = 0, lt_odd = 0; lt_round < lt_programs; lt_round += gridDim.x, lt_odd ^= 1) {
+        const int lt_prog = lt_round + (lt_odd ? gridDim.x - 1 - blockIdx.x : blockIdx.x);   /* snake order: the rounds' long and short programs even out */
+        if (lt_prog >= lt_programs) continue;   /* (in the last round only) */
+        const int pid0 = lt_prog;
+        // attention.lua:101: local nqb = tile.cdiv(p.Sq, BM)
+        const int nqb = (Sq + 128 - 1) / 128;
+        // attention.lua:104: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
+        const int n = lt_imax(nqb, 1);
+        // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
+        const int t7 = lt_imax(1, 128 / n);
+        const int t8 = t7 * n;
+        const int t10 = pid0 / t8 * t7;
+        const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
+        // attention.lua:108: local lpt = p.window_right:ge(0)
+        const bool t19 = window_right >= 0;
+        // attention.lua:109: bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
+        const int bh = t19 ? pid0 % (B * Hq) : t10 + pid0 % t8 % t13;
+        const int pid = t19 ? pid0 / (B * Hq) : pid0 % t8 / t13;
+        // attention.lua:114: local qb = nqb - 1 - pid
+        const int qb = nqb - 1 - pid;
+        // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
+        const int b = bh / Hq;
+        const int h_2 = bh % Hq;
+        // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
+        const int hk = h_2 / (Hq / Hkv);
+        // attention.lua:120: local q0 = qb * BM
+        const int q0 = qb * 128;
+        // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+        const int diag = Sk - Sq;
+        // attention.lua:123: local nkb = tile.cdiv(p.Sk, BN)
+        const int nkb = (Sk + 128 - 1) / 128;
+        // attention.lua:124: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+        const int lo_key = q0 + diag - window_left;
+        const int hi_key = q0 + 128 - 1 + diag + window_right;
+        // attention.lua:125: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+        const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
+        // attention.lua:126: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+        const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
+        // attention.lua:142: local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
+        const float c2 = scale * 1.442695f;
+        lt_mbar_wait(j_pre_empty, j_pre_phase ^ 1);   /* the consumers are done with the program before's tiles (the first program finds them free) */
+        lt_mbar_arrive_expect_tx(j_pre, 16384);   /* the bytes the copies before the loop deliver */
+        // attention.lua:131: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+        lt_tma_load_4d(&Qs[0][0], &Q_map, 0, qb * 128, h_2, b, j_pre);
+        j_pre_phase ^= 1;
+        // attention.lua:144: k:pipelined(first, last, c.stages, function(j)
+        for (int j = first; j < last; ++j, j_phase ^= j_stage == 2, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
+          lt_mbar_wait(&j_empty[j_stage], j_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+          lt_mbar_arrive_expect_tx(&j_full[j_stage], 32768);   /* the bytes its copies deliver */
+          // attention.lua:145: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+          lt_tma_load_4d(&Ks[j_stage][0][0], &K_map, 0, j * 128, hk, b, &j_full[j_stage]);
+          // attention.lua:146: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+          lt_tma_load_4d(&Vs[j_stage][0][0], &V_map, 0, j * 128, hk, b, &j_full[j_stage]);
         }
       }
     }
-    lt_cp_async_commit();
-  }
-  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
-    lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-    lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
-    // attention.lua:147: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[32];
-    // attention.lua:148: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
-    lt_wgmma_settle(s);
-    lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
-    #pragma unroll
-    for (int kk = 0; kk < 64; kk += 16) {
-      lt_wgmma_m64n64k16_bf16_ss<0, 0>(s, lt_wgmma_desc(&Qs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 1024, 1), kk > 0);
-    }
-    lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
-    /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
-    const int j_next = j + 1;
-    const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
-    if (j_next < last) {
-      // attention.lua:145: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
-      {
-        const bool ok = b < B && hk < Hkv;
-        const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+  } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
+    int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+    int j_pre_phase = 0;   /* the parity of the phase of j_pre and j_pre_empty, flipping each program */
+    for (int lt_round = 0, lt_odd = 0; lt_round < lt_programs; lt_round += gridDim.x, lt_odd ^= 1) {
+      const int lt_prog = lt_round + (lt_odd ? gridDim.x - 1 - blockIdx.x : blockIdx.x);   /* snake order: the rounds' long and short programs even out */
+      if (lt_prog >= lt_programs) continue;   /* (in the last round only) */
+      const int pid0 = lt_prog;
+      // attention.lua:101: local nqb = tile.cdiv(p.Sq, BM)
+      const int nqb = (Sq + 128 - 1) / 128;
+      // attention.lua:104: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
+      const int n = lt_imax(nqb, 1);
+      // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
+      const int t7 = lt_imax(1, 128 / n);
+      const int t8 = t7 * n;
+      const int t10 = pid0 / t8 * t7;
+      const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
+      // attention.lua:108: local lpt = p.window_right:ge(0)
+      const bool t19 = window_right >= 0;
+      // attention.lua:109: bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
+      const int bh = t19 ? pid0 % (B * Hq) : t10 + pid0 % t8 % t13;
+      const int pid = t19 ? pid0 / (B * Hq) : pid0 % t8 / t13;
+      // attention.lua:114: local qb = nqb - 1 - pid
+      const int qb = nqb - 1 - pid;
+      // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
+      const int b = bh / Hq;
+      const int h_2 = bh % Hq;
+      // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
+      const int hk = h_2 / (Hq / Hkv);
+      // attention.lua:120: local q0 = qb * BM
+      const int q0 = qb * 128;
+      // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+      const int diag = Sk - Sq;
+      // attention.lua:123: local nkb = tile.cdiv(p.Sk, BN)
+      const int nkb = (Sk + 128 - 1) / 128;
+      // attention.lua:124: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+      const int lo_key = q0 + diag - window_left;
+      const int hi_key = q0 + 128 - 1 + diag + window_right;
+      // attention.lua:125: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+      const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
+      // attention.lua:126: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+      const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
+      // attention.lua:142: local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
+      const float c2 = scale * 1.442695f;
+      // attention.lua:132: local o = k:fragment("f32", { BM, D }, 0)
+      float o[32];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 8) * sks + (int64_t)(ri * 16) * sks + tid % 8 * 8, 16);
+          for (int vi = 0; vi < 2; ++vi) {
+            o[ri * 16 + ci * 2 + vi] = 0.0f;
           }
-        } else {
+        }
+      }
+      // attention.lua:133: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+      float m[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m[ri] = -INFINITY;
+      }
+      // attention.lua:134: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+      float l[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        l[ri] = 0.0f;
+      }
+      lt_mbar_wait(j_pre, j_pre_phase);   /* this program's copies before the loop have landed */
+      // attention.lua:144: k:pipelined(first, last, c.stages, function(j)
+      if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 148: 0 goes first */
+      uint32_t s_frag[8][1][4];   /* line 173's A ([16 of K][warp's 16 rows]), packed in one iteration, read by its wgmmas in the next */
+      for (int j = first; j < last; ++j, j_phase ^= j_stage == 2, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
+        lt_mbar_wait(&j_full[j_stage], j_phase);   /* the stage's copies have landed */
+        // attention.lua:147: local s = k:fragment("f32", { BM, BN }, 0)
+        float s[64];
+        lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
+        // attention.lua:148: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+        /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
+        lt_wgmma_settle(s);
+        lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n128k16_bf16_ss<0, 0>(s, lt_wgmma_desc(&Qs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][0][kk], 16, 1024, 1), kk > 0);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+        /* attention.lua:173 of iteration j - 1, on its stage: behind these, in a group of its own (empty in the first iteration) */
+        if (j > first) {
+          lt_wgmma_settle(s_frag);
+          lt_wgmma_settle(o);
+          lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 64 + ri * 16 + tid / 8;
-            const int gc = tid % 8 * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
-              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
-            } else {
+          for (int kk = 0; kk < 128; kk += 16) {
+            lt_wgmma_m64n64k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage == 0 ? 2 : j_stage - 1][kk][0], 16384, 1024, 1), 1);
+          }
+          lt_wgmma_commit();   /* so wgmma.wait_group 1 completes s alone */
+        } else {
+          lt_wgmma_fence();   /* on this path too, so that ptxas adds none where the two join */
+          lt_wgmma_commit();   /* so wgmma.wait_group 1 completes s alone */
+        }
+        lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
+        // attention.lua:176: local kend = (j + 1) * BN
+        const int kend = (j + 1) * 128;
+        // attention.lua:177: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+        const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
+        // attention.lua:179: k:when(cuts, function() step(true) end, function() step(false) end)
+        if (cuts) {
+          // attention.lua:161: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+          int row[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
+          }
+          // attention.lua:162: local lo = tile.where(wl:lt(0), 0, row - wl)
+          int lo[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+          }
+          // attention.lua:163: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+          int hi[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
+          }
+          lt_wgmma_wait<1>();   /* all but the newest 1 group in flight are done: those into s */
+          lt_wgmma_settle(s);   /* read below, after the wait */
+          // attention.lua:164: local col = k:iota({ BM, BN }, 2)
+          int col[64];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
               #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              for (int vi = 0; vi < 2; ++vi) {
+                col[ri * 32 + ci * 2 + vi] = ci * 8 + col0 + vi;
+                s[ri * 32 + ci * 2 + vi] = col[ri * 32 + ci * 2 + vi] >= lo[ri] && col[ri * 32 + ci * 2 + vi] < hi[ri] ? s[ri * 32 + ci * 2 + vi] : -INFINITY;
               }
             }
           }
-        }
-      }
-      // attention.lua:146: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
-      {
-        const bool ok = b < B && hk < Hkv;
-        const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
+          float t79[2];
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 64 + tid / 8) * svs + (int64_t)(ri * 16) * svs + tid % 8 * 8, 16);
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = j_next * 64 + ri * 16 + tid / 8;
-            const int gc = tid % 8 * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
-              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
-            } else {
+          for (int ri = 0; ri < 2; ++ri) {
+            t79[ri] = -INFINITY;
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
               #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              for (int vi = 0; vi < 2; ++vi) {
+                t79[ri] = fmaxf(t79[ri], s[ri * 32 + ci * 2 + vi]);
               }
             }
           }
-        }
-      }
-    }
-    lt_cp_async_commit();
-    // attention.lua:176: local kend = (j + 1) * BN
-    const int kend = (j + 1) * 64;
-    // attention.lua:177: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
-    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-    lt_wgmma_settle(s);   /* read below, after the wait */
-    // attention.lua:179: k:when(cuts, function() step(true) end, function() step(false) end)
-    if (cuts) {
-      // attention.lua:161: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
-      int row[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
-      }
-      // attention.lua:162: local lo = tile.where(wl:lt(0), 0, row - wl)
-      int lo[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
-      }
-      // attention.lua:163: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
-      int hi[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
-      }
-      // attention.lua:164: local col = k:iota({ BM, BN }, 2)
-      int col[32];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
-            s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
+          for (int ei = 0; ei < 2; ++ei) {
+            t79[ei] = fmaxf(t79[ei], __shfl_xor_sync(0xffffffffu, t79[ei], 2));
+            t79[ei] = fmaxf(t79[ei], __shfl_xor_sync(0xffffffffu, t79[ei], 1));
+          }
+          float m_new[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            m_new[ri] = fmaxf(m[ri], t79[ri]);
+          }
+          // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+          float mc[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri] * c2;
+          }
+          // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] * c2 - mc[ri]);
+              }
+            }
+          }
+          // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
+          float alpha[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            alpha[ri] = lt_exp2(m[ri] * c2 - mc[ri]);
+          }
+          // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+          float t88[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            t88[ri] = 0.0f;
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                t88[ri] = t88[ri] + s[ri * 32 + ci * 2 + vi];
+              }
+            }
+          }
+          #pragma unroll
+          for (int ei = 0; ei < 2; ++ei) {
+            t88[ei] = t88[ei] + __shfl_xor_sync(0xffffffffu, t88[ei], 2);
+            t88[ei] = t88[ei] + __shfl_xor_sync(0xffffffffu, t88[ei], 1);
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            l[ri] = l[ri] * alpha[ri] + t88[ri];
+          }
+          lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+          lt_wgmma_settle(o);   /* read below, after the wait */
+          // attention.lua:172: k:assign(o, o * alpha)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 8; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                o[ri * 16 + ci * 2 + vi] = o[ri * 16 + ci * 2 + vi] * alpha[ri];
+              }
+            }
+          }
+          // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
+          /* into s_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
+          #pragma unroll
+          for (int kk = 0; kk < 128; kk += 16) {
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+              s_frag[kk / 16][mi][0] = lt_pack_bf16x2(s[i], s[i + 1]);
+              s_frag[kk / 16][mi][1] = lt_pack_bf16x2(s[i + 32], s[i + 32 + 1]);
+              s_frag[kk / 16][mi][2] = lt_pack_bf16x2(s[i + 2], s[i + 2 + 1]);
+              s_frag[kk / 16][mi][3] = lt_pack_bf16x2(s[i + 34], s[i + 34 + 1]);
+            }
+          }
+          // attention.lua:174: k:assign(m, m_new)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            m[ri] = m_new[ri];
+          }
+        } else {
+          lt_wgmma_wait<1>();   /* all but the newest 1 group in flight are done: those into s */
+          lt_wgmma_settle(s);   /* read below, after the wait */
+          // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
+          float t92[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            t92[ri] = -INFINITY;
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                t92[ri] = fmaxf(t92[ri], s[ri * 32 + ci * 2 + vi]);
+              }
+            }
+          }
+          #pragma unroll
+          for (int ei = 0; ei < 2; ++ei) {
+            t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 2));
+            t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 1));
+          }
+          float m_new_2[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            m_new_2[ri] = fmaxf(m[ri], t92[ri]);
+          }
+          // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+          float mc_2[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri] * c2;
+          }
+          // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] * c2 - mc_2[ri]);
+              }
+            }
+          }
+          // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
+          float alpha_2[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            alpha_2[ri] = lt_exp2(m[ri] * c2 - mc_2[ri]);
+          }
+          // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+          float t101[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            t101[ri] = 0.0f;
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                t101[ri] = t101[ri] + s[ri * 32 + ci * 2 + vi];
+              }
+            }
+          }
+          #pragma unroll
+          for (int ei = 0; ei < 2; ++ei) {
+            t101[ei] = t101[ei] + __shfl_xor_sync(0xffffffffu, t101[ei], 2);
+            t101[ei] = t101[ei] + __shfl_xor_sync(0xffffffffu, t101[ei], 1);
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            l[ri] = l[ri] * alpha_2[ri] + t101[ri];
+          }
+          lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+          lt_wgmma_settle(o);   /* read below, after the wait */
+          // attention.lua:172: k:assign(o, o * alpha)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 8; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                o[ri * 16 + ci * 2 + vi] = o[ri * 16 + ci * 2 + vi] * alpha_2[ri];
+              }
+            }
+          }
+          // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
+          /* into s_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
+          #pragma unroll
+          for (int kk = 0; kk < 128; kk += 16) {
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+              s_frag[kk / 16][mi][0] = lt_pack_bf16x2(s[i], s[i + 1]);
+              s_frag[kk / 16][mi][1] = lt_pack_bf16x2(s[i + 32], s[i + 32 + 1]);
+              s_frag[kk / 16][mi][2] = lt_pack_bf16x2(s[i + 2], s[i + 2 + 1]);
+              s_frag[kk / 16][mi][3] = lt_pack_bf16x2(s[i + 34], s[i + 34 + 1]);
+            }
+          }
+          // attention.lua:174: k:assign(m, m_new)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            m[ri] = m_new_2[ri];
           }
         }
+        if (j > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 2 : j_stage - 1]);   /* iteration j - 1's wgmmas are done: each warp gives its stage back to the producer */
       }
-      // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t72[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t72[ri] = -INFINITY;
+      /* attention.lua:173 of the last iteration, on its stage */
+      if (last > first) {
+        lt_wgmma_settle(s_frag);
+        lt_wgmma_settle(o);
+        lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t72[ri] = fmaxf(t72[ri], s[ri * 16 + ci * 2 + vi]);
-          }
+        for (int kk = 0; kk < 128; kk += 16) {
+          lt_wgmma_m64n64k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage == 0 ? 2 : j_stage - 1][kk][0], 16384, 1024, 1), 1);
         }
+        lt_wgmma_commit();
+      } else {
+        lt_wgmma_fence();   /* on this path too, so that ptxas adds none where the two join */
+        lt_wgmma_commit();
       }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t72[ei] = fmaxf(t72[ei], __shfl_xor_sync(0xffffffffu, t72[ei], 2));
-        t72[ei] = fmaxf(t72[ei], __shfl_xor_sync(0xffffffffu, t72[ei], 1));
-      }
-      float m_new[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t72[ri]);
-      }
-      // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
-      float mc[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri] * c2;
-      }
-      // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] * c2 - mc[ri]);
-          }
-        }
-      }
-      // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
-      float alpha[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        alpha[ri] = lt_exp2(m[ri] * c2 - mc[ri]);
-      }
-      // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t81[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t81[ri] = 0.0f;
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t81[ri] = t81[ri] + s[ri * 16 + ci * 2 + vi];
-          }
-        }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t81[ei] = t81[ei] + __shfl_xor_sync(0xffffffffu, t81[ei], 2);
-        t81[ei] = t81[ei] + __shfl_xor_sync(0xffffffffu, t81[ei], 1);
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t81[ri];
-      }
-      // attention.lua:172: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            o[ri * 16 + ci * 2 + vi] = o[ri * 16 + ci * 2 + vi] * alpha[ri];
-          }
-        }
-      }
-      // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
-      uint32_t s_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
-      #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-          s_frag[kk / 16][mi][0] = lt_pack_bf16x2(s[i], s[i + 1]);
-          s_frag[kk / 16][mi][1] = lt_pack_bf16x2(s[i + 16], s[i + 16 + 1]);
-          s_frag[kk / 16][mi][2] = lt_pack_bf16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[kk / 16][mi][3] = lt_pack_bf16x2(s[i + 18], s[i + 18 + 1]);
-        }
-      }
-      lt_wgmma_settle(s_frag);
-      lt_wgmma_settle(o);
-      lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
-      #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        lt_wgmma_m64n64k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 8192, 1024, 1), 1);
-      }
-      lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention.lua:174: k:assign(m, m_new)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m[ri] = m_new[ri];
-      }
+      if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(o);   /* read below, after the wait */
-    } else {
-      // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t85[2];
+      if (last > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 2 : j_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
+      if (lane == 0) lt_mbar_arrive(j_pre_empty);   /* each warp gives the tiles of the copies before the loop back to the producer */
+      j_pre_phase ^= 1;
+      // attention.lua:181: local seen = l:gt(0)
+      bool seen[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t85[ri] = -INFINITY;
+        seen[ri] = l[ri] > 0.0f;
+      }
+      // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+      {
+        const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
+        __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t85[ri] = fmaxf(t85[ri], s[ri * 16 + ci * 2 + vi]);
+          for (int ci = 0; ci < 8; ++ci) {
+            const int gr = qb * 128 + ri * 8 + row0;
+            const int gc = ci * 8 + col0;
+            __nv_bfloat16 *ptr = base + (int64_t)gr * sos + gc;
+            if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
+              union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f)));
+              ((uint32_t *)ptr)[0] = h.v[0];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2bfloat16_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f)));
+              }
+            }
           }
         }
       }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t85[ei] = fmaxf(t85[ei], __shfl_xor_sync(0xffffffffu, t85[ei], 2));
-        t85[ei] = fmaxf(t85[ei], __shfl_xor_sync(0xffffffffu, t85[ei], 1));
-      }
-      float m_new_2[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t85[ri]);
-      }
-      // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
-      float mc_2[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri] * c2;
-      }
-      // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      // attention.lua:183: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+      {
+        const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0 && col0 == 0;
+        float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] * c2 - mc_2[ri]);
-          }
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = qb * 128 + ri * 8 + row0;
+          float *ptr = base + gr;
+          if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * scale + logf(l[ri]) : INFINITY;
         }
       }
-      // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
-      float alpha_2[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        alpha_2[ri] = lt_exp2(m[ri] * c2 - mc_2[ri]);
-      }
-      // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t94[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t94[ri] = 0.0f;
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t94[ri] = t94[ri] + s[ri * 16 + ci * 2 + vi];
-          }
-        }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t94[ei] = t94[ei] + __shfl_xor_sync(0xffffffffu, t94[ei], 2);
-        t94[ei] = t94[ei] + __shfl_xor_sync(0xffffffffu, t94[ei], 1);
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t94[ri];
-      }
-      // attention.lua:172: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            o[ri * 16 + ci * 2 + vi] = o[ri * 16 + ci * 2 + vi] * alpha_2[ri];
-          }
-        }
-      }
-      // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
-      uint32_t s_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
-      #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-          s_frag[kk / 16][mi][0] = lt_pack_bf16x2(s[i], s[i + 1]);
-          s_frag[kk / 16][mi][1] = lt_pack_bf16x2(s[i + 16], s[i + 16 + 1]);
-          s_frag[kk / 16][mi][2] = lt_pack_bf16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[kk / 16][mi][3] = lt_pack_bf16x2(s[i + 18], s[i + 18 + 1]);
-        }
-      }
-      lt_wgmma_settle(s_frag);
-      lt_wgmma_settle(o);
-      lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
-      #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        lt_wgmma_m64n64k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 8192, 1024, 1), 1);
-      }
-      lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention.lua:174: k:assign(m, m_new)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m[ri] = m_new_2[ri];
-      }
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(o);   /* read below, after the wait */
-    }
-  }
-  lt_cp_async_wait<0>();
-  // attention.lua:181: local seen = l:gt(0)
-  bool seen[2];
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    seen[ri] = l[ri] > 0.0f;
-  }
-  // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
-  {
-    const bool ok = b < B && h_2 < Hq;
-    __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        const int gr = qb * 64 + ri * 8 + row0;
-        const int gc = ci * 8 + col0;
-        __nv_bfloat16 *ptr = base + (int64_t)gr * sos + gc;
-        if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
-          union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
-          ((uint32_t *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2bfloat16_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
-          }
-        }
-      }
-    }
-  }
-  // attention.lua:183: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
-  {
-    const bool ok = b < B && h_2 < Hq && col0 == 0;
-    float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = qb * 64 + ri * 8 + row0;
-      float *ptr = base + gr;
-      if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * scale + logf(l[ri]) : INFINITY;
     }
   }
 }
 
-/* Checks the arguments, then runs attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024 over its grid on `stream` (the config tuned for B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024). */
-static int attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
+/* Checks the arguments, then runs attention_bf16_d64 over its grid on `stream`. */
+extern "C" int attention_bf16_d64(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
 {
   if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return cudaErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return cudaErrorInvalidValue;
@@ -1337,27 +1635,30 @@ static int attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024(const void *Q, const 
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:117: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
   if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention.lua:118: windows below 2^30, as sizes */
-  const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64 * (int64_t)B * (int64_t)Hq;
+  const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128 * (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)grid_x, 1, 1);
-  attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (__nv_bfloat16 *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
+  /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
+  const uint64_t Q_map_dims[4] = {(uint64_t)64, (uint64_t)Sq, (uint64_t)Hq, (uint64_t)B}, Q_map_strides[3] = {(uint64_t)sqs, (uint64_t)sqh, (uint64_t)sqb};
+  const uint32_t Q_map_box[4] = {64, 128, 1, 1};
+  const uint64_t K_map_dims[4] = {(uint64_t)64, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, K_map_strides[3] = {(uint64_t)sks, (uint64_t)skh, (uint64_t)skb};
+  const uint32_t K_map_box[4] = {64, 128, 1, 1};
+  const uint64_t V_map_dims[4] = {(uint64_t)64, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, V_map_strides[3] = {(uint64_t)svs, (uint64_t)svh, (uint64_t)svb};
+  const uint32_t V_map_box[4] = {64, 128, 1, 1};
+  CUtensorMap Q_map, K_map, V_map;
+  if (lt_tma_encode(&Q_map, Q, LT_TMA_BF16, 4, Q_map_dims, Q_map_strides, Q_map_box, 128) != 0 ||
+      lt_tma_encode(&K_map, K, LT_TMA_BF16, 4, K_map_dims, K_map_strides, K_map_box, 128) != 0 ||
+      lt_tma_encode(&V_map, V, LT_TMA_BF16, 4, V_map_dims, V_map_strides, V_map_box, 128) != 0)
+    return attention_bf16_d64_cp(Q, K, V, O, LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right, stream);
+  /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
+  const int64_t programs = grid_x;
+  int sms = 0;
+  const int sm_err = lt_sm_count(&sms);
+  if (sm_err != 0) return sm_err;
+  if (programs > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
+  /* 114752 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bf16_d64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 114752);
+  if (err != cudaSuccess) return (int)err;
+  attention_bf16_d64_kernel<<<grid, dim3(384), 114752, (cudaStream_t)stream>>>(Q_map, K_map, V_map, (const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (__nv_bfloat16 *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
   return (int)cudaGetLastError();
-}
-
-/* How far size n is from a bucket's size 2^b: |log2 n - b|, n rounded up to a power of two. */
-static int lt_bucket_distance(int n, int b)
-{
-  int l = 0;
-  while (l < 31 && (1 << l) < n) ++l;
-  return l > b ? l - b : b - l;
-}
-
-/* Runs the config tuned for the shape bucket nearest the call's sizes: the
-** least sum of lt_bucket_distance over the sizes it names (ties: the first). */
-extern "C" int attention_bf16_d64(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
-{
-  const int d0 = lt_bucket_distance(B, 2) + lt_bucket_distance(Hkv, 4) + lt_bucket_distance(Hq, 4) + lt_bucket_distance(Sk, 12) + lt_bucket_distance(Sq, 12);   /* B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096 */
-  const int d1 = lt_bucket_distance(B, 4) + lt_bucket_distance(Hkv, 4) + lt_bucket_distance(Hq, 4) + lt_bucket_distance(Sk, 10) + lt_bucket_distance(Sq, 10);   /* B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024 */
-  if (d0 <= d1) return attention_bf16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096(Q, K, V, O, LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right, stream);
-  return attention_bf16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024(Q, K, V, O, LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right, stream);
 }

@@ -1314,8 +1314,11 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_kernel(const __grid_
           for (int kk = 0; kk < 128; kk += 16) {
             lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage == 0 ? 2 : j_stage - 1][0][kk][0], 16384, 1024, 1), 1);
           }
+          lt_wgmma_commit();   /* so wgmma.wait_group 1 completes s alone */
+        } else {
+          lt_wgmma_fence();   /* on this path too, so that ptxas adds none where the two join */
+          lt_wgmma_commit();   /* so wgmma.wait_group 1 completes s alone */
         }
-        lt_wgmma_commit();   /* so wgmma.wait_group 1 completes s alone */
         lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
         // attention.lua:176: local kend = (j + 1) * BN
         const int kend = (j + 1) * 128;
@@ -1569,8 +1572,11 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d96_kernel(const __grid_
         for (int kk = 0; kk < 128; kk += 16) {
           lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage == 0 ? 2 : j_stage - 1][0][kk][0], 16384, 1024, 1), 1);
         }
+        lt_wgmma_commit();
+      } else {
+        lt_wgmma_fence();   /* on this path too, so that ptxas adds none where the two join */
+        lt_wgmma_commit();
       }
-      lt_wgmma_commit();
       if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(o);   /* read below, after the wait */
