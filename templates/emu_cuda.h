@@ -1181,21 +1181,20 @@ LT_EMU_FN void tma_store_4d(const CUtensorMap *map, int x, int y, int z, int w, 
 
 /* cp.async.bulk.commit_group. */
 /* cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32: reads the
-** `bytes` of f32 at shared src (checked as the async proxy's read, as a TMA
-** store's) and adds them to those at global dst, both 16-byte aligned and
-** the size a multiple of 16; src stays "being read" until a wait_group[.read]
-** of this thread covers the group. */
+** `bytes` of f32 at shared src (dynamic, or a __shared__ array; checked as
+** the async proxy's read, as a TMA store's) and adds them to those at
+** global dst, both 16-byte aligned and the size a multiple of 16; src
+** stays "being read" until a wait_group[.read] of this thread covers the
+** group. */
 LT_EMU_FN void bulk_reduce_add_f32(float *dst, const float *src, uint32_t bytes, const char *file, int line) {
   State *s = g;
   Thread *t = s->cur;
   async_on(s, file, line);
   if (bytes == 0 || bytes % 16)
     fail(file, line, "cp.reduce.async.bulk: a size of %u bytes (a nonzero multiple of 16)", bytes);
-  if ((uintptr_t)dst % 16 || (uintptr_t)((const unsigned char *)src - lt_smem) % 16)
+  if ((uintptr_t)dst % 16 || (uintptr_t)src % 16)
     fail(file, line, "cp.reduce.async.bulk: global %p or shared %p is not 16-byte aligned", (void *)dst, (const void *)src);
-  if (smem_offset(src, bytes) < 0 || (size_t)((const unsigned char *)src - lt_smem) + bytes > s->smem_bytes)
-    fail(file, line, "cp.reduce.async.bulk: the %u bytes at dynamic shared offset %ld are outside the %zu bytes of the "
-         "launch", bytes, (long)((const unsigned char *)src - lt_smem), s->smem_bytes);
+  check_shared(s, src, bytes, "cp.reduce.async.bulk: the source", file, line);   /* (lt_smem's, or a __shared__ array) */
   check_read(s, t, src, bytes, "bulk reduce-add", file, line);
   proxy_check(s, src, bytes, "bulk reduce-add", file, line);
   for (uint32_t i = 0; i < bytes / 4; i++) {
