@@ -126,6 +126,8 @@ struct Sym {
                            more than 128 bytes stored as 64-column panels (mma.c) */
   int tma_out;          /* a TMA store's staging tile (smem.c): a ring of one [rows, cols] tile a consumer
                            warpgroup (stages), in 128-byte-row panels with the 128-byte swizzle, as wgmma's */
+  int bulk_red;         /* an atomic store's staging tile (smem.c, red_tiles): f32 rows padded by 8 elements, each
+                           added into global memory by one cp.reduce.async.bulk (lower/store_reduce.c) */
   /* fragments and lets of tile rank */
   Layout *layout;
   struct Block *home;   /* block that defines it (scope check) */
@@ -385,6 +387,8 @@ typedef struct Kernel {
   Export *exports;      /* k:export, in the order written */
   Sym *sm_count;        /* k:sm_count's symbol, or NULL */
   int tma_stores;       /* with ws: stores go out by TMA (smem.c): the consumers wait for them before they end */
+  int bulk_reds;        /* atomic stores go out by bulk reduce-adds (smem.c, red_tiles): the issuing threads wait
+                           for them before they end */
   const Sym *split_of[LT_MAXSPLIT];   /* the tensors of its split views (View.split, layout.c): where a row of one
                            of them starts off the 16-byte grid, the launcher runs the kernel's split twin, printed
                            beside it with those views by whole vectors; elsewhere the kernel as without them */

@@ -265,7 +265,7 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
     else if (k->mma == MMA_WMMA) amd = ltX_hip_wmma;
     for (int i = 0; i < k->nsyms; i++)   /* a stage ring is filled with cp.async */
       if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->stages > 1 && t->async_copy) cuda = ltX_cuda_mma;
-    if (k->ws) tma = ltX_cuda_tma;
+    if (k->ws || k->bulk_reds) tma = ltX_cuda_tma;
     if (hinted(&k->body)) hint = t->lang == LANG_CUDA ? ltX_cuda_hint : t->lang == LANG_HIP ? ltX_hip_hint : "";
   }
   const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;

@@ -1180,6 +1180,42 @@ LT_EMU_FN void tma_store_4d(const CUtensorMap *map, int x, int y, int z, int w, 
 }
 
 /* cp.async.bulk.commit_group. */
+/* cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32: reads the
+** `bytes` of f32 at shared src (dynamic, or a __shared__ array; checked as
+** the async proxy's read, as a TMA store's) and adds them to those at
+** global dst, both 16-byte aligned and the size a multiple of 16; src
+** stays "being read" until a wait_group[.read] of this thread covers the
+** group. */
+LT_EMU_FN void bulk_reduce_add_f32(float *dst, const float *src, uint32_t bytes, const char *file, int line) {
+  State *s = g;
+  Thread *t = s->cur;
+  async_on(s, file, line);
+  if (bytes == 0 || bytes % 16)
+    fail(file, line, "cp.reduce.async.bulk: a size of %u bytes (a nonzero multiple of 16)", bytes);
+  if ((uintptr_t)dst % 16 || (uintptr_t)src % 16)
+    fail(file, line, "cp.reduce.async.bulk: global %p or shared %p is not 16-byte aligned", (void *)dst, (const void *)src);
+  check_shared(s, src, bytes, "cp.reduce.async.bulk: the source", file, line);   /* (lt_smem's, or a __shared__ array) */
+  check_read(s, t, src, bytes, "bulk reduce-add", file, line);
+  proxy_check(s, src, bytes, "bulk reduce-add", file, line);
+  for (uint32_t i = 0; i < bytes / 4; i++) {
+    float a;
+    copy_in(&a, dst + i, 4);
+    a += src[i];
+    copy_in(dst + i, &a, 4);
+  }
+  for (size_t i = 0; i < bytes; i += 16) {
+    AsyncChunk *c = chunk_at(s, (uintptr_t)src + i);
+    if (c) c->bulk_reads++;
+  }
+  if (s->nbulk == s->capbulk) {
+    s->capbulk = s->capbulk ? 2 * s->capbulk : 16;
+    s->bulks = (BulkOp *)realloc(s->bulks, s->capbulk * sizeof(BulkOp));
+    if (!s->bulks) fail(file, line, "out of memory for bulk reduce-adds");
+  }
+  BulkOp bo = {t->tid, t->bgroup, (unsigned char *)src, bytes, file, line};
+  s->bulks[s->nbulk++] = bo;
+}
+
 LT_EMU_FN void tma_store_commit(void) { g->cur->bgroup++; }
 
 /* cp.async.bulk.wait_group[.read] n: this thread's stores but those of its n
@@ -1329,6 +1365,7 @@ static inline __attribute__((unused)) float4 lt_split_load4(const float *p) { re
 #define lt_tma_store_2d(map, x, y, src) lt_emu::tma_store_2d(map, x, y, src, __FILE__, __LINE__)
 #define lt_tma_store_3d(map, x, y, z, src) lt_emu::tma_store_3d(map, x, y, z, src, __FILE__, __LINE__)
 #define lt_tma_store_4d(map, x, y, z, w, src) lt_emu::tma_store_4d(map, x, y, z, w, src, __FILE__, __LINE__)
+#define lt_bulk_reduce_add_f32(dst, src, bytes) lt_emu::bulk_reduce_add_f32(dst, src, bytes, __FILE__, __LINE__)
 #define lt_tma_store_commit() lt_emu::tma_store_commit()
 #define lt_tma_store_wait_read lt_emu::BulkWait(__FILE__, __LINE__).wait
 #define lt_tma_store_wait lt_emu::BulkWait(__FILE__, __LINE__).wait

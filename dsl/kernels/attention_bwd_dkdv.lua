@@ -102,8 +102,11 @@ return tile.kernel {
     while BN // (c.threads // k.warp // WN) < 16 do WN = WN * 2 end
     -- d128: half the queries per step, so dK, dV, S^T and dP^T fit in registers
     -- (on gfx1100 that also keeps P^T and dS^T, which go through LDS, within 64 KB);
-    -- dq_atomic: BM = BN, as dQ's accumulator [BM, D] shares the warps' rows with dK's [BN, D]
-    local BM = v.dq_atomic and BN or D >= 128 and c.BM // 2 or c.BM
+    -- dq_atomic: BM = BN, as dQ's accumulator [BM, D] shares the warps' rows with dK's [BN, D],
+    -- but BM of the config in the warp-specialized loop (ws, below), whose warpgroups split D
+    -- (WN = 2: dQ's [BM, D] too)
+    local ws = k.target == "sm90a" and c.threads >= 256 and (WN == 1 or (v.dq_atomic and D >= 128))
+    local BM = v.dq_atomic and (ws and c.BM or BN) or D >= 128 and c.BM // 2 or c.BM
     local nkb = tile.cdiv(p.Sk, BN)
     local pid, bh = k:grid(nkb, p.B * p.Hkv)
     local kb = nkb - 1 - pid
@@ -193,13 +196,14 @@ return tile.kernel {
     end
     -- gen runs a k:pipelined loop warp-specialized only at the top of the
     -- kernel's body (docs/hopper.md): where it can (sm90a, two consumer
-    -- warpgroups, wgmma: WN = 1, no atomics in the loop) the group's query
+    -- warpgroups, wgmma: WN = 1, or dQ by atomics at D = 128, whose
+    -- warpgroups split D and stage P^T and dS^T in shared memory) the group's query
     -- heads go into the one loop, nqh query blocks each, the ring running on
     -- from one head to the next (step i: head hk * group + i // nqh, block
     -- first + i % nqh); elsewhere a loop over the heads around the pipelined
     -- one (the flat loop's divisions spilled the 128-thread cp.async kernels
     -- at d96)
-    if k.target == "sm90a" and c.threads >= 256 and WN == 1 and not v.dq_atomic then
+    if ws then
       local nqh = last - first
       local function head(i) return hk * group + i // tile.max(nqh, 1) end
       local function qblock(i) return first + i % tile.max(nqh, 1) end

@@ -231,6 +231,8 @@ void ltE_kernel(E *e, Sym **ps, int n) {
   if (k->ws) ltL_warpspec_body(e);
   else ltE_block(e, &k->body);
   ltL_wgmma_wait(e);
+  if (k->bulk_reds && !k->ws)
+    ltE_line(e, "lt_tma_store_wait_read<0>();   /* this thread's bulk reduce-adds have read their staging tile */");
   e->depth--;
   e->b = out;
   if (ltE_gpu(e) && k->ws) {   /* one block an SM: setmaxnreg needs the register limit at entry */

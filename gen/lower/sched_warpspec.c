@@ -374,6 +374,13 @@ void ltL_warpspec_body(E *e) {
              pre_of(s));
   else if (k->pre_bytes)
     ltE_line(e, "lt_mbar_wait(%s, 0);   /* the copies before the loop have landed (its one phase) */", pre_of(s));
+  /* the consumers' barrier, in the loop too (the staging tiles of register operands, pass/barrier.c, and of atomic
+  ** stores, lower/store_reduce.c): named barrier 1, or 3 beside the turns' 1 and 2 (one warpgroup's arrivals at
+  ** barrier 1 for the turns and for this one would complete it without the other's) */
+  /* (ping-pong: 5 + lt_wg, each warpgroup's own, beside the turns' 1 and 2 and its TMA stores' 3 + lt_wg) */
+  const char *barrier = e->barrier;
+  if (k->pingpong) e->barrier = ltU_fmt("lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, %d);", k->threads);
+  else e->barrier = ltU_fmt("lt_fence_proxy_async(); lt_named_barrier(%d, %d);", s->open_gemm ? 3 : 1, k->threads);
   consumer_loop(e, s, &r);
   if (k->pre_reload) {   /* every wgmma of the program is done: its tiles go back for the next program's copies */
     ltL_wgmma_wait(e);
@@ -383,18 +390,14 @@ void ltL_warpspec_body(E *e) {
   }
   if (k->splitk) ltL_splitk_reduce(e);
   e->last_line = 0;
-  const char *barrier = e->barrier;
-  /* the consumers' barrier: named barrier 1, or 3 beside the turns' 1 and 2 (one warpgroup's arrivals at
-  ** barrier 1 for the turns and for this one would complete it without the other's) */
-  /* (ping-pong: 5 + lt_wg, each warpgroup's own, beside the turns' 1 and 2 and its TMA stores' 3 + lt_wg) */
-  if (k->pingpong) e->barrier = ltU_fmt("lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, %d);", k->threads);
-  else e->barrier = ltU_fmt("lt_fence_proxy_async(); lt_named_barrier(%d, %d);", s->open_gemm ? 3 : 1, k->threads);
   ltE_block(e, &(Block){s->next, k->body.last});
   ltL_wgmma_wait(e);
   e->barrier = barrier;
   close_programs(e);
   if (k->tma_stores)
     ltE_line(e, "if (tid %% 128 == 0) lt_tma_store_wait<0>();   /* the warpgroup's TMA stores are done before it ends */");
+  if (k->bulk_reds)
+    ltE_line(e, "lt_tma_store_wait_read<0>();   /* this thread's bulk reduce-adds have read their staging tile */");
   e->depth--;
   ltE_line(e, "}");
 }

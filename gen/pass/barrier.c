@@ -13,7 +13,10 @@
 ** through shared memory has its own barrier between its write and read.
 ** A pipelined loop with a stage ring (pipeline.c) has a barrier at the top
 ** of every iteration, printed by the emitter; here it only needs the
-** buffers clear on entry, and leaves its rings pending on exit.  Its
+** buffers clear on entry, and leaves its rings pending on exit.  A
+** warp-specialized one has none (its consumers wait on mbarriers): its
+** consumers are walked from what an iteration leaves behind, so that an
+** iteration's write of a staging tile waits for the last one's reads.  Its
 ** lead-in copies (pipeline.c) land at that barrier too: they need none
 ** before the loop, and stay pending after it (the loop may not run).
 */
@@ -64,7 +67,9 @@ static void barrier_before(Stmt **link, State *st, int insert, int line) {
 
 /* A pipelined loop with stage rings at *link: a barrier before it when
 ** anything is pending (its prologue writes the rings), its consumers
-** walked from the clean state of the barrier at the top of an iteration. */
+** walked from the clean state of the barrier at the top of an iteration
+** (warp-specialized: from the state one iteration leaves, its rings'
+** lead-in marks dropped). */
 static void ring_loop(Stmt **link, Stmt *loop, State *st, int insert) {
   int pending = 0;
   for (int i = 0; i < st->n; i++) pending |= st->flags[i] & (PEND_R | PEND_W);
@@ -79,6 +84,10 @@ static void ring_loop(Stmt **link, Stmt *loop, State *st, int insert) {
     clink = &(*clink)->next;
   }
   Block consumers = {*clink, NULL};
+  if (loop->sched == SCHED_WARPSPEC) {   /* no barrier at the top: from what an iteration leaves behind */
+    walk(&consumers, &body, 0);
+    for (int i = 0; i < body.n; i++) body.flags[i] &= PEND_R | PEND_W;
+  }
   walk(&consumers, &body, insert);
   *clink = consumers.first;
   if (consumers.first) loop->body.last = consumers.last;

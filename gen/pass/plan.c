@@ -115,14 +115,19 @@ static const char *tma_copy_why(const Stmt *p) {
 /* Why statements from `first` on cannot be a warp-specialized loop's
 ** consumers (with what is inside them), or NULL: register work, global
 ** loads and stores, wgmma gemms, reductions within a warp and reads of
-** the stage's shared tiles; nothing that writes shared memory or meets at
-** a block barrier. */
+** the stage's shared tiles, and stores of a gemm's register operand into
+** its staging tile (mma.c; the consumers then meet at a named barrier of
+** their own, lower/sched_warpspec.c); nothing else that writes shared
+** memory or meets at a block barrier. */
 static const char *consumer_why(const Stmt *first, const Target *t) {
   for (const Stmt *x = first; x; x = x->next) {
     const char *why = NULL;
     switch (x->kind) {
     case S_LET: case S_FRAG: case S_ASSIGN: case S_LOAD: case S_STORE: case S_GEMM: break;
     case S_SLOAD: break;   /* a read of the stage the consumers waited for, before they give it back */
+    case S_SSTORE:   /* a gemm's register operand into its staging tile: the consumers meet at a barrier of their own */
+      if (!x->shared->staging) return ltU_fmt("line %d in the body writes shared memory", x->line);
+      break;
     case S_REDUCE:
       if (x->dst->layout && ltP_reduce_groups(x->dst->layout, x->axis, t->warp) > 1)
         return ltU_fmt("line %d's reduction goes across warps through shared memory", x->line);

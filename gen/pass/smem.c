@@ -173,6 +173,69 @@ static void out_tiles(Kernel *k, const Target *t) {
   }
 }
 
+/* The staging tile of atomic store s (k:atomic_add of an mma accumulator,
+** or an expression of it, to an f32 tensor) on a target with the bulk
+** copies of sm_90 (cp.reduce.async.bulk), or NULL: the lanes write their
+** pairs into a [rows, cols + 8] f32 tile, then one thread a row hands the
+** row to the copy engine, which adds it into global memory
+** (lower/store_reduce.c) instead of the threads' scalar atomics.  It needs
+** the tensor's last dimension along the tile's columns with stride 1, one
+** element of every other dimension, no mask and no X:rows view, whole
+** 16-byte chunks in a row, and each lane's elements in pairs (the float2
+** writes of a half-warp, 4 rows of 8 pairs: the 8 elements of padding put
+** them on 32 different banks).  Stores of one shape share a tile (each
+** issuing thread waits until its adds before have read it). */
+static Sym *red_tile(Kernel *k, const Target *t, Stmt *s) {
+  const View *v = s->view;
+  const Layout *l = ltP_expr_layout(s->val);
+  long long cs;
+  if (t->lang != LANG_CUDA || !t->tma || !s->atomic || v->t->dt != DT_F32 || !l || !l->mma || l->vec != 2) return NULL;
+  if (ltI_view_gathers(v) || v->mask || v->rlo || v->cache || v->rdim < 0 || v->cdim != v->t->trank - 1) return NULL;
+  if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1) return NULL;
+  for (int d = 0; d < v->t->trank; d++)
+    if (d != v->rdim && d != v->cdim && v->ext[d] != 1) return NULL;
+  int rows = v->ext[v->rdim], cols = v->ext[v->cdim];
+  if (rows != l->rows || cols != l->cols || cols % 4) return NULL;
+  for (int i = 0; i < k->nsyms; i++) {
+    Sym *o = k->syms[i];
+    if (o->bulk_red && o->shape[0] == rows && o->shape[1] == cols + 8) return o;
+  }
+  Sym *o = ltI_sym(k, SYM_SHARED, DT_F32, s->line);
+  o->rank = 2;
+  o->shape[0] = rows;
+  o->shape[1] = cols + 8;
+  o->bulk_red = 1;
+  o->name = ltU_fmt("%s_red", v->t->name);
+  return o;
+}
+
+/* Gives the atomic stores of block b (and those inside its statements)
+** their staging tiles (red_tile), where the kernel's shared memory stays
+** within `room` bytes with them; returns the bytes added. */
+static long long red_tiles(Kernel *k, const Target *t, Block *b, long long used, long long room) {
+  long long added = 0;
+  for (Stmt *s = b->first; s; s = s->next) {
+    if (s->kind == S_STORE && s->atomic) {
+      int had = k->nsyms;
+      Sym *o = red_tile(k, t, s);
+      long long bytes = o && k->nsyms > had ? (long long)o->shape[0] * o->shape[1] * 4 + 128 : 0;
+      if (o && used + added + bytes > room) {   /* no room: the scalar atomics */
+        if (k->nsyms > had) k->nsyms = had;
+        o = NULL;
+        bytes = 0;
+      }
+      if (o) {
+        s->via = o;
+        k->bulk_reds = 1;
+        added += bytes;
+      }
+    }
+    added += red_tiles(k, t, &s->body, used + added, room);
+    added += red_tiles(k, t, &s->orelse, used + added, room);
+  }
+  return added;
+}
+
 /* Gives each shared tile its offset, one after another; returns the
 ** total and, in *biggest, the largest tile.  Sizes are counted in 64
 ** bits: the front end bounds a tile at 2^24 elements, but their sum (and
@@ -205,6 +268,8 @@ void ltP_smem(Kernel *k, const Target *t) {
   scratch_block(k, t, &k->body);
   Sym *biggest;
   long long off = lay_out(k, &biggest);
+  /* (beside a warp-specialized ring's mbarriers, 16 bytes a stage and two more) */
+  if (red_tiles(k, t, &k->body, off + (k->ws ? 16LL * k->ws->stages + 32 : 0), t->smem_max)) off = lay_out(k, &biggest);
   if (!t->async_copy && off > t->smem_max) {   /* AMD: the double buffers do not fit; one buffer each */
     for (int i = 0; i < k->nsyms; i++)
       if (k->syms[i]->kind == SYM_SHARED) k->syms[i]->stages = 1;

@@ -193,6 +193,341 @@ template <int TB> LT_FN void lt_wgmma_m64n64k16_bf16(float (&d)[32], const uint3
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(scale_d));
 }
 
+/* Hopper's asynchronous copies and their barriers (sm_90; setmaxnreg
+** sm_90a): what a warp-specialized stage ring is made of.  A producer
+** thread copies tiles from global to shared memory with the bulk tensor
+** copy engine (TMA), each copy signalling its bytes on the stage's "full"
+** mbarrier; the consumers wait on that barrier's phase, read the stage
+** (wgmma), and arrive on the stage's "empty" mbarrier, which the producer
+** waits on before it fills the stage again.  The tensor maps the copies
+** read are made on the host by lt_tma_encode (below) and passed to the
+** kernel by value (const __grid_constant__ CUtensorMap).
+** Shared addresses are the 32-bit .shared::cta ones (__cvta_generic_to_shared). */
+#include <cuda.h>   /* CUtensorMap and its enums: types only, the program links no -lcuda */
+
+/* ---- mbarrier (PTX ISA, "Parallel Synchronization and Communication
+** Instructions: mbarrier") ----
+** An mbarrier is a 64-bit object in shared memory (8-byte aligned) that
+** counts a phase: the phase completes when its pending arrivals reach zero
+** and its transaction count (tx-count: bytes announced by expect-tx and not
+** yet delivered by complete-tx) is zero; then the next phase begins with
+** the arrival count it was initialized with.  Waits name a phase by its
+** parity: the current phase's or the one just before. */
+
+/* mbarrier.init: `count` arrivals per phase (1 to 2^20 - 1), phase 0,
+** tx-count 0.  One thread initializes; the others may use the barrier only
+** after a barrier of the block that follows lt_mbar_init_fence. */
+LT_FN void lt_mbar_init(uint64_t *bar, uint32_t count) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(a), "r"(count) : "memory");
+}
+/* fence.mbarrier_init.release.cluster: the initializing thread's
+** mbarrier.init operations are ordered before what other threads and the
+** copy engine do with the barriers after the next block barrier (the only
+** form the ISA has: release semantics, cluster scope). */
+LT_FN void lt_mbar_init_fence(void) { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+/* mbarrier.arrive: one arrival on the current phase, with release
+** semantics (this thread's earlier memory accesses are ordered before what
+** a thread that sees the phase complete does next).  The state it returns
+** is not needed: waits go by parity, so the sink `_` takes it. */
+LT_FN void lt_mbar_arrive(uint64_t *bar) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(a) : "memory");
+}
+/* mbarrier.arrive.expect_tx: raises the current phase's tx-count by
+** `bytes` (the bytes the copies that complete on this barrier will
+** deliver), then arrives.  The phase cannot complete before those bytes
+** are delivered, whatever order the arrival and the copies come in. */
+LT_FN void lt_mbar_arrive_expect_tx(uint64_t *bar, uint32_t bytes) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(a), "r"(bytes) : "memory");
+}
+/* mbarrier.try_wait.parity: 1 once the phase of that parity has completed
+** (`parity` must be the current phase's or the previous one's: the wait
+** for the current phase's parity returns 0 until it completes, the other
+** parity names the phase before, complete already), with acquire
+** semantics; 0 after a time limit the hardware chooses. */
+LT_FN int lt_mbar_try_wait(uint64_t *bar, int parity) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  uint32_t done;
+  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+               : "=r"(done) : "r"(a), "r"(parity) : "memory");
+  return (int)done;
+}
+/* Waits until the phase of parity `parity` has completed.  A ring of S
+** stages whose fill i (0, 1, ...) uses stage i % S waits on the "full"
+** barrier with parity (i / S) & 1, and the producer on the "empty" barrier
+** with the other parity, ((i / S) & 1) ^ 1: its first pass over the ring
+** names the phase before phase 0, complete from the start. */
+LT_FN void lt_mbar_wait(uint64_t *bar, int parity) {
+  while (!lt_mbar_try_wait(bar, parity)) {
+  }
+}
+
+/* ---- proxies (PTX ISA, "Memory Consistency Model: proxies";
+** "membar/fence": fence.proxy.async) ----
+** The copy engine and wgmma access shared memory through the async proxy,
+** ordinary loads and stores (and cp.async) through the generic proxy.
+** Shared memory written by ordinary stores that the copy engine (a TMA
+** store) or wgmma reads next needs this fence in each writing thread,
+** before the barrier that hands the data over.  (Data a TMA load delivered
+** needs no fence: the mbarrier phase it completed orders it.) */
+LT_FN void lt_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+/* bar.sync id, threads: a barrier of `threads` threads (a multiple of 32)
+** on hardware barrier id (1 to 15; 0 is __syncthreads'), for a group of
+** warps that syncs without the others: the consumer warpgroup handing its
+** staged epilogue tile to the thread that stores it (PTX ISA, "bar,
+** barrier"). */
+LT_FN void lt_named_barrier(int id, int threads) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory"); }
+
+/* bar.red.or.pred id, threads: lt_named_barrier that also returns whether
+** `pred` held in any of its threads (PTX ISA, "bar, barrier": the
+** reduction form), so that one thread's finding reaches the group. */
+LT_FN int lt_named_barrier_or(int id, int threads, int pred) {
+  int r;
+  asm volatile("{\n .reg .pred p, q;\n setp.ne.s32 p, %1, 0;\n bar.red.or.pred q, %2, %3, p;\n selp.s32 %0, 1, 0, q;\n}\n"
+               : "=r"(r) : "r"(pred), "r"(id), "r"(threads) : "memory");
+  return r;
+}
+
+/* ---- split-K (gen/lower/splitk.c): the parts of a tile meet in a
+** workspace in global memory.  Each part stores its partial accumulator
+** (st.global.cg: to L2, where the other SMs read), fences it, and the
+** warpgroup's first thread counts the part on the tile's counter; the
+** part that counts last reads the others' (ld.global.cg, after a fence)
+** and resets the counter to 0 for the next launch.  The CUDA
+** programming guide's threadfence pattern ("Memory Fence Functions"). ---- */
+
+/* Counts one part of `parts` on counter *sem; returns whether it was the
+** last, then leaving the counter at 0. */
+LT_FN int lt_split_arrive(unsigned *sem, int parts) {
+  const int last = atomicAdd(sem, 1u) == (unsigned)parts - 1;
+  if (last) atomicExch(sem, 0u);
+  return last;
+}
+LT_FN void lt_split_fence(void) { __threadfence(); }
+LT_FN void lt_split_store4(float *p, float a, float b, float c, float d) { __stcg((float4 *)p, make_float4(a, b, c, d)); }
+LT_FN float4 lt_split_load4(const float *p) { return __ldcg((const float4 *)p); }
+
+/* ---- bulk tensor copies (PTX ISA, "Data Movement and Conversion
+** Instructions: cp.async.bulk.tensor"; "Tensor Access"; the tensor map:
+** "Tensor-map") ----
+** Coordinates are in elements, innermost dimension first (x: the column
+** of a row-major matrix, y: its row), signed: a box that reaches past
+** either edge of the tensor reads zeros there (the map's OOB fill) and a
+** store writes only the elements inside.  The shared-memory tile is the
+** box in row-major order, its 16-byte chunks swizzled as the map says
+** (128-byte swizzle: chunk c of row r at c ^ (r % 8), the same pattern
+** wgmma's descriptors read; the tile must be 1024-byte aligned for it). */
+
+/* A box of the tensor `map` at (x, y) into shared memory at dst; its bytes
+** (the whole box, filled elements too) complete on `bar` as transaction
+** bytes, so the thread that issues it arrives on `bar` with expect-tx of
+** the stage's bytes.  `map`: the address of a __grid_constant__ kernel
+** parameter (or of a map in global or constant memory). */
+LT_FN void lt_tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(b) : "memory");
+}
+/* The same for the box at (x, y, z) of a 3-D map (a batch of matrices:
+** z the matrix) and (x, y, z, w) of a 4-D one. */
+LT_FN void lt_tma_load_3d(void *dst, const CUtensorMap *map, int x, int y, int z, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(b) : "memory");
+}
+LT_FN void lt_tma_load_4d(void *dst, const CUtensorMap *map, int x, int y, int z, int w, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(b) : "memory");
+}
+/* The shared tile at src into the box of `map` at (x, y): only the
+** elements inside the tensor are written.  The copy reads src after the
+** issue, asynchronously: the writers of src fence (lt_fence_proxy_async)
+** before the barrier that precedes the issue, and src is not written
+** again before lt_tma_store_wait_read covers the copy's group. */
+LT_FN void lt_tma_store_2d(const CUtensorMap *map, int x, int y, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(s) : "memory");
+}
+/* The same for the box at (x, y, z) of a 3-D map and (x, y, z, w) of a
+** 4-D one. */
+LT_FN void lt_tma_store_3d(const CUtensorMap *map, int x, int y, int z, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(s) : "memory");
+}
+LT_FN void lt_tma_store_4d(const CUtensorMap *map, int x, int y, int z, int w, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(s) : "memory");
+}
+/* cp.reduce.async.bulk .add.f32: adds the `bytes` (a multiple of 16) of
+** f32 at shared src to those at global dst (16-byte aligned, both), by the
+** copy engine, each element's add atomic; in this thread's bulk group, as
+** the TMA stores: src is not written again before lt_tma_store_wait_read
+** covers the group, and its writers fence (lt_fence_proxy_async) before
+** the barrier that precedes the issue. */
+LT_FN void lt_bulk_reduce_add_f32(float *dst, const float *src, uint32_t bytes) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n"
+               ::"l"(dst), "r"(s), "r"(bytes) : "memory");
+}
+/* cp.async.bulk.commit_group: this thread's bulk stores issued since the
+** last commit form a group. */
+LT_FN void lt_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/* cp.async.bulk.wait_group.read N: waits until at most N of this thread's
+** groups still read their shared source (the source may then be written);
+** lt_tma_store_wait<N>: until at most N are incomplete (their global
+** writes done too). */
+template <int N> static __device__ __forceinline__ void lt_tma_store_wait_read(void) {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N> static __device__ __forceinline__ void lt_tma_store_wait(void) {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+/* prefetch.tensormap: brings the map into the cache the copy engine reads
+** it through, so the first copy does not wait for it. */
+LT_FN void lt_tma_prefetch_map(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
+}
+
+/* ---- the consumers' epilogue ----
+** a / b to 2 ulp over the whole range (div.full.f32: a reciprocal and a
+** product, scaled; not IEEE's rounding, but without its slow path, which
+** is a call): the divisions plan.c makes fast, in the epilogues of
+** warp-specialized kernels that round to f16 or bf16. */
+LT_FN float lt_fdiv(float a, float b) {
+  float y;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+  return y;
+}
+
+/* ---- the persistent grid, on the host ----
+** The SMs of the current device, into *n: queried once a device
+** (cudaDeviceGetAttribute), then cached; returns 0 or the runtime's error. */
+static inline __attribute__((unused)) int lt_sm_count(int *n) {
+  static int sms[64];   /* a race between host threads stores the same count */
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64 && sms[dev] > 0) {
+    *n = sms[dev];
+    return 0;
+  }
+  err = cudaDeviceGetAttribute(n, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64) sms[dev] = *n;
+  return 0;
+}
+
+/* ---- registers (PTX ISA, "Miscellaneous Instructions: setmaxnreg";
+** sm_90a) ----
+** Sets the per-thread register limit of the executing warp to R (24 to
+** 256, a multiple of 8): .dec gives registers back to the block's pool,
+** .inc takes them from it, waiting until the pool has enough.  All four
+** warps of a warpgroup execute the same one; it takes effect only in a
+** kernel with a register limit at entry (__launch_bounds__(threads, 1)),
+** and the compiler warns (C7508) when it cannot honour it.  A producer
+** warpgroup that only issues copies goes down (40), consumer warpgroups
+** that hold wgmma accumulators go up (232): 128 x 40 + 256 x 232 fits the
+** 65536 registers of a 384-thread block. */
+template <int R> static __device__ __forceinline__ void lt_setmaxnreg_inc(void) {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+template <int R> static __device__ __forceinline__ void lt_setmaxnreg_dec(void) {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+
+/* ---- the tensor map, on the host (CUDA driver API,
+** cuTensorMapEncodeTiled) ----
+** The launcher encodes one map per tensor and box its copies read: a
+** tensor of `rank` dimensions (1 to 5), dims[0] the innermost (the
+** elements of a row, stride 1), strides[i] the elements from one index of
+** dimension i + 1 to the next, read and written in boxes of box[0] x
+** box[1] ...  The driver's function is reached through the runtime
+** (cudaGetDriverEntryPointByVersion, or cudaGetDriverEntryPoint before
+** CUDA 12.5), so nothing links -lcuda.  Returns 0, or an error the
+** launcher answers by taking its cp.async path: cudaErrorInvalidValue when
+** the tensor breaks a rule of the copy engine (checked here first: the
+** base address and every stride 16-byte aligned, strides below 2^40 bytes,
+** sizes 1 to 2^32, box sides 1 to 256, the box row a multiple of 16 bytes
+** and no wider than the swizzle span) or the driver refuses it;
+** cudaErrorNotSupported when the driver has no such function.  A
+** dimension of size 1 has no stride to keep: any stride passes there (a
+** batch of one matrix, whatever its batch stride).  Out-of-bounds elements
+** of a box read as zero. */
+enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2, LT_TMA_U8 = 3 };   /* U8: fp8's bytes, copied as they are */
+
+typedef CUresult (*lt_tma_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                     const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static inline __attribute__((unused)) int lt_tma_encode(CUtensorMap *map, const void *base, int dtype, int rank,
+                                                        const uint64_t *dims, const uint64_t *strides,
+                                                        const uint32_t *box, int swizzle_bytes) {
+  static lt_tma_encode_fn encode = NULL;   /* looked up once; a second lookup racing the first finds the same */
+  const uint64_t esize = dtype == LT_TMA_F32 ? 4 : dtype == LT_TMA_U8 ? 1 : 2;
+  const uint64_t span = swizzle_bytes == 0 ? 0 : (uint64_t)swizzle_bytes;
+  if (!map || !base || rank < 1 || rank > 5 ||
+      (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32 && dtype != LT_TMA_U8))
+    return cudaErrorInvalidValue;
+  if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 && swizzle_bytes != 128) return cudaErrorInvalidValue;
+  if ((uintptr_t)base % 16) return cudaErrorInvalidValue;
+  cuuint64_t dim[5], stride[4];
+  cuuint32_t boxd[5], step[5];
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] == 0 || dims[i] > ((uint64_t)1 << 32) || box[i] == 0 || box[i] > 256) return cudaErrorInvalidValue;
+    dim[i] = dims[i], boxd[i] = box[i], step[i] = 1;
+  }
+  for (int i = 1; i < rank; i++) {   /* in bytes; a dimension of one index: any 16-byte multiple will do */
+    uint64_t b = dims[i] == 1 ? (i == 1 ? (dims[0] * esize + 15) / 16 * 16 : stride[i - 2] * dims[i - 1]) : strides[i - 1] * esize;
+    if (b == 0 || b % 16 || b >= ((uint64_t)1 << 40)) return cudaErrorInvalidValue;
+    stride[i - 1] = b;
+  }
+  if ((box[0] * esize) % 16 || (span && box[0] * esize > span)) return cudaErrorInvalidValue;
+  if (!encode) {
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
+#else
+    const cudaError_t err = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &found);
+#endif
+    if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn) return cudaErrorNotSupported;
+    encode = (lt_tma_encode_fn)fn;
+  }
+  const CUtensorMapDataType dt = dtype == LT_TMA_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                 : dtype == LT_TMA_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                 : dtype == LT_TMA_U8   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const CUtensorMapSwizzle sw = swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                : swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                      : CU_TENSOR_MAP_SWIZZLE_NONE;
+  const CUresult r = encode(map, dt, (cuuint32_t)rank, (void *)base, dim, stride, boxd, step,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? 0 : cudaErrorInvalidValue;
+}
+
+/* A row-major matrix of `rows` x `cols` elements, `ld` elements from one
+** row to the next (ld >= cols), in boxes of box_rows x box_cols: the 2-D
+** case of lt_tma_encode. */
+static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, const void *base, int dtype, uint64_t rows,
+                                                           uint64_t cols, uint64_t ld, uint32_t box_rows,
+                                                           uint32_t box_cols, int swizzle_bytes) {
+  if (ld < cols) return cudaErrorInvalidValue;
+  const uint64_t dims[2] = {cols, rows}, strides[1] = {ld};
+  const uint32_t box[2] = {box_cols, box_rows};
+  return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
+}
+
 /* One block (128 threads) of attention_bwd_dkdv_dq_atomic_bf16_d64_softcap. */
 __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_softcap_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const __nv_bfloat16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __nv_bfloat16 *__restrict__ dK, __nv_bfloat16 *__restrict__ dV, float *__restrict__ dQacc, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, float softcap, int window_left, int window_right)
 {
@@ -219,29 +554,30 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
   float (*deltas)[1][64] = (float (*)[1][64])(lt_smem + 49664);
   /* dst_sh: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
   __nv_bfloat16 (*dst_sh)[64] = (__nv_bfloat16 (*)[64])(lt_smem + 50176);
-  // attention_bwd_dkdv.lua:107: local nkb = tile.cdiv(p.Sk, BN)
+  float (*dQacc_red)[72] = (float (*)[72])(lt_smem + 58368);
+  // attention_bwd_dkdv.lua:110: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:109: local kb = nkb - 1 - pid
+  // attention_bwd_dkdv.lua:112: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:110: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:113: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:111: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:114: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:115: local k0 = kb * BN
+  // attention_bwd_dkdv.lua:118: local k0 = kb * BN
   const int k0 = kb * 64;
-  // attention_bwd_dkdv.lua:116: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:119: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:118: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:121: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:119: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:122: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 64 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:120: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  // attention_bwd_dkdv.lua:123: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
-  // attention_bwd_dkdv.lua:121: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:124: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
-  // attention_bwd_dkdv.lua:131: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:134: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -260,7 +596,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
       }
     }
   }
-  // attention_bwd_dkdv.lua:132: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:135: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -279,7 +615,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
       }
     }
   }
-  // attention_bwd_dkdv.lua:133: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:136: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -291,7 +627,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
       }
     }
   }
-  // attention_bwd_dkdv.lua:134: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:137: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -303,17 +639,17 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
       }
     }
   }
-  // attention_bwd_dkdv.lua:210: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:214: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:211: local h = hk * group + g
+    // attention_bwd_dkdv.lua:215: local h = hk * group + g
     const int h_2 = hk * group + g;
     lt_wgmma_barrier();
-    // attention_bwd_dkdv.lua:212: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
+    // attention_bwd_dkdv.lua:216: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
     /* prologue: start the copies of the first iteration, one commit group */
     for (int j_stage = 0; j_stage < 1; ++j_stage) {
       const int j = first + j_stage;
       if (j < last) {
-        // attention_bwd_dkdv.lua:143: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:146: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -340,7 +676,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:144: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:147: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -367,7 +703,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:145: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+        // attention_bwd_dkdv.lua:148: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -391,7 +727,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:146: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+        // attention_bwd_dkdv.lua:149: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -421,9 +757,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
     for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
       lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
       lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
-      // attention_bwd_dkdv.lua:147: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:150: local st = k:fragment("f32", { BN, BM }, 0)
       float st[32];
-      // attention_bwd_dkdv.lua:148: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:151: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
       lt_wgmma_settle(st);
       lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
@@ -436,7 +772,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
       const int j_next = j + 1;
       const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
       if (j_next < last) {
-        // attention_bwd_dkdv.lua:143: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:146: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -463,7 +799,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:144: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:147: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -490,7 +826,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:145: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+        // attention_bwd_dkdv.lua:148: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -514,7 +850,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:146: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+        // attention_bwd_dkdv.lua:149: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -540,9 +876,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
         }
       }
       lt_cp_async_commit();
-      // attention_bwd_dkdv.lua:149: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:152: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[32];
-      // attention_bwd_dkdv.lua:150: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:153: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       /* dpt starts at zero: the first k step writes it without reading it (scale-d 0) */
       lt_wgmma_settle(dpt);
       lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
@@ -551,18 +887,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
         lt_wgmma_m64n64k16_bf16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&dOs[j_stage][0][kk], 16, 1024, 1), kk > 0);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
-      // attention_bwd_dkdv.lua:188: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:191: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:189: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:192: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(st);   /* read below, after the wait */
       lt_wgmma_settle(dpt);   /* read below, after the wait */
-      // attention_bwd_dkdv.lua:192: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:195: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:155: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:158: t = k:fragment("f32", { BN, BM })
         float t[32];
-        // attention_bwd_dkdv.lua:156: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:159: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -573,7 +909,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:157: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:160: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -584,7 +920,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:158: k:assign(t, 1 - t * t)
+        // attention_bwd_dkdv.lua:161: k:assign(t, 1 - t * t)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -595,31 +931,31 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:165: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:168: local key = k:iota({ BN, 1 }, 1)
         int key[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           key[ri] = ri * 8 + row0;
         }
-        // attention_bwd_dkdv.lua:166: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:169: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           row[ri] = key[ri] + (k0 - j * 64 - diag);
         }
-        // attention_bwd_dkdv.lua:167: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:170: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:168: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:171: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:169: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:172: local col = k:iota({ BN, BM }, 2)
         int col[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -632,9 +968,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:172: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:175: local lse = k:fragment("f32", { 1, BM })
         float lse[16];
-        // attention_bwd_dkdv.lua:173: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:176: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -642,7 +978,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             lse[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:174: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:177: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -653,7 +989,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:175: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
         uint32_t st_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -674,9 +1010,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
           lt_wgmma_m64n64k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][kk][0], 8192, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
-        // attention_bwd_dkdv.lua:176: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
         float delta[16];
-        // attention_bwd_dkdv.lua:177: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -684,7 +1020,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             delta[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:179: if v.softcap then dst = dst * t end
+        // attention_bwd_dkdv.lua:182: if v.softcap then dst = dst * t end
         float dst[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -696,7 +1032,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:180: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:183: k:gemm(dst:cast(v.dtype), Qs, dk)
         uint32_t dst_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -717,7 +1053,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
           lt_wgmma_m64n64k16_bf16<1>(dk, dst_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][kk][0], 8192, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
-        // attention_bwd_dkdv.lua:183: local dq = k:fragment("f32", { BM, D }, 0)
+        // attention_bwd_dkdv.lua:186: local dq = k:fragment("f32", { BM, D }, 0)
         float dq[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -732,7 +1068,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dv);   /* read below, after the wait */
         lt_wgmma_settle(dk);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:184: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        // attention_bwd_dkdv.lua:187: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -753,28 +1089,49 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dq);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:185: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:188: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 64 * Sq * Hq + (int64_t)h_2 * 64 * Sq;
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
+          if ((uintptr_t)base % 16 == 0) {   /* rows 16-byte aligned, every column inside dQacc: added by the copy engine, a row a thread through dQacc_red */
+            if (tid < 64) lt_tma_store_wait_read<0>();   /* this thread's adds before have read dQacc_red */
+            lt_wgmma_barrier();   /* ... before any thread writes it */
             #pragma unroll
-            for (int ci = 0; ci < 8; ++ci) {
-              const int gr = j * 64 + ri * 8 + row0;
-              const int gc = ci * 8 + col0;
-              float *ptr = base + (int64_t)gr * 64 + gc;
+            for (int ri = 0; ri < 2; ++ri) {
               #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq[ri * 16 + ci * 2 + vi] * scale);
+              for (int ci = 0; ci < 8; ++ci) {
+                union { float2 v; float e[2]; } h;
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) h.e[vi] = dq[ri * 16 + ci * 2 + vi] * scale;
+                *(float2 *)&dQacc_red[ri * 8 + row0][ci * 8 + col0] = h.v;
+              }
+            }
+            lt_wgmma_barrier();   /* dQacc_red is whole, and fenced for the copy engine */
+            if (tid < 64) {   /* thread r: row r */
+              const int gr = j * 64 + tid;
+              if (ok && gr < Sq && gr >= 0) lt_bulk_reduce_add_f32(base + (int64_t)gr * 64, &dQacc_red[tid][0], 256);
+              lt_tma_store_commit();
+            }
+          } else {
+            #pragma unroll
+            for (int ri = 0; ri < 2; ++ri) {
+              #pragma unroll
+              for (int ci = 0; ci < 8; ++ci) {
+                const int gr = j * 64 + ri * 8 + row0;
+                const int gc = ci * 8 + col0;
+                float *ptr = base + (int64_t)gr * 64 + gc;
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) {
+                  if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq[ri * 16 + ci * 2 + vi] * scale);
+                }
               }
             }
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:155: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:158: t = k:fragment("f32", { BN, BM })
         float t_2[32];
-        // attention_bwd_dkdv.lua:156: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:159: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -785,7 +1142,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:157: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:160: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -796,7 +1153,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:158: k:assign(t, 1 - t * t)
+        // attention_bwd_dkdv.lua:161: k:assign(t, 1 - t * t)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -807,9 +1164,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:172: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:175: local lse = k:fragment("f32", { 1, BM })
         float lse_2[16];
-        // attention_bwd_dkdv.lua:173: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:176: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -817,7 +1174,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             lse_2[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:174: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:177: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -828,7 +1185,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:175: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
         uint32_t st_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -849,9 +1206,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
           lt_wgmma_m64n64k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][kk][0], 8192, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
-        // attention_bwd_dkdv.lua:176: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
         float delta_2[16];
-        // attention_bwd_dkdv.lua:177: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -859,7 +1216,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             delta_2[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:179: if v.softcap then dst = dst * t end
+        // attention_bwd_dkdv.lua:182: if v.softcap then dst = dst * t end
         float dst_2[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -871,7 +1228,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
             }
           }
         }
-        // attention_bwd_dkdv.lua:180: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:183: k:gemm(dst:cast(v.dtype), Qs, dk)
         uint32_t dst_2_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -892,7 +1249,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
           lt_wgmma_m64n64k16_bf16<1>(dk, dst_2_frag[kk / 16][0], lt_wgmma_desc(&Qs[j_stage][kk][0], 8192, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
-        // attention_bwd_dkdv.lua:183: local dq = k:fragment("f32", { BM, D }, 0)
+        // attention_bwd_dkdv.lua:186: local dq = k:fragment("f32", { BM, D }, 0)
         float dq_2[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -907,7 +1264,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dv);   /* read below, after the wait */
         lt_wgmma_settle(dk);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:184: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        // attention_bwd_dkdv.lua:187: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -928,20 +1285,41 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq_2 run meanwhile */
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dq_2);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:185: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:188: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 64 * Sq * Hq + (int64_t)h_2 * 64 * Sq;
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
+          if ((uintptr_t)base % 16 == 0) {   /* rows 16-byte aligned, every column inside dQacc: added by the copy engine, a row a thread through dQacc_red */
+            if (tid < 64) lt_tma_store_wait_read<0>();   /* this thread's adds before have read dQacc_red */
+            lt_wgmma_barrier();   /* ... before any thread writes it */
             #pragma unroll
-            for (int ci = 0; ci < 8; ++ci) {
-              const int gr = j * 64 + ri * 8 + row0;
-              const int gc = ci * 8 + col0;
-              float *ptr = base + (int64_t)gr * 64 + gc;
+            for (int ri = 0; ri < 2; ++ri) {
               #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq_2[ri * 16 + ci * 2 + vi] * scale);
+              for (int ci = 0; ci < 8; ++ci) {
+                union { float2 v; float e[2]; } h;
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) h.e[vi] = dq_2[ri * 16 + ci * 2 + vi] * scale;
+                *(float2 *)&dQacc_red[ri * 8 + row0][ci * 8 + col0] = h.v;
+              }
+            }
+            lt_wgmma_barrier();   /* dQacc_red is whole, and fenced for the copy engine */
+            if (tid < 64) {   /* thread r: row r */
+              const int gr = j * 64 + tid;
+              if (ok && gr < Sq && gr >= 0) lt_bulk_reduce_add_f32(base + (int64_t)gr * 64, &dQacc_red[tid][0], 256);
+              lt_tma_store_commit();
+            }
+          } else {
+            #pragma unroll
+            for (int ri = 0; ri < 2; ++ri) {
+              #pragma unroll
+              for (int ci = 0; ci < 8; ++ci) {
+                const int gr = j * 64 + ri * 8 + row0;
+                const int gc = ci * 8 + col0;
+                float *ptr = base + (int64_t)gr * 64 + gc;
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) {
+                  if (ok && gr >= 0 && gr < Sq) lt_atomic_add(&ptr[vi], dq_2[ri * 16 + ci * 2 + vi] * scale);
+                }
               }
             }
           }
@@ -950,7 +1328,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
     }
     lt_cp_async_wait<0>();
   }
-  // attention_bwd_dkdv.lua:217: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:221: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -975,7 +1353,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
       }
     }
   }
-  // attention_bwd_dkdv.lua:218: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:222: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
@@ -1000,6 +1378,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_dq_atomic_bf16_d64_sof
       }
     }
   }
+  lt_tma_store_wait_read<0>();   /* this thread's bulk reduce-adds have read their staging tile */
 }
 
 /* Checks the arguments, then runs attention_bwd_dkdv_dq_atomic_bf16_d64_softcap over its grid on `stream`. */
@@ -1019,15 +1398,15 @@ extern "C" int attention_bwd_dkdv_dq_atomic_bf16_d64_softcap(const void *Q, cons
   if ((double)B * Hq * Sq * 64 >= 0x1p62) return cudaErrorInvalidValue;
   if ((sdkb < 64 && B > 1) || (sdkh < 64 && Hkv > 1) || (sdks < 64 && Sk > 1) || (sdvb < 64 && B > 1) || (sdvh < 64 && Hkv > 1) || (sdvs < 64 && Sk > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0 || (uintptr_t)dQacc % 4 != 0) return cudaErrorMisalignedAddress;
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:112: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:113: windows below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:115: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:116: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sk + 64 - 1) / 64;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 58368 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_dq_atomic_bf16_d64_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 58368);
+  /* 76800 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_dq_atomic_bf16_d64_softcap_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 76800);
   if (err != cudaSuccess) return (int)err;
-  attention_bwd_dkdv_dq_atomic_bf16_d64_softcap_kernel<<<grid, dim3(128), 58368, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, (float *)dQacc, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, softcap, window_left, window_right);
+  attention_bwd_dkdv_dq_atomic_bf16_d64_softcap_kernel<<<grid, dim3(128), 76800, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, (float *)dQacc, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, softcap, window_left, window_right);
   return (int)cudaGetLastError();
 }

@@ -398,6 +398,17 @@ LT_FN void lt_tma_store_4d(const CUtensorMap *map, int x, int y, int z, int w, c
   asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n"
                ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(s) : "memory");
 }
+/* cp.reduce.async.bulk .add.f32: adds the `bytes` (a multiple of 16) of
+** f32 at shared src to those at global dst (16-byte aligned, both), by the
+** copy engine, each element's add atomic; in this thread's bulk group, as
+** the TMA stores: src is not written again before lt_tma_store_wait_read
+** covers the group, and its writers fence (lt_fence_proxy_async) before
+** the barrier that precedes the issue. */
+LT_FN void lt_bulk_reduce_add_f32(float *dst, const float *src, uint32_t bytes) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n"
+               ::"l"(dst), "r"(s), "r"(bytes) : "memory");
+}
 /* cp.async.bulk.commit_group: this thread's bulk stores issued since the
 ** last commit form a group. */
 LT_FN void lt_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }

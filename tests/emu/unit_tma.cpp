@@ -26,6 +26,11 @@
 **    before the store read it, setmaxnreg misuse, an mbarrier used before
 **    its init is visible, too many arrivals.
 ** 5. wgmma reading ordinary stores with no fence.proxy.async.
+** 6. cp.reduce.async.bulk .add.f32 (lt_bulk_reduce_add_f32): rows of random
+**    f32 added by several blocks into the same global rows, against the
+**    sums done here; and a size that is not a multiple of 16, a global
+**    address off the 16-byte grid, the row written again before the
+**    wait_group.read, which the emulator must report.
 ** Prints PASS / FAIL lines.
 */
 #define LT_EMU_WARP 32
@@ -462,6 +467,48 @@ static void test_fence(void) {
     printf("SKIP emu unit %s wgmma reads ordinary stores with no fence.proxy.async: plain stores are not traced in this build\n", label);
 }
 
+/* Each block adds rows of its own values (v + block) into out's 8 rows of
+** 64 f32 at out + off, one cp.reduce.async.bulk a row by threads 0..7.
+** mode 1: a size of 20 bytes; mode 2: the rows written again before the
+** wait_group.read. */
+__global__ void bulk_reduce_kernel(float *out, const float *v, int off, int mode) {
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  float (*rows)[72] = (float (*)[72])lt_smem;   /* 64 f32 a row and 8 of padding */
+  for (int i = threadIdx.x; i < 8 * 64; i += 128) rows[i / 64][i % 64] = v[i] + (float)blockIdx.x;
+  lt_fence_proxy_async();
+  __syncthreads();
+  if (threadIdx.x < 8) {
+    lt_bulk_reduce_add_f32(out + off + threadIdx.x * 64, &rows[threadIdx.x][0], mode == 1 ? 20 : 256);
+    lt_tma_store_commit();
+  }
+  if (mode == 2) rows[threadIdx.x / 64][threadIdx.x % 64] = 0.0f;
+  if (threadIdx.x < 8) lt_tma_store_wait_read<0>();
+}
+
+static void test_bulk_reduce(void) {
+  alignas(16) static float out[8 * 64 + 4];
+  static float want[8 * 64 + 4], v[8 * 64];
+  for (int i = 0; i < 8 * 64; i++) v[i] = (float)(rnd() % 65536) / 32768.0f - 1.0f;
+  for (int i = 0; i < 8 * 64 + 4; i++) out[i] = want[i] = (float)(rnd() % 1024) / 256.0f;
+  int rc = lt_emu_launch(bulk_reduce_kernel, dim3(3), dim3(128), 8 * 72 * 4, NULL, out, v, 0, 0);
+  for (int b = 0; b < 3; b++)   /* the blocks run one after another, in order */
+    for (int i = 0; i < 8 * 64; i++) want[i] += v[i] + (float)b;
+  bool same = rc == 0;
+  for (int i = 0; i < 8 * 64 + 4; i++) same = same && out[i] == want[i];
+  verdict("cp.reduce.async.bulk .add.f32: 3 blocks add their rows into the same 8 rows", same, lt_emu::message());
+  expect_error("cp.reduce.async.bulk of 20 bytes", lt_emu_launch(bulk_reduce_kernel, dim3(1), dim3(128), 8 * 72 * 4, NULL,
+                                                                 out, v, 0, 1), "a nonzero multiple of 16");
+  expect_error("cp.reduce.async.bulk to a global address off the 16-byte grid",
+               lt_emu_launch(bulk_reduce_kernel, dim3(1), dim3(128), 8 * 72 * 4, NULL, out, v, 1, 0), "not 16-byte aligned");
+  if (lt_emu::traced())
+    expect_error("a row written again before cp.async.bulk.wait_group.read",
+                 lt_emu_launch(bulk_reduce_kernel, dim3(1), dim3(128), 8 * 72 * 4, NULL, out, v, 0, 2),
+                 "missing cp.async.bulk.wait_group.read");
+  else
+    printf("SKIP emu unit %s a row written again before cp.async.bulk.wait_group.read: plain stores are not traced in this "
+           "build\n", label);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1) label = argv[1];
   test_encode();
@@ -469,6 +516,7 @@ int main(int argc, char **argv) {
   test_phases();
   test_ring();
   test_fence();
+  test_bulk_reduce();
   printf("# emu unit %s: done\n", label);   /* run.sh: the run was not cut short */
   return fails ? 1 : 0;
 }
