@@ -238,6 +238,9 @@ typedef enum {
                        what follows the loop (lower/sched_warpspec.c) */
 } Sched;
 
+/* Stmt.roles: which roles of a warp-specialized kernel read a value. */
+enum { ROLE_PRODUCER = 1, ROLE_CONSUMER = 2 };
+
 struct Stmt {
   StmtKind kind;
   int line;
@@ -266,6 +269,8 @@ struct Stmt {
                            TMA stores */
   /* the plan (plan.c): what the emitter and --explain read */
   Sched sched;          /* S_FOR: how it runs */
+  int roles;            /* S_LET / S_LOAD of a scalar before the SCHED_WARPSPEC loop of a persistent kernel: the
+                           roles that read it, ROLE_PRODUCER | ROLE_CONSUMER (each computes its own, a program) */
   Stmt *open_gemm;      /* S_FOR SCHED_GEMM: its gemm; SCHED_REFILL / SCHED_TURNS: the wgmma gemm that opens its body;
                            SCHED_WARPSPEC: that gemm where the two consumer warpgroups take turns at it, or NULL */
   const Sym **carried;  /* S_FOR SCHED_RING / REFILL / TURNS: the accumulators of the wgmmas its body leaves in

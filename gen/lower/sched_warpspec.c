@@ -85,13 +85,14 @@ static void ring_state(E *e, const Ring *r, const char *ph) {
 
 /* Opens a persistent kernel's loop over its programs, in the grid's order
 ** (x fastest; Kernel.snake: every other round of gridDim.x from its end),
-** each program's ids and the scalars before the loop (those of a kernel
+** each program's ids and the scalars before the loop that the role reads
+** (Stmt.roles, plan.c; those of a kernel
 ** with one program a block are computed once, before the roles split);
 ** nothing otherwise.  r is the loop's ring (a split-K part's share of its
 ** range comes from it).  A ping-pong consumer (pp) walks every program
 ** too, and steps its place in the ring over the fills of those that are
 ** the other warpgroup's. */
-static void open_programs(E *e, const Stmt *s, Ring *r, int pp) {
+static void open_programs(E *e, const Stmt *s, Ring *r, int pp, int role) {
   Kernel *k = e->k;
   if (!k->persistent) return;
   if (pp) {
@@ -116,7 +117,7 @@ static void open_programs(E *e, const Stmt *s, Ring *r, int pp) {
   }
   e->last_line = 0;
   for (Stmt *x = k->body.first; x != k->ws; x = x->next)
-    if (scalar(x)) ltE_stmt(e, x);
+    if (scalar(x) && (x->roles & role)) ltE_stmt(e, x);
   if (k->splitk) ltL_splitk_range(e, r);
   if (!pp) return;
   int S = s->stages;
@@ -206,7 +207,7 @@ static void producer(E *e, Stmt *s, Ring *r) {
   if (k->pre_bytes && !k->pre_reload) pre_copies(e, s);
   ring_state(e, r, ph);
   if (k->pre_reload) pre_state(e, s);
-  open_programs(e, s, r, 0);
+  open_programs(e, s, r, 0, ROLE_PRODUCER);
   if (k->pre_reload) pre_copies(e, s);
   ltE_comment(e, s->line);
   open_loop(e, s, r, ph);
@@ -365,7 +366,7 @@ void ltL_warpspec_body(E *e) {
                 "... */", k->threads);
   ring_state(e, &r, ltU_fmt("%s_phase", r.v));
   if (k->pre_reload) pre_state(e, s);
-  open_programs(e, s, &r, k->pingpong);
+  open_programs(e, s, &r, k->pingpong, ROLE_CONSUMER);
   e->last_line = 0;
   for (Stmt *x = k->body.first; x != s; x = x->next)
     if (!scalar(x) && x->kind != S_G2S) ltE_stmt(e, x);

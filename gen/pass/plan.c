@@ -407,6 +407,42 @@ static int splitk(const Kernel *k, const Stmt *loop) {
   return 0;
 }
 
+static int names_sym(const Stmt *s, const Sym *x);
+
+/* Stmt.roles of each scalar before warp-specialized loop `loop` of a
+** persistent kernel, whose roles each compute those they read again for
+** every program (lower/sched_warpspec.c): ROLE_PRODUCER where the
+** producer reads it (in the copies before the loop, the loop's bounds and
+** the statements its body starts with), ROLE_CONSUMER where the consumers
+** do (the bounds, the rest of the body and before the loop, what follows
+** it, and the body's starting scalars that the rest reads), directly or
+** through a later such scalar. */
+static void scalar_roles(Kernel *k, Stmt *loop) {
+  Stmt *work = loop->body.first;
+  while (work && ltP_is_producer(work)) work = work->next;
+  int n = 0;
+  for (Stmt *x = k->body.first; x != loop; x = x->next) n++;
+  Stmt **xs = ltU_alloc((n + 1) * sizeof *xs);
+  n = 0;
+  for (Stmt *x = k->body.first; x != loop; x = x->next) xs[n++] = x;
+  for (int i = n - 1; i >= 0; i--) {
+    Stmt *x = xs[i];
+    if (!ltP_is_producer(x) || x->kind == S_G2S) continue;
+    const Sym *v = x->dst;
+    int r = names_sym(loop, v) ? ROLE_PRODUCER | ROLE_CONSUMER : 0;
+    for (int j = i + 1; j < n; j++) {
+      if (!names_sym(xs[j], v)) continue;
+      if (xs[j]->kind == S_G2S) r |= ROLE_PRODUCER;
+      else if (ltP_is_producer(xs[j])) r |= xs[j]->roles;
+      else r |= ROLE_CONSUMER;
+    }
+    for (Stmt *p = loop->body.first; p != work; p = p->next)
+      if (names_sym(p, v)) r |= ROLE_PRODUCER | (p->kind != S_G2S && ltP_uses(work, p->dst) ? ROLE_CONSUMER : 0);
+    if (ltP_uses(work, v) || ltP_uses(loop->next, v)) r |= ROLE_CONSUMER;
+    x->roles = r;
+  }
+}
+
 static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   loop->sched = SCHED_WARPSPEC;
   k->ws = loop;
@@ -445,6 +481,7 @@ static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
     k->reg_consumer = (share * all - k->reg_producer * k->producers) / ncons / 8 * 8;
     if (k->reg_consumer > 256) k->reg_consumer = 256;
   }
+  if (k->persistent) scalar_roles(k, loop);
 }
 
 /* The schedule of k:pipelined loop `loop` on t: plain when it asks for

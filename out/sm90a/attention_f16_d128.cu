@@ -1214,8 +1214,6 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_kernel(const __grid
         const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
         // attention.lua:126: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
         const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
-        // attention.lua:142: local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
-        const float c2 = scale * 1.442695f;
         lt_mbar_wait(j_pre_empty, j_pre_phase ^ 1);   /* the consumers are done with the program before's tiles (the first program finds them free) */
         lt_mbar_arrive_expect_tx(j_pre, 32768);   /* the bytes the copies before the loop deliver */
         // attention.lua:131: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
@@ -1262,8 +1260,6 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_kernel(const __grid
       // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
       const int b = bh / Hq;
       const int h_2 = bh % Hq;
-      // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
-      const int hk = h_2 / (Hq / Hkv);
       // attention.lua:120: local q0 = qb * BM
       const int q0 = qb * 128;
       // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)

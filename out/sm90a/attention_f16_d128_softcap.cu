@@ -1283,8 +1283,6 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_softcap_kernel(cons
       // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
       const int b = bh / Hq;
       const int h_2 = bh % Hq;
-      // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
-      const int hk = h_2 / (Hq / Hkv);
       // attention.lua:120: local q0 = qb * BM
       const int q0 = qb * 128;
       // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
