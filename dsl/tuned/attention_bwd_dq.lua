@@ -77,21 +77,19 @@ return {
       variant = "attention_bwd_dq_bf16_d64_softcap",
     },
     {
+      -- set by hand (2026-11-25): the 256-thread warp-specialized kernel, 128 query rows and 128 keys a
+      -- step; bf16 on an H200, 0.87-0.95x the time of the tuner's 128-thread cp.async ring
+      -- (bench/results/2026-11-25-h200-attention-bwd-dq-warpspec.txt)
       bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
       config = {
-        BM = 64,
-        BN = 64,
+        BM = 128,
+        BN = 128,
         stages = 2,
-        threads = 128,
+        threads = 256,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 219.1361487,
-      kernel_hash = "3e9be40e0906e50c",
-      median_ms = 1.540784001,
       shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
       target = "sm90a",
-      tflops = 535.2039742,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_bwd_dq_bf16_d128",
     },
     {
@@ -131,21 +129,19 @@ return {
       variant = "attention_bwd_dq_bf16_d64",
     },
     {
+      -- set by hand (2026-11-25): the 256-thread warp-specialized kernel, 128 query rows and 128 keys a
+      -- step; bf16 on an H200, 0.87-0.95x the time of the tuner's 128-thread cp.async ring
+      -- (bench/results/2026-11-25-h200-attention-bwd-dq-warpspec.txt)
       bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
       config = {
-        BM = 64,
-        BN = 64,
+        BM = 128,
+        BN = 128,
         stages = 2,
-        threads = 128,
+        threads = 256,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 213.7837371,
-      kernel_hash = "3e9be40e0906e50c",
-      median_ms = 1.579359949,
       shape = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
       target = "sm90a",
-      tflops = 522.1315898,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_bwd_dq_f16_d128",
     },
     {

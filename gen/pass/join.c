@@ -14,10 +14,17 @@
 ** 240 registers a thread; with the wait at the end of each branch the
 ** same kernel compiles without it, at no more registers).  One
 ** accumulator so carried is fine (the d256 forward's O, 64 x 256 a
-** warpgroup, compiles without C7512); two are not.  So a loop that carries
-** two or more, one of them issued in a branch, carries nothing: each branch waits for its wgmmas before it ends (the
-** emitter's rule for a loop that does not carry, emit/stmt.c), and the
-** consumers give the stage back at the end of the iteration.
+** warpgroup, compiles without C7512); two are not.  Nor is one where the
+** iteration runs more than two gemms (attention's dQ kernel at 128 keys a
+** step: S and dP, 64 x 128 f32 each a warpgroup, issued while dQ += dS K
+** of the step before, issued in the masked or the unmasked step, is still
+** in flight: C7512 at 240 registers; with the waits in the branches none,
+** at 0.99-1.03x the serialized kernel's time, H200, 2026-11-25).  So a
+** loop that carries two or more, or one beside more than two gemms an
+** iteration, one of them issued in a branch, carries nothing: each branch
+** waits for its wgmmas before it ends (the emitter's rule for a loop that
+** does not carry, emit/stmt.c), and the consumers give the stage back at
+** the end of the iteration.
 */
 #include "lt.h"
 
@@ -32,10 +39,21 @@ static int gemm_in_branch(const Block *b, const Sym *acc, int in_if) {
   return 0;
 }
 
+/* The gemms an iteration of block b runs (of an if, the larger branch's). */
+static int gemms_of(const Block *b) {
+  int n = 0;
+  for (const Stmt *s = b->first; s; s = s->next) {
+    int t = gemms_of(&s->body), e = gemms_of(&s->orelse);
+    n += (s->kind == S_GEMM) + (t > e ? t : e);
+  }
+  return n;
+}
+
 /* Drops the carried wgmmas of warp-specialized loop s where there are two
-** or more and one of them is issued in a branch (see above). */
+** or more, or one beside more than two gemms an iteration, and one of
+** them is issued in a branch (see above). */
 static void plan_loop(Stmt *s) {
-  if (s->ncarried < 2) return;
+  if (s->ncarried < 1 || (s->ncarried < 2 && gemms_of(&s->body) <= 2)) return;
   for (int i = 0; i < s->ncarried; i++)
     if (gemm_in_branch(&s->body, s->carried[i], 0)) {
       s->carried = NULL;

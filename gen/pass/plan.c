@@ -187,9 +187,10 @@ static int add_map(TensorMap *maps, int *n, Stmt *p) {
 ** producer issues them once, before the ring, on an mbarrier of their
 ** own); copies the copy engine takes (tma_copy_why) and consumers that
 ** need no block barrier (consumer_why); room for a producer warpgroup; and
-** two consumer warpgroups or more, and not three gemms an iteration,
-** where the body works on the result of the gemm it opens with (with two
-** they take turns at it: plan_consumers; measured, below). */
+** two consumer warpgroups or more, and not three gemms an iteration
+** over fewer than 64 columns of the gemm it opens with, where the body
+** works on its result (with two they take turns at it: plan_consumers;
+** measured, below). */
 static int works_on(const Stmt *first, const Sym *acc);
 
 /* Does the consumer work from `first` open with a gemm whose result the
@@ -198,6 +199,14 @@ static int works_on_opening_gemm(const Stmt *first) {
   const Stmt *x = first;
   while (x && x->kind == S_FRAG) x = x->next;
   return x && x->kind == S_GEMM && works_on(x->next, x->dst);
+}
+
+/* The columns of the result of the gemm the consumer work from `first`
+** opens with (works_on_opening_gemm). */
+static int opening_n(const Stmt *first) {
+  const Stmt *x = first;
+  while (x && x->kind == S_FRAG) x = x->next;
+  return x->dst->shape[1];
 }
 
 /* The gemms an iteration of the work from `first` runs (of an if, the
@@ -244,15 +253,18 @@ static const char *warpspec_why(Kernel *k, Stmt *loop, const Target *t) {
   const char *why = consumer_why(p, t);
   if (why) return why;
   /* H200: attention d64 (BM = 64, 128 threads) 0.58-0.75x the cp.async ring; the dQ kernel (three gemms a
-  ** key block: S, dP, dQ += dS K) 0.88-0.93x at d256 and level at d128 (256 threads, 128 query rows); the
+  ** key block: S, dP, dQ += dS K) 0.88-0.93x at d256 (32 keys a step), at d128 (256 threads, 128 query rows)
+  ** level at 64 keys and, at 128 keys without ptxas's serialization (join.c), in 0.87-0.95x the time of the
+  ** ring's 128-thread blocks, at d64 1.01-1.07x the time
+  ** (bench/results/2026-11-25-h200-attention-bwd-dq-warpspec.txt); the
   ** dK/dV kernel (four: S^T, dP^T, dV += P^T dO, dK += dS^T Q; 256 threads, 128 keys) at d128 0.80-1.00x
   ** the time of the ring's 128-thread blocks, at d64 0.87-1.05x (bench/results/2026-11-25-h200-attention-bwd-ab.txt) */
   if (k->threads < 256 && works_on_opening_gemm(p))
     return "one consumer warpgroup would wait for each S of its opening gemm with nothing to overlap its work on it "
            "(the cp.async ring runs several blocks an SM)";
-  if (works_on_opening_gemm(p) && gemms_of(p) == 3)
-    return "3 gemms an iteration, with work on the first one's result between them (attention's dQ: measured "
-           "slower warp-specialized than on the cp.async ring)";
+  if (works_on_opening_gemm(p) && gemms_of(p) == 3 && opening_n(p) < 64)
+    return "3 gemms an iteration, with work on the first one's result between them, at fewer than 64 columns of it "
+           "(attention's dQ at d256, 32 keys a step: measured slower warp-specialized than on the cp.async ring)";
   for (x = k->body.first; x != loop; x = x->next)   /* land before the loop: no barrier (barrier.c) */
     if (x->kind == S_G2S) x->lead_in = 1;
   memcpy(k->maps, maps, sizeof maps);

@@ -42,6 +42,9 @@
  * Requires Hq / Hkv != 0 (a divisor of the kernel's index math)
  *          Hq % Hkv == 0 (attention_bwd_dq.lua:75: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
  *          window_left < 1073741824 && window_right < 1073741824 (attention_bwd_dq.lua:76: windows below 2^30, as sizes)
+ * Fast path: TMA copies in a warp-specialized kernel, where Q, dO, K, V, dQ start 16-byte aligned
+ * and sqb, sqh, sqs, sdob, sdoh, sdos, skb, skh, sks, svb, svh, svs, sdqb, sdqh, sdqs are multiples of 8 elements (16 bytes; any stride of a size-1 dimension);
+ * otherwise the launcher runs a cp.async kernel of the same tiles, which takes any alignment.
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dq_bf16_d128.cu
  */
 #ifndef LUATILE_ATTENTION_BWD_DQ_BF16_D128_H

@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 backward, dQ = scale * dS K, with GQA, causal / window, softcap; deterministic.
  *
- * Config: BM=64 BN=64 stages=2 threads=128 (tuned: dsl/tuned/attention_bwd_dq.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
+ * Config: BM=128 BN=128 stages=2 threads=256 (tuned: dsl/tuned/attention_bwd_dq.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bwd_dq_f16_d128.cu
  */
 #include <cuda_runtime.h>
@@ -171,14 +171,18 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d = A @ B + (scale_d ? d : 0): one m64n64k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
-template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_f16_ss(float (&d)[32], uint64_t a, uint64_t b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, %35;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
-                 "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
-                 "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
+/* d = A @ B + (scale_d ? d : 0): one m64n128k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n128k16_f16_ss(float (&d)[64], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %68, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, %64, %65, p, 1, 1, %66, %67;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[32]), "+f"(d[33]), "+f"(d[2]), "+f"(d[3]), "+f"(d[34]), "+f"(d[35]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[36]), "+f"(d[37]), "+f"(d[6]), "+f"(d[7]), "+f"(d[38]), "+f"(d[39]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[40]), "+f"(d[41]), "+f"(d[10]), "+f"(d[11]), "+f"(d[42]), "+f"(d[43]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[44]), "+f"(d[45]), "+f"(d[14]), "+f"(d[15]), "+f"(d[46]), "+f"(d[47]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[48]), "+f"(d[49]), "+f"(d[18]), "+f"(d[19]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[52]), "+f"(d[53]), "+f"(d[22]), "+f"(d[23]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[56]), "+f"(d[57]), "+f"(d[26]), "+f"(d[27]), "+f"(d[58]), "+f"(d[59]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[60]), "+f"(d[61]), "+f"(d[30]), "+f"(d[31]), "+f"(d[62]), "+f"(d[63])
                : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
@@ -197,12 +201,347 @@ template <int TB> LT_FN void lt_wgmma_m64n128k16_f16(float (&d)[64], const uint3
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(scale_d));
 }
 
-/* One block (128 threads) of attention_bwd_dq_f16_d128. */
-__global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const __half *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __half *__restrict__ dQ, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdqb, int64_t sdqh, int64_t sdqs, float scale, int window_left, int window_right)
+/* Hopper's asynchronous copies and their barriers (sm_90; setmaxnreg
+** sm_90a): what a warp-specialized stage ring is made of.  A producer
+** thread copies tiles from global to shared memory with the bulk tensor
+** copy engine (TMA), each copy signalling its bytes on the stage's "full"
+** mbarrier; the consumers wait on that barrier's phase, read the stage
+** (wgmma), and arrive on the stage's "empty" mbarrier, which the producer
+** waits on before it fills the stage again.  The tensor maps the copies
+** read are made on the host by lt_tma_encode (below) and passed to the
+** kernel by value (const __grid_constant__ CUtensorMap).
+** Shared addresses are the 32-bit .shared::cta ones (__cvta_generic_to_shared). */
+#include <cuda.h>   /* CUtensorMap and its enums: types only, the program links no -lcuda */
+
+/* ---- mbarrier (PTX ISA, "Parallel Synchronization and Communication
+** Instructions: mbarrier") ----
+** An mbarrier is a 64-bit object in shared memory (8-byte aligned) that
+** counts a phase: the phase completes when its pending arrivals reach zero
+** and its transaction count (tx-count: bytes announced by expect-tx and not
+** yet delivered by complete-tx) is zero; then the next phase begins with
+** the arrival count it was initialized with.  Waits name a phase by its
+** parity: the current phase's or the one just before. */
+
+/* mbarrier.init: `count` arrivals per phase (1 to 2^20 - 1), phase 0,
+** tx-count 0.  One thread initializes; the others may use the barrier only
+** after a barrier of the block that follows lt_mbar_init_fence. */
+LT_FN void lt_mbar_init(uint64_t *bar, uint32_t count) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(a), "r"(count) : "memory");
+}
+/* fence.mbarrier_init.release.cluster: the initializing thread's
+** mbarrier.init operations are ordered before what other threads and the
+** copy engine do with the barriers after the next block barrier (the only
+** form the ISA has: release semantics, cluster scope). */
+LT_FN void lt_mbar_init_fence(void) { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+/* mbarrier.arrive: one arrival on the current phase, with release
+** semantics (this thread's earlier memory accesses are ordered before what
+** a thread that sees the phase complete does next).  The state it returns
+** is not needed: waits go by parity, so the sink `_` takes it. */
+LT_FN void lt_mbar_arrive(uint64_t *bar) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(a) : "memory");
+}
+/* mbarrier.arrive.expect_tx: raises the current phase's tx-count by
+** `bytes` (the bytes the copies that complete on this barrier will
+** deliver), then arrives.  The phase cannot complete before those bytes
+** are delivered, whatever order the arrival and the copies come in. */
+LT_FN void lt_mbar_arrive_expect_tx(uint64_t *bar, uint32_t bytes) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(a), "r"(bytes) : "memory");
+}
+/* mbarrier.try_wait.parity: 1 once the phase of that parity has completed
+** (`parity` must be the current phase's or the previous one's: the wait
+** for the current phase's parity returns 0 until it completes, the other
+** parity names the phase before, complete already), with acquire
+** semantics; 0 after a time limit the hardware chooses. */
+LT_FN int lt_mbar_try_wait(uint64_t *bar, int parity) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  uint32_t done;
+  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+               : "=r"(done) : "r"(a), "r"(parity) : "memory");
+  return (int)done;
+}
+/* Waits until the phase of parity `parity` has completed.  A ring of S
+** stages whose fill i (0, 1, ...) uses stage i % S waits on the "full"
+** barrier with parity (i / S) & 1, and the producer on the "empty" barrier
+** with the other parity, ((i / S) & 1) ^ 1: its first pass over the ring
+** names the phase before phase 0, complete from the start. */
+LT_FN void lt_mbar_wait(uint64_t *bar, int parity) {
+  while (!lt_mbar_try_wait(bar, parity)) {
+  }
+}
+
+/* ---- proxies (PTX ISA, "Memory Consistency Model: proxies";
+** "membar/fence": fence.proxy.async) ----
+** The copy engine and wgmma access shared memory through the async proxy,
+** ordinary loads and stores (and cp.async) through the generic proxy.
+** Shared memory written by ordinary stores that the copy engine (a TMA
+** store) or wgmma reads next needs this fence in each writing thread,
+** before the barrier that hands the data over.  (Data a TMA load delivered
+** needs no fence: the mbarrier phase it completed orders it.) */
+LT_FN void lt_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+/* bar.sync id, threads: a barrier of `threads` threads (a multiple of 32)
+** on hardware barrier id (1 to 15; 0 is __syncthreads'), for a group of
+** warps that syncs without the others: the consumer warpgroup handing its
+** staged epilogue tile to the thread that stores it (PTX ISA, "bar,
+** barrier"). */
+LT_FN void lt_named_barrier(int id, int threads) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory"); }
+
+/* bar.red.or.pred id, threads: lt_named_barrier that also returns whether
+** `pred` held in any of its threads (PTX ISA, "bar, barrier": the
+** reduction form), so that one thread's finding reaches the group. */
+LT_FN int lt_named_barrier_or(int id, int threads, int pred) {
+  int r;
+  asm volatile("{\n .reg .pred p, q;\n setp.ne.s32 p, %1, 0;\n bar.red.or.pred q, %2, %3, p;\n selp.s32 %0, 1, 0, q;\n}\n"
+               : "=r"(r) : "r"(pred), "r"(id), "r"(threads) : "memory");
+  return r;
+}
+
+/* ---- split-K (gen/lower/splitk.c): the parts of a tile meet in a
+** workspace in global memory.  Each part stores its partial accumulator
+** (st.global.cg: to L2, where the other SMs read), fences it, and the
+** warpgroup's first thread counts the part on the tile's counter; the
+** part that counts last reads the others' (ld.global.cg, after a fence)
+** and resets the counter to 0 for the next launch.  The CUDA
+** programming guide's threadfence pattern ("Memory Fence Functions"). ---- */
+
+/* Counts one part of `parts` on counter *sem; returns whether it was the
+** last, then leaving the counter at 0. */
+LT_FN int lt_split_arrive(unsigned *sem, int parts) {
+  const int last = atomicAdd(sem, 1u) == (unsigned)parts - 1;
+  if (last) atomicExch(sem, 0u);
+  return last;
+}
+LT_FN void lt_split_fence(void) { __threadfence(); }
+LT_FN void lt_split_store4(float *p, float a, float b, float c, float d) { __stcg((float4 *)p, make_float4(a, b, c, d)); }
+LT_FN float4 lt_split_load4(const float *p) { return __ldcg((const float4 *)p); }
+
+/* ---- bulk tensor copies (PTX ISA, "Data Movement and Conversion
+** Instructions: cp.async.bulk.tensor"; "Tensor Access"; the tensor map:
+** "Tensor-map") ----
+** Coordinates are in elements, innermost dimension first (x: the column
+** of a row-major matrix, y: its row), signed: a box that reaches past
+** either edge of the tensor reads zeros there (the map's OOB fill) and a
+** store writes only the elements inside.  The shared-memory tile is the
+** box in row-major order, its 16-byte chunks swizzled as the map says
+** (128-byte swizzle: chunk c of row r at c ^ (r % 8), the same pattern
+** wgmma's descriptors read; the tile must be 1024-byte aligned for it). */
+
+/* A box of the tensor `map` at (x, y) into shared memory at dst; its bytes
+** (the whole box, filled elements too) complete on `bar` as transaction
+** bytes, so the thread that issues it arrives on `bar` with expect-tx of
+** the stage's bytes.  `map`: the address of a __grid_constant__ kernel
+** parameter (or of a map in global or constant memory). */
+LT_FN void lt_tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(b) : "memory");
+}
+/* The same for the box at (x, y, z) of a 3-D map (a batch of matrices:
+** z the matrix) and (x, y, z, w) of a 4-D one. */
+LT_FN void lt_tma_load_3d(void *dst, const CUtensorMap *map, int x, int y, int z, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(b) : "memory");
+}
+LT_FN void lt_tma_load_4d(void *dst, const CUtensorMap *map, int x, int y, int z, int w, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(b) : "memory");
+}
+/* The shared tile at src into the box of `map` at (x, y): only the
+** elements inside the tensor are written.  The copy reads src after the
+** issue, asynchronously: the writers of src fence (lt_fence_proxy_async)
+** before the barrier that precedes the issue, and src is not written
+** again before lt_tma_store_wait_read covers the copy's group. */
+LT_FN void lt_tma_store_2d(const CUtensorMap *map, int x, int y, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(s) : "memory");
+}
+/* The same for the box at (x, y, z) of a 3-D map and (x, y, z, w) of a
+** 4-D one. */
+LT_FN void lt_tma_store_3d(const CUtensorMap *map, int x, int y, int z, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(s) : "memory");
+}
+LT_FN void lt_tma_store_4d(const CUtensorMap *map, int x, int y, int z, int w, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(s) : "memory");
+}
+/* cp.reduce.async.bulk .add.f32: adds the `bytes` (a multiple of 16) of
+** f32 at shared src to those at global dst (16-byte aligned, both), by the
+** copy engine, each element's add atomic; in this thread's bulk group, as
+** the TMA stores: src is not written again before lt_tma_store_wait_read
+** covers the group, and its writers fence (lt_fence_proxy_async) before
+** the barrier that precedes the issue. */
+LT_FN void lt_bulk_reduce_add_f32(float *dst, const float *src, uint32_t bytes) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n"
+               ::"l"(dst), "r"(s), "r"(bytes) : "memory");
+}
+/* cp.async.bulk.commit_group: this thread's bulk stores issued since the
+** last commit form a group. */
+LT_FN void lt_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/* cp.async.bulk.wait_group.read N: waits until at most N of this thread's
+** groups still read their shared source (the source may then be written);
+** lt_tma_store_wait<N>: until at most N are incomplete (their global
+** writes done too). */
+template <int N> static __device__ __forceinline__ void lt_tma_store_wait_read(void) {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N> static __device__ __forceinline__ void lt_tma_store_wait(void) {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+/* prefetch.tensormap: brings the map into the cache the copy engine reads
+** it through, so the first copy does not wait for it. */
+LT_FN void lt_tma_prefetch_map(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
+}
+
+/* ---- the consumers' epilogue ----
+** a / b to 2 ulp over the whole range (div.full.f32: a reciprocal and a
+** product, scaled; not IEEE's rounding, but without its slow path, which
+** is a call): the divisions plan.c makes fast, in the epilogues of
+** warp-specialized kernels that round to f16 or bf16. */
+LT_FN float lt_fdiv(float a, float b) {
+  float y;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+  return y;
+}
+
+/* ---- the persistent grid, on the host ----
+** The SMs of the current device, into *n: queried once a device
+** (cudaDeviceGetAttribute), then cached; returns 0 or the runtime's error. */
+static inline __attribute__((unused)) int lt_sm_count(int *n) {
+  static int sms[64];   /* a race between host threads stores the same count */
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64 && sms[dev] > 0) {
+    *n = sms[dev];
+    return 0;
+  }
+  err = cudaDeviceGetAttribute(n, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64) sms[dev] = *n;
+  return 0;
+}
+
+/* ---- registers (PTX ISA, "Miscellaneous Instructions: setmaxnreg";
+** sm_90a) ----
+** Sets the per-thread register limit of the executing warp to R (24 to
+** 256, a multiple of 8): .dec gives registers back to the block's pool,
+** .inc takes them from it, waiting until the pool has enough.  All four
+** warps of a warpgroup execute the same one; it takes effect only in a
+** kernel with a register limit at entry (__launch_bounds__(threads, 1)),
+** and the compiler warns (C7508) when it cannot honour it.  A producer
+** warpgroup that only issues copies goes down (40), consumer warpgroups
+** that hold wgmma accumulators go up (232): 128 x 40 + 256 x 232 fits the
+** 65536 registers of a 384-thread block. */
+template <int R> static __device__ __forceinline__ void lt_setmaxnreg_inc(void) {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+template <int R> static __device__ __forceinline__ void lt_setmaxnreg_dec(void) {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+
+/* ---- the tensor map, on the host (CUDA driver API,
+** cuTensorMapEncodeTiled) ----
+** The launcher encodes one map per tensor and box its copies read: a
+** tensor of `rank` dimensions (1 to 5), dims[0] the innermost (the
+** elements of a row, stride 1), strides[i] the elements from one index of
+** dimension i + 1 to the next, read and written in boxes of box[0] x
+** box[1] ...  The driver's function is reached through the runtime
+** (cudaGetDriverEntryPointByVersion, or cudaGetDriverEntryPoint before
+** CUDA 12.5), so nothing links -lcuda.  Returns 0, or an error the
+** launcher answers by taking its cp.async path: cudaErrorInvalidValue when
+** the tensor breaks a rule of the copy engine (checked here first: the
+** base address and every stride 16-byte aligned, strides below 2^40 bytes,
+** sizes 1 to 2^32, box sides 1 to 256, the box row a multiple of 16 bytes
+** and no wider than the swizzle span) or the driver refuses it;
+** cudaErrorNotSupported when the driver has no such function.  A
+** dimension of size 1 has no stride to keep: any stride passes there (a
+** batch of one matrix, whatever its batch stride).  Out-of-bounds elements
+** of a box read as zero. */
+enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2, LT_TMA_U8 = 3 };   /* U8: fp8's bytes, copied as they are */
+
+typedef CUresult (*lt_tma_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                     const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static inline __attribute__((unused)) int lt_tma_encode(CUtensorMap *map, const void *base, int dtype, int rank,
+                                                        const uint64_t *dims, const uint64_t *strides,
+                                                        const uint32_t *box, int swizzle_bytes) {
+  static lt_tma_encode_fn encode = NULL;   /* looked up once; a second lookup racing the first finds the same */
+  const uint64_t esize = dtype == LT_TMA_F32 ? 4 : dtype == LT_TMA_U8 ? 1 : 2;
+  const uint64_t span = swizzle_bytes == 0 ? 0 : (uint64_t)swizzle_bytes;
+  if (!map || !base || rank < 1 || rank > 5 ||
+      (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32 && dtype != LT_TMA_U8))
+    return cudaErrorInvalidValue;
+  if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 && swizzle_bytes != 128) return cudaErrorInvalidValue;
+  if ((uintptr_t)base % 16) return cudaErrorInvalidValue;
+  cuuint64_t dim[5], stride[4];
+  cuuint32_t boxd[5], step[5];
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] == 0 || dims[i] > ((uint64_t)1 << 32) || box[i] == 0 || box[i] > 256) return cudaErrorInvalidValue;
+    dim[i] = dims[i], boxd[i] = box[i], step[i] = 1;
+  }
+  for (int i = 1; i < rank; i++) {   /* in bytes; a dimension of one index: any 16-byte multiple will do */
+    uint64_t b = dims[i] == 1 ? (i == 1 ? (dims[0] * esize + 15) / 16 * 16 : stride[i - 2] * dims[i - 1]) : strides[i - 1] * esize;
+    if (b == 0 || b % 16 || b >= ((uint64_t)1 << 40)) return cudaErrorInvalidValue;
+    stride[i - 1] = b;
+  }
+  if ((box[0] * esize) % 16 || (span && box[0] * esize > span)) return cudaErrorInvalidValue;
+  if (!encode) {
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
+#else
+    const cudaError_t err = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &found);
+#endif
+    if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn) return cudaErrorNotSupported;
+    encode = (lt_tma_encode_fn)fn;
+  }
+  const CUtensorMapDataType dt = dtype == LT_TMA_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                 : dtype == LT_TMA_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                 : dtype == LT_TMA_U8   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const CUtensorMapSwizzle sw = swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                : swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                      : CU_TENSOR_MAP_SWIZZLE_NONE;
+  const CUresult r = encode(map, dt, (cuuint32_t)rank, (void *)base, dim, stride, boxd, step,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? 0 : cudaErrorInvalidValue;
+}
+
+/* A row-major matrix of `rows` x `cols` elements, `ld` elements from one
+** row to the next (ld >= cols), in boxes of box_rows x box_cols: the 2-D
+** case of lt_tma_encode. */
+static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, const void *base, int dtype, uint64_t rows,
+                                                           uint64_t cols, uint64_t ld, uint32_t box_rows,
+                                                           uint32_t box_cols, int swizzle_bytes) {
+  if (ld < cols) return cudaErrorInvalidValue;
+  const uint64_t dims[2] = {cols, rows}, strides[1] = {ld};
+  const uint32_t box[2] = {box_cols, box_rows};
+  return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
+}
+
+/* One block (256 threads) of attention_bwd_dq_f16_d128_cp. */
+__global__ void __launch_bounds__(256) attention_bwd_dq_f16_d128_cp_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const __half *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __half *__restrict__ dQ, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdqb, int64_t sdqh, int64_t sdqs, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -212,17 +551,17 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
   const int bh = blockIdx.y;
   extern __shared__ __align__(1024) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __half (*Qs)[64][64] = (__half (*)[64][64])(lt_smem + 0);
+  __half (*Qs)[128][64] = (__half (*)[128][64])(lt_smem + 0);
   /* dOs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __half (*dOs)[64][64] = (__half (*)[64][64])(lt_smem + 16384);
+  __half (*dOs)[128][64] = (__half (*)[128][64])(lt_smem + 32768);
   /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __half (*Ks)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 32768);
+  __half (*Ks)[2][128][64] = (__half (*)[2][128][64])(lt_smem + 65536);
   /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __half (*Vs)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 65536);
+  __half (*Vs)[2][128][64] = (__half (*)[2][128][64])(lt_smem + 131072);
   /* dQ_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __half (*dQ_out)[128] = (__half (*)[128])(lt_smem + 0);
   // attention_bwd_dq.lua:70: local nqb = tile.cdiv(p.Sq, BM)
-  const int nqb = (Sq + 64 - 1) / 64;
+  const int nqb = (Sq + 128 - 1) / 128;
   // attention_bwd_dq.lua:72: local qb = nqb - 1 - pid
   const int qb = nqb - 1 - pid;
   // attention_bwd_dq.lua:73: local b, h = bh // p.Hq, bh % p.Hq
@@ -231,41 +570,41 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
   // attention_bwd_dq.lua:74: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
   // attention_bwd_dq.lua:78: local q0 = qb * BM
-  const int q0 = qb * 64;
+  const int q0 = qb * 128;
   // attention_bwd_dq.lua:79: local diag = p.Sk - p.Sq
   const int diag = Sk - Sq;
   // attention_bwd_dq.lua:80: local nkb = tile.cdiv(p.Sk, BN)
-  const int nkb = (Sk + 64 - 1) / 64;
+  const int nkb = (Sk + 128 - 1) / 128;
   // attention_bwd_dq.lua:81: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
   const int lo_key = q0 + diag - window_left;
-  const int hi_key = q0 + 64 - 1 + diag + window_right;
+  const int hi_key = q0 + 128 - 1 + diag + window_right;
   // attention_bwd_dq.lua:82: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
-  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 64;
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
   // attention_bwd_dq.lua:83: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
-  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1));
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
   // attention_bwd_dq.lua:89: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && h_2 < Hq;
     const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
-    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+    if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        lt_cp_async16(&Qs[((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(qb * 64 + tid / 16) * sqs + (int64_t)(ri * 8) * sqs + tid % 16 * 8, 16);
+        lt_cp_async16(&Qs[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(qb * 128 + tid / 16) * sqs + (int64_t)(ri * 16) * sqs + tid % 16 * 8, 16);
       }
     } else {
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        const int gr = qb * 64 + ri * 8 + tid / 16;
+        const int gr = qb * 128 + ri * 16 + tid / 16;
         const int gc = tid % 16 * 8;
         const __half *ptr = base + (int64_t)gr * sqs + gc;
         if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
           const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-          lt_cp_async16(&Qs[((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
+          lt_cp_async16(&Qs[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Qs[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
+            Qs[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -276,24 +615,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
   {
     const bool ok = b < B && h_2 < Hq;
     const __half *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
+    if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sdos % 8 == 0) {   /* the whole tile is inside dO, rows 16-byte aligned */
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        lt_cp_async16(&dOs[((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(qb * 64 + tid / 16) * sdos + (int64_t)(ri * 8) * sdos + tid % 16 * 8, 16);
+        lt_cp_async16(&dOs[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(qb * 128 + tid / 16) * sdos + (int64_t)(ri * 16) * sdos + tid % 16 * 8, 16);
       }
     } else {
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        const int gr = qb * 64 + ri * 8 + tid / 16;
+        const int gr = qb * 128 + ri * 16 + tid / 16;
         const int gc = tid % 16 * 8;
         const __half *ptr = base + (int64_t)gr * sdos + gc;
         if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
           const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-          lt_cp_async16(&dOs[((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
+          lt_cp_async16(&dOs[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            dOs[((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
+            dOs[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
@@ -307,7 +646,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
     const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = qb * 64 + ri * 8 + row0;
+      const int gr = qb * 128 + ri * 8 + row0;
       const float *ptr = base + gr;
       t26[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
       lse2[ri] = t26[ri] * 1.442695f;
@@ -320,7 +659,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
     const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = qb * 64 + ri * 8 + row0;
+      const int gr = qb * 128 + ri * 8 + row0;
       const float *ptr = base + gr;
       delta[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
     }
@@ -346,24 +685,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j * 128 >= 0 && j * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Ks[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 64 + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
+            lt_cp_async16(&Ks[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 128 + tid / 16) * sks + (int64_t)(ri * 16) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            const int gr = j * 64 + ri * 8 + tid / 16;
+            const int gr = j * 128 + ri * 16 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
+              lt_cp_async16(&Ks[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -373,24 +712,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j * 64 >= 0 && j * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j * 128 >= 0 && j * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Vs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 64 + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
+            lt_cp_async16(&Vs[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j * 128 + tid / 16) * svs + (int64_t)(ri * 16) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            const int gr = j * 64 + ri * 8 + tid / 16;
+            const int gr = j * 128 + ri * 16 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
+              lt_cp_async16(&Vs[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -399,20 +738,23 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
     }
     lt_cp_async_commit();
   }
+  if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 99: 0 goes first */
   for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
     // attention_bwd_dq.lua:98: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[32];
+    float s[64];
+    lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
     // attention_bwd_dq.lua:99: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
     #pragma unroll
     for (int kk = 0; kk < 128; kk += 16) {
-      lt_wgmma_m64n64k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+      lt_wgmma_m64n128k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+    lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
     /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
     const int j_next = j + 1;
     const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
@@ -421,24 +763,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && j_next * 128 >= 0 && j_next * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 64 + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
+            lt_cp_async16(&Ks[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 128 + tid / 16) * sks + (int64_t)(ri * 16) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            const int gr = j_next * 64 + ri * 8 + tid / 16;
+            const int gr = j_next * 128 + ri * 16 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
+              lt_cp_async16(&Ks[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
+                Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -448,24 +790,24 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
       {
         const bool ok = b < B && hk < Hkv;
         const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
-        if (ok && j_next * 64 >= 0 && j_next * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && j_next * 128 >= 0 && j_next * 128 + 128 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 64 + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
+            lt_cp_async16(&Vs[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(j_next * 128 + tid / 16) * svs + (int64_t)(ri * 16) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
-            const int gr = j_next * 64 + ri * 8 + tid / 16;
+            const int gr = j_next * 128 + ri * 16 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
+              lt_cp_async16(&Vs[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
-                Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
+                Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
               }
             }
           }
@@ -474,20 +816,20 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
     }
     lt_cp_async_commit();
     // attention_bwd_dq.lua:100: local dp = k:fragment("f32", { BM, BN }, 0)
-    float dp[32];
+    float dp[64];
     // attention_bwd_dq.lua:101: k:gemm(dOs, Vs, dp, { transpose_b = true })
     /* dp starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(dp);
     lt_wgmma_fence();   /* dp in its registers before the wgmmas read it */
     #pragma unroll
     for (int kk = 0; kk < 128; kk += 16) {
-      lt_wgmma_m64n64k16_f16_ss<0, 0>(dp, lt_wgmma_desc(&dOs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Vs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+      lt_wgmma_m64n128k16_f16_ss<0, 0>(dp, lt_wgmma_desc(&dOs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Vs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs dp run meanwhile */
     // attention_bwd_dq.lua:124: local kend = (j + 1) * BN
-    const int kend = (j + 1) * 64;
+    const int kend = (j + 1) * 128;
     // attention_bwd_dq.lua:125: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
-    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 64 < q0 + 64 - 1 + diag - window_left));
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(s);   /* read below, after the wait */
     lt_wgmma_settle(dp);   /* read below, after the wait */
@@ -497,10 +839,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+            s[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (scale * 1.442695f);
           }
         }
       }
@@ -508,7 +850,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        row[ri] = ri * 8 + row0 + (q0 + diag - j * 64);
+        row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
       }
       // attention_bwd_dq.lua:114: local lo = tile.where(wl:lt(0), 0, row - wl)
       int lo[2];
@@ -520,18 +862,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
+        hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
       }
       // attention_bwd_dq.lua:116: local col = k:iota({ BM, BN }, 2)
-      int col[32];
+      int col[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
-            s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] >= lo[ri] && col[ri * 16 + ci * 2 + vi] < hi[ri] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
+            col[ri * 32 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 32 + ci * 2 + vi] = col[ri * 32 + ci * 2 + vi] >= lo[ri] && col[ri * 32 + ci * 2 + vi] < hi[ri] ? s[ri * 32 + ci * 2 + vi] : -INFINITY;
           }
         }
       }
@@ -539,44 +881,44 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - lse2[ri]);
+            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - lse2[ri]);
           }
         }
       }
       // attention_bwd_dq.lua:120: local ds = s * (dp - delta)
-      float ds[32];
+      float ds[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            ds[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (dp[ri * 16 + ci * 2 + vi] - delta[ri]);
+            ds[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (dp[ri * 32 + ci * 2 + vi] - delta[ri]);
           }
         }
       }
       // attention_bwd_dq.lua:122: k:gemm(ds:cast(v.dtype), Ks, dq)
-      uint32_t ds_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+      uint32_t ds_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
+      for (int kk = 0; kk < 128; kk += 16) {
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           ds_frag[kk / 16][mi][0] = lt_pack_f16x2(ds[i], ds[i + 1]);
-          ds_frag[kk / 16][mi][1] = lt_pack_f16x2(ds[i + 16], ds[i + 16 + 1]);
+          ds_frag[kk / 16][mi][1] = lt_pack_f16x2(ds[i + 32], ds[i + 32 + 1]);
           ds_frag[kk / 16][mi][2] = lt_pack_f16x2(ds[i + 2], ds[i + 2 + 1]);
-          ds_frag[kk / 16][mi][3] = lt_pack_f16x2(ds[i + 18], ds[i + 18 + 1]);
+          ds_frag[kk / 16][mi][3] = lt_pack_f16x2(ds[i + 34], ds[i + 34 + 1]);
         }
       }
       lt_wgmma_settle(ds_frag);
       lt_wgmma_settle(dq);
       lt_wgmma_fence();   /* ds_frag and dq in their registers before the wgmmas read them */
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        lt_wgmma_m64n128k16_f16<1>(dq, ds_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk][0], 8192, 1024, 1), 1);
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n128k16_f16<1>(dq, ds_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk][0], 16384, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
@@ -586,10 +928,10 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+            s[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (scale * 1.442695f);
           }
         }
       }
@@ -597,56 +939,57 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - lse2[ri]);
+            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - lse2[ri]);
           }
         }
       }
       // attention_bwd_dq.lua:120: local ds = s * (dp - delta)
-      float ds_2[32];
+      float ds_2[64];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
+        for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            ds_2[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (dp[ri * 16 + ci * 2 + vi] - delta[ri]);
+            ds_2[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (dp[ri * 32 + ci * 2 + vi] - delta[ri]);
           }
         }
       }
       // attention_bwd_dq.lua:122: k:gemm(ds:cast(v.dtype), Ks, dq)
-      uint32_t ds_2_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+      uint32_t ds_2_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
+      for (int kk = 0; kk < 128; kk += 16) {
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
           ds_2_frag[kk / 16][mi][0] = lt_pack_f16x2(ds_2[i], ds_2[i + 1]);
-          ds_2_frag[kk / 16][mi][1] = lt_pack_f16x2(ds_2[i + 16], ds_2[i + 16 + 1]);
+          ds_2_frag[kk / 16][mi][1] = lt_pack_f16x2(ds_2[i + 32], ds_2[i + 32 + 1]);
           ds_2_frag[kk / 16][mi][2] = lt_pack_f16x2(ds_2[i + 2], ds_2[i + 2 + 1]);
-          ds_2_frag[kk / 16][mi][3] = lt_pack_f16x2(ds_2[i + 18], ds_2[i + 18 + 1]);
+          ds_2_frag[kk / 16][mi][3] = lt_pack_f16x2(ds_2[i + 34], ds_2[i + 34 + 1]);
         }
       }
       lt_wgmma_settle(ds_2_frag);
       lt_wgmma_settle(dq);
       lt_wgmma_fence();   /* ds_2_frag and dq in their registers before the wgmmas read them */
       #pragma unroll
-      for (int kk = 0; kk < 64; kk += 16) {
-        lt_wgmma_m64n128k16_f16<1>(dq, ds_2_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk][0], 8192, 1024, 1), 1);
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n128k16_f16<1>(dq, ds_2_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk][0], 16384, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(dq);   /* read below, after the wait */
     }
   }
+  if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
   lt_cp_async_wait<0>();
   // attention_bwd_dq.lua:129: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
   {
     const bool ok = b < B && h_2 < Hq;
     __half *base = dQ + (int64_t)b * sdqb + (int64_t)h_2 * sdqh;
-    if (ok && qb * 64 >= 0 && qb * 64 + 64 <= Sq && (uintptr_t)base % 16 == 0 && sdqs % 8 == 0) {   /* the whole tile is inside dQ: out through dQ_out, 16 bytes of a row a thread */
+    if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sdqs % 8 == 0) {   /* the whole tile is inside dQ: out through dQ_out, 16 bytes of a row a thread */
       lt_wgmma_barrier();   /* every warp is done with the shared tiles dQ_out lies over */
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -661,14 +1004,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
       lt_wgmma_barrier();   /* dQ_out is whole */
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        *(uint4 *)(base + (int64_t)(qb * 64 + tid / 16) * sdqs + (int64_t)(ri * 8) * sdqs + tid % 16 * 8) = *(const uint4 *)&dQ_out[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3];
+        *(uint4 *)(base + (int64_t)(qb * 128 + tid / 16) * sdqs + (int64_t)(ri * 16) * sdqs + tid % 16 * 8) = *(const uint4 *)&dQ_out[ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3];
       }
     } else {
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
-          const int gr = qb * 64 + ri * 8 + row0;
+          const int gr = qb * 128 + ri * 8 + row0;
           const int gc = ci * 8 + col0;
           __half *ptr = base + (int64_t)gr * sdqs + gc;
           if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
@@ -685,6 +1028,374 @@ __global__ void __launch_bounds__(128) attention_bwd_dq_f16_d128_kernel(const __
         }
       }
     }
+  }
+}
+
+/* Checks the arguments, then runs attention_bwd_dq_f16_d128_cp over its grid on `stream`. */
+static int attention_bwd_dq_f16_d128_cp(const void *Q, const void *K, const void *V, const void *dO, const void *LSE, const void *Delta, void *dQ, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdqb, int64_t sdqh, int64_t sdqs, float scale, int window_left, int window_right, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || dO == NULL || LSE == NULL || Delta == NULL || dQ == NULL) return cudaErrorInvalidValue;
+  if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sdob < 0 || sdoh < 0 || sdos < 0 || sdqb < 0 || sdqh < 0 || sdqs < 0) return cudaErrorInvalidValue;
+  if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Hq - 1) * sqh + (double)(Sq - 1) * sqs + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * skb + (double)(Hkv - 1) * skh + (double)(Sk - 1) * sks + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * svb + (double)(Hkv - 1) * svh + (double)(Sk - 1) * svs + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sdob + (double)(Hq - 1) * sdoh + (double)(Sq - 1) * sdos + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)B * Hq * Sq >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sdqb + (double)(Hq - 1) * sdqh + (double)(Sq - 1) * sdqs + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sdqb < 128 && B > 1) || (sdqh < 128 && Hq > 1) || (sdqs < 128 && Sq > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dQ % 2 != 0) return cudaErrorMisalignedAddress;
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dq.lua:75: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dq.lua:76: windows below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128;
+  const int64_t grid_y = (int64_t)B * (int64_t)Hq;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* 196608 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dq_f16_d128_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
+  if (err != cudaSuccess) return (int)err;
+  attention_bwd_dq_f16_d128_cp_kernel<<<grid, dim3(256), 196608, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (__half *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, window_left, window_right);
+  return (int)cudaGetLastError();
+}
+
+/* One block of attention_bwd_dq_f16_d128: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention_bwd_dq.lua:95 runs warp-specialized (TMA copies into an mbarrier ring). */
+__global__ void __launch_bounds__(384, 1) attention_bwd_dq_f16_d128_kernel(const __grid_constant__ CUtensorMap Q_map, const __grid_constant__ CUtensorMap dO_map, const __grid_constant__ CUtensorMap K_map, const __grid_constant__ CUtensorMap V_map, const __grid_constant__ CUtensorMap dQ_map, const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const __half *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __half *__restrict__ dQ, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdqb, int64_t sdqh, int64_t sdqs, float scale, int window_left, int window_right)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int pid = blockIdx.x;
+  const int bh = blockIdx.y;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*Qs)[128][64] = (__half (*)[128][64])(lt_smem + 0);
+  /* dOs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*dOs)[128][64] = (__half (*)[128][64])(lt_smem + 32768);
+  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __half (*Ks)[2][128][64] = (__half (*)[2][128][64])(lt_smem + 65536);
+  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __half (*Vs)[2][128][64] = (__half (*)[2][128][64])(lt_smem + 131072);
+  /* dQ_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
+  __half (*dQ_out)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 197632);
+  uint64_t *j_full = (uint64_t *)(lt_smem + 196608), *j_empty = j_full + 2;   /* the ring's mbarriers */
+  uint64_t *j_pre = j_full + 4;   /* the mbarrier of the copies before the loop */
+  // attention_bwd_dq.lua:70: local nqb = tile.cdiv(p.Sq, BM)
+  const int nqb = (Sq + 128 - 1) / 128;
+  // attention_bwd_dq.lua:72: local qb = nqb - 1 - pid
+  const int qb = nqb - 1 - pid;
+  // attention_bwd_dq.lua:73: local b, h = bh // p.Hq, bh % p.Hq
+  const int b = bh / Hq;
+  const int h_2 = bh % Hq;
+  // attention_bwd_dq.lua:74: local hk = h // (p.Hq // p.Hkv)
+  const int hk = h_2 / (Hq / Hkv);
+  // attention_bwd_dq.lua:78: local q0 = qb * BM
+  const int q0 = qb * 128;
+  // attention_bwd_dq.lua:79: local diag = p.Sk - p.Sq
+  const int diag = Sk - Sq;
+  // attention_bwd_dq.lua:80: local nkb = tile.cdiv(p.Sk, BN)
+  const int nkb = (Sk + 128 - 1) / 128;
+  // attention_bwd_dq.lua:81: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  const int lo_key = q0 + diag - window_left;
+  const int hi_key = q0 + 128 - 1 + diag + window_right;
+  // attention_bwd_dq.lua:82: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 128;
+  // attention_bwd_dq.lua:83: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1));
+  /* the ring of the k:pipelined loop at attention_bwd_dq.lua:95, 2 stages: j_full[i] says stage i's TMA copies have landed (65536 bytes), j_empty[i] that the 8 consumer warps are done with it */
+  if (tid == 0) {
+    #pragma unroll
+    for (int j_stage = 0; j_stage < 2; ++j_stage) {
+      lt_mbar_init(&j_full[j_stage], 1);   /* the producer's arrival, with the bytes to expect */
+      lt_mbar_init(&j_empty[j_stage], 8);   /* one arrival a consumer warp */
+    }
+    lt_mbar_init(j_pre, 1);   /* the copies before the loop */
+    lt_mbar_init_fence();
+  }
+  __syncthreads();   /* the mbarriers are set up before either role uses them */
+  if (tid >= 256) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<24>();   /* the registers it does not need go to the consumers */
+    if (tid == 256) {
+      lt_tma_prefetch_map(&Q_map);
+      lt_tma_prefetch_map(&dO_map);
+      lt_tma_prefetch_map(&K_map);
+      lt_tma_prefetch_map(&V_map);
+      lt_tma_prefetch_map(&dQ_map);
+      lt_mbar_arrive_expect_tx(j_pre, 65536);   /* the bytes the copies before the loop deliver */
+      // attention_bwd_dq.lua:89: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+      lt_tma_load_4d(&Qs[0][0][0], &Q_map, 0, qb * 128, h_2, b, j_pre);
+      lt_tma_load_4d(&Qs[1][0][0], &Q_map, 64, qb * 128, h_2, b, j_pre);
+      // attention_bwd_dq.lua:90: k:copy(p.dO:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dOs)
+      lt_tma_load_4d(&dOs[0][0][0], &dO_map, 0, qb * 128, h_2, b, j_pre);
+      lt_tma_load_4d(&dOs[1][0][0], &dO_map, 64, qb * 128, h_2, b, j_pre);
+      int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity */
+      // attention_bwd_dq.lua:95: k:pipelined(first, last, c.stages, function(j)
+      for (int j = first; j < last; ++j, j_phase ^= j_stage == 1, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
+        lt_mbar_wait(&j_empty[j_stage], j_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+        lt_mbar_arrive_expect_tx(&j_full[j_stage], 65536);   /* the bytes its copies deliver */
+        // attention_bwd_dq.lua:96: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+        lt_tma_load_4d(&Ks[j_stage][0][0][0], &K_map, 0, j * 128, hk, b, &j_full[j_stage]);
+        lt_tma_load_4d(&Ks[j_stage][1][0][0], &K_map, 64, j * 128, hk, b, &j_full[j_stage]);
+        // attention_bwd_dq.lua:97: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+        lt_tma_load_4d(&Vs[j_stage][0][0][0], &V_map, 0, j * 128, hk, b, &j_full[j_stage]);
+        lt_tma_load_4d(&Vs[j_stage][1][0][0], &V_map, 64, j * 128, hk, b, &j_full[j_stage]);
+      }
+    }
+  } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<240>();   /* the producer's registers, for the accumulators */
+    int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity */
+    // attention_bwd_dq.lua:92: local lse2 = k:load(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 })) * LOG2E
+    float t26[2];
+    float lse2[2];
+    {
+      const bool ok = b < B && h_2 < Hq;
+      const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = qb * 128 + ri * 8 + row0;
+        const float *ptr = base + gr;
+        t26[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
+        lse2[ri] = t26[ri] * 1.442695f;
+      }
+    }
+    // attention_bwd_dq.lua:93: local delta = k:load(p.Delta:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }))
+    float delta[2];
+    {
+      const bool ok = b < B && h_2 < Hq;
+      const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = qb * 128 + ri * 8 + row0;
+        const float *ptr = base + gr;
+        delta[ri] = ok && gr >= 0 && gr < Sq ? ptr[0] : 0.0f;
+      }
+    }
+    // attention_bwd_dq.lua:94: local dq = k:fragment("f32", { BM, D }, 0)
+    float dq[64];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          dq[ri * 32 + ci * 2 + vi] = 0.0f;
+        }
+      }
+    }
+    lt_mbar_wait(j_pre, 0);   /* the copies before the loop have landed (its one phase) */
+    // attention_bwd_dq.lua:95: k:pipelined(first, last, c.stages, function(j)
+    for (int j = first; j < last; ++j, j_phase ^= j_stage == 1, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
+      lt_mbar_wait(&j_full[j_stage], j_phase);   /* the stage's copies have landed */
+      // attention_bwd_dq.lua:98: local s = k:fragment("f32", { BM, BN }, 0)
+      float s[64];
+      // attention_bwd_dq.lua:99: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+      /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
+      lt_wgmma_settle(s);
+      lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n128k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+      // attention_bwd_dq.lua:100: local dp = k:fragment("f32", { BM, BN }, 0)
+      float dp[64];
+      // attention_bwd_dq.lua:101: k:gemm(dOs, Vs, dp, { transpose_b = true })
+      /* dp starts at zero: the first k step writes it without reading it (scale-d 0) */
+      lt_wgmma_settle(dp);
+      lt_wgmma_fence();   /* dp in its registers before the wgmmas read it */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n128k16_f16_ss<0, 0>(dp, lt_wgmma_desc(&dOs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Vs[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs dp run meanwhile */
+      // attention_bwd_dq.lua:124: local kend = (j + 1) * BN
+      const int kend = (j + 1) * 128;
+      // attention_bwd_dq.lua:125: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+      const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 128 < q0 + 128 - 1 + diag - window_left));
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(s);   /* read below, after the wait */
+      lt_wgmma_settle(dp);   /* read below, after the wait */
+      // attention_bwd_dq.lua:127: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_bwd_dq.lua:109: k:assign(s, s * (p.scale * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_bwd_dq.lua:113: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)
+        int row[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          row[ri] = ri * 8 + row0 + (q0 + diag - j * 128);
+        }
+        // attention_bwd_dq.lua:114: local lo = tile.where(wl:lt(0), 0, row - wl)
+        int lo[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+        }
+        // attention_bwd_dq.lua:115: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+        int hi[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
+        }
+        // attention_bwd_dq.lua:116: local col = k:iota({ BM, BN }, 2)
+        int col[64];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              col[ri * 32 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              s[ri * 32 + ci * 2 + vi] = col[ri * 32 + ci * 2 + vi] >= lo[ri] && col[ri * 32 + ci * 2 + vi] < hi[ri] ? s[ri * 32 + ci * 2 + vi] : -INFINITY;
+            }
+          }
+        }
+        // attention_bwd_dq.lua:119: k:assign(s, tile.exp2(s - lse2))   -- P
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - lse2[ri]);
+            }
+          }
+        }
+        // attention_bwd_dq.lua:120: local ds = s * (dp - delta)
+        float ds[64];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              ds[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (dp[ri * 32 + ci * 2 + vi] - delta[ri]);
+            }
+          }
+        }
+        // attention_bwd_dq.lua:122: k:gemm(ds:cast(v.dtype), Ks, dq)
+        uint32_t ds_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
+        #pragma unroll
+        for (int kk = 0; kk < 128; kk += 16) {
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            ds_frag[kk / 16][mi][0] = lt_pack_f16x2(ds[i], ds[i + 1]);
+            ds_frag[kk / 16][mi][1] = lt_pack_f16x2(ds[i + 32], ds[i + 32 + 1]);
+            ds_frag[kk / 16][mi][2] = lt_pack_f16x2(ds[i + 2], ds[i + 2 + 1]);
+            ds_frag[kk / 16][mi][3] = lt_pack_f16x2(ds[i + 34], ds[i + 34 + 1]);
+          }
+        }
+        lt_wgmma_settle(ds_frag);
+        lt_wgmma_settle(dq);
+        lt_wgmma_fence();   /* ds_frag and dq in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 128; kk += 16) {
+          lt_wgmma_m64n128k16_f16<1>(dq, ds_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk][0], 16384, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dq);   /* read below, after the wait */
+      } else {
+        // attention_bwd_dq.lua:109: k:assign(s, s * (p.scale * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_bwd_dq.lua:119: k:assign(s, tile.exp2(s - lse2))   -- P
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - lse2[ri]);
+            }
+          }
+        }
+        // attention_bwd_dq.lua:120: local ds = s * (dp - delta)
+        float ds_2[64];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              ds_2[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (dp[ri * 32 + ci * 2 + vi] - delta[ri]);
+            }
+          }
+        }
+        // attention_bwd_dq.lua:122: k:gemm(ds:cast(v.dtype), Ks, dq)
+        uint32_t ds_2_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
+        #pragma unroll
+        for (int kk = 0; kk < 128; kk += 16) {
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            ds_2_frag[kk / 16][mi][0] = lt_pack_f16x2(ds_2[i], ds_2[i + 1]);
+            ds_2_frag[kk / 16][mi][1] = lt_pack_f16x2(ds_2[i + 32], ds_2[i + 32 + 1]);
+            ds_2_frag[kk / 16][mi][2] = lt_pack_f16x2(ds_2[i + 2], ds_2[i + 2 + 1]);
+            ds_2_frag[kk / 16][mi][3] = lt_pack_f16x2(ds_2[i + 34], ds_2[i + 34 + 1]);
+          }
+        }
+        lt_wgmma_settle(ds_2_frag);
+        lt_wgmma_settle(dq);
+        lt_wgmma_fence();   /* ds_2_frag and dq in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 128; kk += 16) {
+          lt_wgmma_m64n128k16_f16<1>(dq, ds_2_frag[kk / 16][0], lt_wgmma_desc(&Ks[j_stage][0][kk][0], 16384, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dq run meanwhile */
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dq);   /* read below, after the wait */
+      }
+      if (lane == 0) lt_mbar_arrive(&j_empty[j_stage]);   /* each warp gives the stage back to the producer */
+    }
+    // attention_bwd_dq.lua:129: k:store(p.dQ:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), dq * p.scale)
+    {   /* out by TMA stores (dQ_map: only the elements inside dQ are written), each consumer warpgroup its 64 rows, 128 columns at a time through dQ_out[wg] */
+      const int wg = tid / 128;   /* this thread's warpgroup */
+      if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read dQ_out[wg] */
+      lt_named_barrier(2 + wg, 128);   /* ... before any of its threads writes it */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          union { uint32_t v; __half e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dq[ri * 32 + ci * 2 + vi] * scale);
+          *(uint32_t *)&dQ_out[wg][((ci * 8 + col0) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) / 64][ri * 8 + row0 - wg * 64][((ci * 8 + col0) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) % 64] = h.v;
+        }
+      }
+      lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
+      lt_named_barrier(2 + wg, 128);   /* dQ_out[wg] is whole */
+      if (tid % 128 == 0) {
+        lt_tma_store_4d(&dQ_map, 0, qb * 128 + wg * 64, h_2, b, &dQ_out[wg][0][0][0]);
+        lt_tma_store_4d(&dQ_map, 64, qb * 128 + wg * 64, h_2, b, &dQ_out[wg][1][0][0]);
+        lt_tma_store_commit();
+      }
+    }
+    if (tid % 128 == 0) lt_tma_store_wait<0>();   /* the warpgroup's TMA stores are done before it ends */
   }
 }
 
@@ -706,13 +1417,31 @@ extern "C" int attention_bwd_dq_f16_d128(const void *Q, const void *K, const voi
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dq.lua:75: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
   if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dq.lua:76: windows below 2^30, as sizes */
-  const int64_t grid_x = ((int64_t)Sq + 64 - 1) / 64;
+  const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128;
   const int64_t grid_y = (int64_t)B * (int64_t)Hq;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
+  const uint64_t Q_map_dims[4] = {(uint64_t)128, (uint64_t)Sq, (uint64_t)Hq, (uint64_t)B}, Q_map_strides[3] = {(uint64_t)sqs, (uint64_t)sqh, (uint64_t)sqb};
+  const uint32_t Q_map_box[4] = {64, 128, 1, 1};
+  const uint64_t dO_map_dims[4] = {(uint64_t)128, (uint64_t)Sq, (uint64_t)Hq, (uint64_t)B}, dO_map_strides[3] = {(uint64_t)sdos, (uint64_t)sdoh, (uint64_t)sdob};
+  const uint32_t dO_map_box[4] = {64, 128, 1, 1};
+  const uint64_t K_map_dims[4] = {(uint64_t)128, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, K_map_strides[3] = {(uint64_t)sks, (uint64_t)skh, (uint64_t)skb};
+  const uint32_t K_map_box[4] = {64, 128, 1, 1};
+  const uint64_t V_map_dims[4] = {(uint64_t)128, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, V_map_strides[3] = {(uint64_t)svs, (uint64_t)svh, (uint64_t)svb};
+  const uint32_t V_map_box[4] = {64, 128, 1, 1};
+  const uint64_t dQ_map_dims[4] = {(uint64_t)128, (uint64_t)Sq, (uint64_t)Hq, (uint64_t)B}, dQ_map_strides[3] = {(uint64_t)sdqs, (uint64_t)sdqh, (uint64_t)sdqb};
+  const uint32_t dQ_map_box[4] = {64, 64, 1, 1};
+  CUtensorMap Q_map, dO_map, K_map, V_map, dQ_map;
+  if (lt_tma_encode(&Q_map, Q, LT_TMA_F16, 4, Q_map_dims, Q_map_strides, Q_map_box, 128) != 0 ||
+      lt_tma_encode(&dO_map, dO, LT_TMA_F16, 4, dO_map_dims, dO_map_strides, dO_map_box, 128) != 0 ||
+      lt_tma_encode(&K_map, K, LT_TMA_F16, 4, K_map_dims, K_map_strides, K_map_box, 128) != 0 ||
+      lt_tma_encode(&V_map, V, LT_TMA_F16, 4, V_map_dims, V_map_strides, V_map_box, 128) != 0 ||
+      lt_tma_encode(&dQ_map, dQ, LT_TMA_F16, 4, dQ_map_dims, dQ_map_strides, dQ_map_box, 128) != 0)
+    return attention_bwd_dq_f16_d128_cp(Q, K, V, dO, LSE, Delta, dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, window_left, window_right, stream);
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 98304 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dq_f16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 98304);
+  /* 230400 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dq_f16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 230400);
   if (err != cudaSuccess) return (int)err;
-  attention_bwd_dq_f16_d128_kernel<<<grid, dim3(128), 98304, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (__half *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, window_left, window_right);
+  attention_bwd_dq_f16_d128_kernel<<<grid, dim3(384), 230400, (cudaStream_t)stream>>>(Q_map, dO_map, K_map, V_map, dQ_map, (const __half *)Q, (const __half *)K, (const __half *)V, (const __half *)dO, (const float *)LSE, (const float *)Delta, (__half *)dQ, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdqb, sdqh, sdqs, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }
