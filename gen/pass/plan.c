@@ -255,7 +255,7 @@ static const char *warpspec_why(Kernel *k, Stmt *loop, const Target *t) {
   /* H200: attention d64 (BM = 64, 128 threads) 0.58-0.75x the cp.async ring; the dQ kernel (three gemms a
   ** key block: S, dP, dQ += dS K) 0.88-0.93x at d256 (32 keys a step), at d128 (256 threads, 128 query rows)
   ** level at 64 keys and, at 128 keys without ptxas's serialization (join.c), in 0.87-0.95x the time of the
-  ** ring's 128-thread blocks, at d64 1.01-1.07x the time
+  ** ring's 128-thread blocks, at d64 1.01-1.09x the time
   ** (bench/results/2026-11-25-h200-attention-bwd-dq-warpspec.txt); the
   ** dK/dV kernel (four: S^T, dP^T, dV += P^T dO, dK += dS^T Q; 256 threads, 128 keys) at d128 0.80-1.00x
   ** the time of the ring's 128-thread blocks, at d64 0.87-1.05x (bench/results/2026-11-25-h200-attention-bwd-ab.txt) */
