@@ -2,8 +2,10 @@
 (what the kernel waits on, how many bytes reach DRAM): the inputs of
 bench/rowops_grid.py at R = 2^27 / C, a warm-up launch, then the profiled one.
 
-usage: ncu --launch-skip 1 --launch-count 1 [sections] \\
-         python3 bench/rowops_ncu.py LIB.so OP DTYPE C"""
+usage: ncu --kernel-name regex:^OP_ --launch-skip 1 --launch-count 1 [sections] \\
+         python3 bench/rowops_ncu.py LIB.so OP DTYPE C
+(--kernel-name: the inputs are made by torch's kernels, one to four of them,
+which --launch-skip would count too)"""
 import os
 import sys
 

@@ -606,5 +606,6 @@ int ltN_buckets(const char *variant, const char **out, int max);   /* several: g
 int ltN_bucket_sizes(const char *variant, const char *bucket, const char *const *sizes, int nsizes, const char **keys,
                      long long *vals, int *log2s);   /* keys: room for LT_MAXRANK * 4 */
 long long ltN_bucket_limit(long long lo, long long hi);   /* the largest size bucket lo takes below bucket hi */
+const char *ltN_off_grid(const char *variant, const char *bucket);   /* its rows off the 16-byte grid run this bucket */
 
 #endif

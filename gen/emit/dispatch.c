@@ -3,8 +3,10 @@
 ** several shape buckets (tuned.c) becomes one kernel and one static
 ** launcher per bucket in its file, and one extern launcher, printed here,
 ** that runs the bucket nearest the call's sizes.  Buckets that all name
-** one size (a row length: "C=4096") make a chain of comparisons on it;
-** others, a distance per bucket summed over its sizes.
+** one size (a row length: "C=4096") make a chain of comparisons on it,
+** where a bucket's entry may send the rows that start off the 16-byte grid
+** to another bucket's kernel (off_grid, tuned.c); others, a distance per
+** bucket summed over its sizes.
 */
 #include "emit/emit.h"
 
@@ -31,17 +33,63 @@ static const char *args_of(const Kernel *k, const char *args, int ws) {
   return ltU_fmt("%.*sworkspace, workspace_bytes, stream", (int)(strlen(args) - strlen("stream")), args);
 }
 
+/* The test that a row of one of the tensors ps[0..np-1] of two dims or
+** more starts off the 16-byte grid: its base, or a stride other than a
+** unit one, not a multiple of 16 bytes.  NULL where no tensor has two dims. */
+static const char *off_grid_test(E *e, Sym **ps, int np) {
+  Buf b = {0};
+  for (int i = 0; i < np; i++) {   /* the strides first, each once */
+    const Sym *t = ps[i];
+    int per = 16 / ltI_dtypes[t->dt].bytes;   /* elements in 16 bytes */
+    if (t->kind != SYM_TENSOR || t->trank < 2 || per < 1) continue;
+    for (int d = 0; d < t->trank; d++) {
+      long long st;
+      if (ltI_const_int(t->strides[d], &st) && (st == 1 || st % per == 0)) continue;
+      const char *c = ltU_fmt("%s %% %d != 0", ltE_paren(ltE_itext(e, t->strides[d])), per);
+      if (!b.p || !strstr(b.p, c)) ltU_printf(&b, "%s%s", b.n ? " || " : "", c);
+    }
+  }
+  int any = b.n > 0;
+  for (int i = 0; i < np; i++)
+    if (ps[i]->kind == SYM_TENSOR && ps[i]->trank >= 2) {
+      ltU_printf(&b, "%s(uintptr_t)%s %% 16 != 0", b.n ? " || " : "", ps[i]->name);
+      any = 1;
+    }
+  return any ? b.p : NULL;
+}
+
+/* Kernel ks[i]'s bucket's lines: rows off the 16-byte grid go to the
+** kernel of the bucket its entry names for them (ltN_off_grid), where it
+** names one; then ks[i].  prefix: "" or "if (C <= 8192) ". */
+static void bucket_lines(E *e, Kernel **ks, int n, int i, const char *prefix, const char *args, int ws,
+                         const char *test) {
+  const char *og = test ? ltN_off_grid(ks[0]->tuned, ks[i]->bucket) : NULL;
+  int j = 0;
+  while (og && j < n && strcmp(ks[j]->bucket, og) != 0) j++;
+  if (!og || j == n) {
+    ltE_line(e, "%sreturn %s(%s);", prefix, ks[i]->name, args_of(ks[i], args, ws));
+    return;
+  }
+  if (*prefix) ltE_line(e, "%s{", prefix);
+  e->depth += !!*prefix;
+  ltE_line(e, "if (%s)   /* a row off the 16-byte grid: bucket %s's config */", test, og);
+  ltE_line(e, "  return %s(%s);", ks[j]->name, args_of(ks[j], args, ws));
+  ltE_line(e, "return %s(%s);", ks[i]->name, args_of(ks[i], args, ws));
+  e->depth -= !!*prefix;
+  if (*prefix) ltE_line(e, "}");
+}
+
 /* The launcher's lines that run the nearest bucket of one size: buckets
 ** b_i (vals, largest first) take sizes up to ltN_bucket_limit(b_i, the
 ** next larger bucket): b_i, or up to the power of two where the next
 ** bucket lies nearer in log2 steps (ties go to the larger); the largest
-** takes the rest.  args: the call's arguments. */
+** takes the rest.  args: the call's arguments; test: off_grid_test's. */
 static void one_size_chain(E *e, Kernel **ks, int n, const char *key, const long long *vals, const char *args,
-                           int ws) {
+                           int ws, const char *test) {
   for (int i = n - 1; i > 0; i--)
-    ltE_line(e, "if (%s <= %lld) return %s(%s);", key, ltN_bucket_limit(vals[i], vals[i - 1]), ks[i]->name,
-             args_of(ks[i], args, ws));
-  ltE_line(e, "return %s(%s);", ks[0]->name, args_of(ks[0], args, ws));
+    bucket_lines(e, ks, n, i, ltU_fmt("if (%s <= %lld) ", key, ltN_bucket_limit(vals[i], vals[i - 1])), args, ws,
+                 test);
+  bucket_lines(e, ks, n, 0, "", args, ws, test);
 }
 
 /* The launcher of a variant tuned for several shape buckets (ks[0..n-1],
@@ -67,12 +115,17 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
   int ws = 0;
   for (int i = 0; i < n; i++) ws |= ltE_gpu(e) && ks[i]->splitk;
   ltU_put(e->b, "\n");
+  int og = 0;   /* a bucket whose rows off the 16-byte grid run another's config */
+  for (int i = 0; key && i < n; i++) og |= ltN_off_grid(k->tuned, ks[i]->bucket) != NULL;
   if (key && odd) {
     ltE_line(e, "/* Runs the config tuned for the bucket of %s: the smallest bucket that is at least %s,", key, key);
-    ltE_line(e, "** or, where the next is more than twice as large, the nearer in powers of two (ties: the larger). */");
+    ltE_line(e, "** or, where the next is more than twice as large, the nearer in powers of two (ties: the larger)%s",
+             og ? ";" : ". */");
+    if (og) ltE_line(e, "** where the bucket's entry says so, rows off the 16-byte grid run another bucket's. */");
   } else if (key) {
     ltE_line(e, "/* Runs the config tuned for the bucket of %s: %s rounded up to a power of two,", key, key);
-    ltE_line(e, "** the nearest bucket's (ties: the larger). */");
+    ltE_line(e, "** the nearest bucket's (ties: the larger)%s", og ? ";" : ". */");
+    if (og) ltE_line(e, "** where the bucket's entry says so, rows off the 16-byte grid run another bucket's. */");
   } else {
     ltE_line(e, "/* How far size n is from a bucket's size 2^b: |log2 n - b|, n rounded up to a power of two. */");
     ltE_line(e, "static int lt_bucket_distance(int n, int b)");
@@ -105,7 +158,7 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
     for (int i = 0; i < n; i++) ltE_line(e, "if (forced == %d) return %s(%s);", i, ks[i]->name, args_of(ks[i], args.p, ws));
   }
   if (key) {
-    one_size_chain(e, ks, n, key, vals, args.p, ws);
+    one_size_chain(e, ks, n, key, vals, args.p, ws, off_grid_test(e, ps, np));
   } else {
     for (int i = 0; i < n - 1; i++) {
       Buf c = {0};

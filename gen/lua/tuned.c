@@ -527,6 +527,8 @@ typedef struct Entry {
   TunedValue *vals;
   int nvals;
   int line;
+  const char *off_grid; /* the bucket whose config runs this bucket's rows off the 16-byte grid, or NULL */
+  int off_line;         /* of off_grid */
 } Entry;
 
 static TunedOptions opts;
@@ -638,6 +640,44 @@ static void entry_config(Entry *en, const Val *e, const char *kernel, const Tune
   }
 }
 
+/* An entry's optional off_grid = "C=6144": the bucket whose config runs
+** the rows of this bucket that start off the 16-byte grid (a row length or
+** base not a multiple of 16 bytes; dispatch.c).  Both buckets name the one
+** same size (s: this entry's, parsed); check_off_grid checks that the
+** named bucket has an entry. */
+static void entry_off_grid(Entry *en, const Val *e, const Shape *s) {
+  Field *f = field(e, "off_grid");
+  if (!f) return;
+  if (f->v->kind != V_STR) tuned_error(f->line, "off_grid must be a string (a bucket: \"C=6144\"), not %s", val_text(f->v));
+  Shape o;
+  const char *why = parse_shape(f->v->s, &o);
+  if (!why && (s->n != 1 || o.n != 1 || strcmp(s->keys[0], o.keys[0]) != 0))
+    why = ltU_fmt("an off_grid bucket names the one size that its entry's bucket (%s) names", en->bucket);
+  if (!why && o.vals[0] == s->vals[0]) why = "off_grid names the entry's own bucket";
+  if (why) tuned_error(f->line, "bad off_grid \"%s\": %s", clean(f->v->s), why);
+  en->off_grid = shape_text(&o);
+  en->off_line = f->line;
+}
+
+/* Entry en's off_grid bucket, where it has one, must be the bucket of
+** another entry of its target, device and variant, one with no off_grid
+** itself (one step: the launcher tests the row once). */
+static void check_off_grid(const Entry *en) {
+  if (!en->off_grid) return;
+  for (int j = 0; j < nentries; j++) {
+    const Entry *o = &entries[j];
+    if (strcmp(o->target, en->target) != 0 || strcmp(o->device, en->device) != 0 ||
+        strcmp(o->variant, en->variant) != 0 || strcmp(o->bucket, en->off_grid) != 0)
+      continue;
+    if (o->off_grid)
+      tuned_error(en->off_line, "off_grid \"%s\" names a bucket with an off_grid of its own (line %d); name that "
+                  "bucket's instead", en->off_grid, o->off_line);
+    return;
+  }
+  tuned_error(en->off_line, "off_grid \"%s\" names no entry of %s, %s, %s; it names another bucket of the variant",
+              en->off_grid, clean(en->target), clean(en->device), clean(en->variant));
+}
+
 /* Reads and checks every entry of the file. */
 static void read_entries(const Val *top, const char *kernel, const TunedValue *cfg, int ncfg) {
   Field *k = field(top, "kernel");
@@ -679,6 +719,7 @@ static void read_entries(const Val *top, const char *kernel, const TunedValue *c
     if (why) tuned_error(field(e, "bucket")->line, "bad bucket \"%s\": %s", clean(bucket), why);
     en->bucket = shape_text(&s);
     entry_config(en, e, kernel, cfg, ncfg);
+    entry_off_grid(en, e, &s);
     for (int j = 0; j < nentries - 1; j++) {
       const Entry *o = &entries[j];
       if (strcmp(o->target, en->target) == 0 && strcmp(o->device, en->device) == 0 &&
@@ -687,6 +728,7 @@ static void read_entries(const Val *top, const char *kernel, const TunedValue *c
                     clean(en->device), clean(en->variant), en->bucket, o->line);
     }
   }
+  for (int i = 0; i < nentries; i++) check_off_grid(&entries[i]);
 }
 
 #define RULE "any"   /* the device of a rule's entries */
@@ -896,4 +938,13 @@ int ltN_bucket_sizes(const char *variant, const char *bucket, const char *const 
   }
   for (int i = 0; i < s.n; i++) keys[i] = s.keys[i], vals[i] = s.vals[i], log2s[i] = log2_up(s.vals[i]);
   return s.n;
+}
+
+/* The bucket whose config runs the rows of variant's bucket that start off
+** the 16-byte grid (the entry's off_grid), or NULL: the bucket's own. */
+const char *ltN_off_grid(const char *variant, const char *bucket) {
+  const char *dev = tpath && target ? entries_of(variant) : NULL;
+  for (int i = 0; dev && i < nentries; i++)
+    if (ours(&entries[i], variant, dev) && strcmp(entries[i].bucket, bucket) == 0) return entries[i].off_grid;
+  return NULL;
 }

@@ -6110,7 +6110,8 @@ static int softmax_bf16_C128(const void *X, void *Y, int R, int C, void *stream)
 }
 
 /* Runs the config tuned for the bucket of C: the smallest bucket that is at least C,
-** or, where the next is more than twice as large, the nearer in powers of two (ties: the larger). */
+** or, where the next is more than twice as large, the nearer in powers of two (ties: the larger);
+** where the bucket's entry says so, rows off the 16-byte grid run another bucket's. */
 extern "C" int softmax_bf16(const void *X, void *Y, int R, int C, void *stream)
 {
   if (C <= 128) return softmax_bf16_C128(X, Y, R, C, stream);
@@ -6120,7 +6121,11 @@ extern "C" int softmax_bf16(const void *X, void *Y, int R, int C, void *stream)
   if (C <= 2048) return softmax_bf16_C2048(X, Y, R, C, stream);
   if (C <= 4096) return softmax_bf16_C4096(X, Y, R, C, stream);
   if (C <= 6144) return softmax_bf16_C6144(X, Y, R, C, stream);
-  if (C <= 8192) return softmax_bf16_C8192(X, Y, R, C, stream);
+  if (C <= 8192) {
+    if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)   /* a row off the 16-byte grid: bucket C=6144's config */
+      return softmax_bf16_C6144(X, Y, R, C, stream);
+    return softmax_bf16_C8192(X, Y, R, C, stream);
+  }
   if (C <= 16384) return softmax_bf16_C16384(X, Y, R, C, stream);
   if (C <= 32768) return softmax_bf16_C32768(X, Y, R, C, stream);
   if (C <= 65536) return softmax_bf16_C65536(X, Y, R, C, stream);

@@ -3025,7 +3025,8 @@ static int softmax_f32_C128(const void *X, void *Y, int R, int C, void *stream)
 }
 
 /* Runs the config tuned for the bucket of C: C rounded up to a power of two,
-** the nearest bucket's (ties: the larger). */
+** the nearest bucket's (ties: the larger);
+** where the bucket's entry says so, rows off the 16-byte grid run another bucket's. */
 extern "C" int softmax_f32(const void *X, void *Y, int R, int C, void *stream)
 {
   if (C <= 128) return softmax_f32_C128(X, Y, R, C, stream);
@@ -3036,7 +3037,11 @@ extern "C" int softmax_f32(const void *X, void *Y, int R, int C, void *stream)
   if (C <= 4096) return softmax_f32_C4096(X, Y, R, C, stream);
   if (C <= 8192) return softmax_f32_C8192(X, Y, R, C, stream);
   if (C <= 16384) return softmax_f32_C16384(X, Y, R, C, stream);
-  if (C <= 32768) return softmax_f32_C32768(X, Y, R, C, stream);
+  if (C <= 32768) {
+    if (C % 4 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)   /* a row off the 16-byte grid: bucket C=16384's config */
+      return softmax_f32_C16384(X, Y, R, C, stream);
+    return softmax_f32_C32768(X, Y, R, C, stream);
+  }
   if (C <= 65536) return softmax_f32_C65536(X, Y, R, C, stream);
   return softmax_f32_C131072(X, Y, R, C, stream);
 }

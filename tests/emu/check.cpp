@@ -453,10 +453,11 @@ static void test_bias_gelu(Dt dt, const char *variant, BiasGeluFn fn) {
 }
 
 /* Row shapes: one chunk of 4096 (full, ragged, tiny) and several chunks;
-** odd lengths (7, a vocabulary of 50257, 128256 + 3), whose second row
-** starts off the 16-byte grid. */
+** odd lengths (7, 8191, 30001, a vocabulary of 50257, 128256 + 3), whose
+** second row starts off the 16-byte grid (8191 and 30001: softmax's
+** buckets whose rows off the grid run another bucket's config, off_grid). */
 static const int rows[][2] = {{1, 1}, {3, 1000}, {2, 4096}, {2, 4097}, {3, 9000}, {4, 77},
-                              {2, 7}, {2, 50257}, {2, 128259}};
+                              {2, 7}, {2, 8191}, {2, 30001}, {2, 50257}, {2, 128259}};
 enum { NROWS = sizeof rows / sizeof rows[0] };
 
 /* Y = softmax over the last dim; odd rows get a ramp, so a long row's

@@ -1,0 +1,9 @@
+return {
+  entries = {
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_off_grid_chain_f32", bucket = "N=1024", config = { BLOCK = 1024 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_off_grid_chain_f32", bucket = "N=4096", config = { BLOCK = 512 },
+      off_grid = "N=2048" },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_off_grid_chain_f32", bucket = "N=2048", config = { BLOCK = 256 },
+      off_grid = "N=1024" },
+  },
+}
