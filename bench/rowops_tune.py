@@ -24,7 +24,8 @@ usage: python3 bench/rowops_tune.py SWEEP.csv... [--exclude SPILLS.txt] DEVICE T
        never chosen)
        (rewrites dsl/tuned/{softmax,rmsnorm,layernorm,bias_gelu,add}.lua:
        DEVICE's entries for TARGET, the rule's for RULE_TARGETS, and the
-       entries of other targets kept)"""
+       entries of other targets kept; so are DEVICE's entries set by hand,
+       see hand_entries)"""
 import itertools
 import math
 import csv
@@ -156,6 +157,32 @@ def other_entries(path, targets):
     return [b.strip("\n").splitlines() for b in blocks if not any(f'target = "{t}"' in b for t in targets)]
 
 
+HAND_FIELDS = ("keep_row", "off_grid")
+
+
+def hand_entries(path, target, device):
+    """The entries of TARGET on DEVICE in an existing tuned file that were set
+    by hand: a bucket the sweeps do not measure (not a power of two) or a field
+    this script never writes (HAND_FIELDS).  {(variant, bucket): lines}; the
+    rewrite keeps them as they are, in place of its own entry for that key.
+    Also the file's comment lines beyond the header this script writes (the
+    notes that say why each was set)."""
+    if not os.path.exists(path):
+        return {}, []
+    text = open(path).read()
+    notes = [l for l in text.split("return {")[0].splitlines()[5:] if l.startswith("--")]
+    out = {}
+    for b in re.findall(r"\n    \{\n.*?\n    \},", text, re.S):
+        if f'target = "{target}"' not in b or f'device = "{device}"' not in b:
+            continue
+        bucket = re.search(r'bucket = "(\w)=(\d+)"', b)
+        variant = re.search(r'variant = "(\w+)"', b).group(1)
+        odd = bucket and p2(int(bucket.group(2))) != int(bucket.group(2))
+        if odd or any(f in b for f in HAND_FIELDS):
+            out[(variant, f"{bucket.group(1)}={bucket.group(2)}")] = b.strip("\n").splitlines()
+    return out, notes
+
+
 def main():
     """Reads the sweeps, prints the table and rewrites the tuned files."""
     args = sys.argv[1:]
@@ -181,17 +208,22 @@ def main():
                  "-- bucket, and the rule (device \"any\", for devices without entries), written by",
                  "-- bench/rowops_tune.py from bench/rowops_grid.py sweeps (bench/results/).",
                  "-- gen uses the entries whose target, device and variant match; the launcher",
-                 "-- runs the bucket nearest the call's sizes (docs/runtime.md).",
-                 "return {", f'  kernel = "{op}",', "  entries = {"]
+                 "-- runs the bucket nearest the call's sizes (docs/runtime.md)."]
+        hand, notes = hand_entries(path, target, device)
+        lines += notes + ["return {", f'  kernel = "{op}",', "  entries = {"]
         for key in sorted(k for k in chosen if k[0] == op):
             _, dt, b = key
             cfg, worst, pts = chosen[key]
             bucket = f"{KEY[op]}={b}" if KEY[op] else "N=134217728"
             same = sorted((k[2], chosen[k][0]) for k in chosen if k[:2] == key[:2])
-            if (b, cfg) in run_ends(same):
+            if (f"{op}_{dt}", bucket) in hand:
+                print(f"# {op}_{dt} {bucket}: the entry set by hand is kept", file=sys.stderr)
+            elif (b, cfg) in run_ends(same):
                 lines += lua_entry(target, device, f"{op}_{dt}", bucket, cfg, pts)
             print(f"{op:9} {dt:4} {bucket:9} {cfg:28} {worst:5.3f}  " +
                   "  ".join(f"{c}:{g / cp:.0%},{g / t:.2f}x" for c, g, cp, t in pts))
+        for blk in hand.values():
+            lines += blk
         for dts in GROUPS:
             prm, g, worst = fit(rows, op, dts)
             print(f"rule {op:9} {'/'.join(dts):8} parameters {prm}: geometric mean {g:.3f} of the best, worst {worst:.3f}")
