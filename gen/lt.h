@@ -283,6 +283,8 @@ struct Stmt {
   const char *why_inst; /* S_GEMM of fp8 or tf32 operands on a wgmma target, not wgmma: why not (--explain) */
   int ldsm_ring;        /* S_GEMM mma.sync: double-buffered fragments, the next 16 of K loaded during this one's mmas */
   int fuse;             /* S_LET / S_LOAD of a tile: the assignment after it runs in its loops, element by element */
+  Sym *early;           /* S_LOAD after a SCHED_WARPSPEC loop: the shared tile its cp.async copy lands in, issued
+                           at the program's top, before the loop (pass/early.c, lower/early.c) */
   int stage_bytes;      /* S_FOR SCHED_WARPSPEC: the bytes its TMA copies deliver into a stage */
   int early_release;    /* S_FOR SCHED_WARPSPEC with carried wgmmas: its body waits for all of them at its top
                            level, and gives the stage before back there (lower/sched_warpspec.c) */
@@ -512,6 +514,7 @@ int ltP_is_producer(const Stmt *s);            /* a pipelined body's copies and 
 void ltP_layout(Kernel *k, const Target *t);   /* layout.c */
 void ltP_colshift(Kernel *k);                  /* colshift.c */
 void ltP_smem(Kernel *k, const Target *t);     /* smem.c */
+void ltP_early(Kernel *k, const Target *t);    /* early.c: loads after a warp-specialized loop, staged before it */
 void ltP_barrier(Kernel *k);                   /* barrier.c */
 void ltP_plan_loops(Kernel *k, const Target *t);  /* plan.c: each k:pipelined loop's schedule, before its rings */
 void ltP_plan(Kernel *k, const Target *t);     /* plan.c: the rest of the plan, on the final statements */

@@ -48,6 +48,7 @@ static void run_passes(Kernel *k, const Target *t) {
   ltP_plan_loops(k, t);             /* plan.c: how each k:pipelined loop runs on t */
   ltP_pipeline(k);                  /* pipeline.c: the stage rings that needs */
   ltP_smem(k, t);                   /* smem.c: reduction scratch, offsets, staged stores */
+  ltP_early(k, t);                  /* early.c: loads after a warp-specialized loop, staged before it */
   if (t->warp > 1) ltP_barrier(k);  /* barrier.c: the block barriers */
   ltP_plan(k, t);                   /* plan.c: the rest of the plan, and the notes */
   ltP_plan_join(k);                 /* join.c: no wgmmas in flight across a branch join */

@@ -145,6 +145,8 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
 void ltL_load_scalar(E *e, const View *v, const Sym *dst, const Expr *other);
 void ltL_fixed_dim(E *e, const View *v, int d, const char **ok, const char **base);
 void ltL_shared_rw(E *e, Stmt *s);
+void ltL_early_issue(E *e);   /* early.c: the staged loads' copies at a program's top */
+void ltL_early_read(E *e, Stmt *s);   /* early.c: a staged load */
 const char *ltL_whole_tile(E *e, const View *v, int per16, int has_ok);
 const char *ltL_row_offset(E *e, const View *v, const Layout *l, const Ctx *c);
 void ltL_staged_store(E *e, const View *v, const Expr *val, const Sym *o, const Layout *l, int has_ok);

@@ -94,6 +94,12 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
   else if (e->t->persistent)
     ltU_printf(b, "    one program a block (not persistent: the code after the loop divides floats, and the IEEE "
                   "division's call spilled the persistent consumers' registers)\n");
+  for (const Stmt *x = k->ws->next; x; x = x->next)   /* (pass/early.c) */
+    if (x->kind == S_LOAD && x->early)
+      ltU_printf(b, "    load at line %d: %s [%d, %d] copied by cp.async into %s (%d bytes%s) at the top of each program, "
+                    "read after the loop once it has landed\n", x->line, x->view->t->name, x->early->shape[0],
+                 x->early->shape[1], x->early->name, x->early->smem_bytes,
+                 x->early->stages > 1 ? ", one a consumer warpgroup" : "");
   ltU_printf(b, "    fallback: where a tensor map cannot be made (a base or a stride not a multiple of 16 bytes), the "
                 "launcher runs %s_cp, the same tiles with a cp.async ring\n", k->name);
 }

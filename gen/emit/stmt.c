@@ -137,7 +137,9 @@ void ltE_stmt(E *e, Stmt *s) {
       break;
     }
     if (s->dst->kind == SYM_LET) ltE_declare_regs(e, s->dst);
-    if (s->fuse) {
+    if (s->early) {   /* staged through shared memory before the loop (pass/early.c) */
+      ltL_early_read(e, s);
+    } else if (s->fuse) {
       if (s->next->kind == S_LET) ltE_declare_regs(e, s->next->dst);
       ltL_load_store(e, s->view, s->dst, NULL, s->other, NULL, s->next, NULL);
       e->fused = s->next;

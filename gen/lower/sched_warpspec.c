@@ -382,6 +382,7 @@ void ltL_warpspec_body(E *e) {
   const char *barrier = e->barrier;
   if (k->pingpong) e->barrier = ltU_fmt("lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, %d);", k->threads);
   else e->barrier = ltU_fmt("lt_fence_proxy_async(); lt_named_barrier(%d, %d);", s->open_gemm ? 3 : 1, k->threads);
+  ltL_early_issue(e);   /* the loads after the loop that go through shared memory (lower/early.c) */
   consumer_loop(e, s, &r);
   if (k->pre_reload) {   /* every wgmma of the program is done: its tiles go back for the next program's copies */
     ltL_wgmma_wait(e);

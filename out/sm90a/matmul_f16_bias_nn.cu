@@ -898,6 +898,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M512_N32768_kernel(
   __half (*Bs)[4][64][64] = (__half (*)[4][64][64])(lt_smem + 49152);
   /* C_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
   __half (*C_out)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 148480);
+  __half (*bias_early)[256] = (__half (*)[256])(lt_smem + 181248);
   uint64_t *kt_full = (uint64_t *)(lt_smem + 147456), *kt_empty = kt_full + 3;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int lt_grid1 = batch;
@@ -966,6 +967,27 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M512_N32768_kernel(
           }
         }
       }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      lt_cp_async_wait<0>();   /* bias_early: this thread's copy of the program before has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* ... and every consumer thread has read it */
+      /* cp.async into bias_early: lands while the loop below runs, waited for where the load stands */
+      {
+        const __half *base = bias;
+        if (tid < 32) {   /* the threads that hold a piece of the [1, 256] tile */
+          const int gc = bn * 256 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside bias, zero-fills the rest */
+            const int n = lt_imin(lt_imax(N - gc, 0), 8);
+            lt_cp_async16(&bias_early[0][tid * 8], n > 0 ? ptr : bias, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              bias_early[0][tid * 8 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : __float2half_rn(0.0f);
+            }
+          }
+        }
+      }
+      lt_cp_async_commit();
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
       for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
@@ -1030,29 +1052,23 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M512_N32768_kernel(
       }
       // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
       float bias_2[64];
-      {
-        const __half *base = bias;
+      lt_cp_async_wait<0>();   /* bias_early, copied at the program's top, has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* ... every consumer thread's chunks */
+      #pragma unroll
+      for (int ci = 0; ci < 32; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          bias_2[ci * 2 + vi] = __half2float(bias_early[0][ci * 8 + col0 + vi]);
+        }
+      }
+      // matmul.lua:86: k:assign(acc, act(acc + bias))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 32; ++ci) {
-          const int gc = bn * 256 + ci * 8 + col0;
-          const __half *ptr = base + gc;
-          if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-            union { uint32_t v[1]; __half e[2]; } h;
-            h.v[0] = ((const uint32_t *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            }
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
           }
         }
       }
@@ -1122,10 +1138,10 @@ static int matmul_f16_bias_nn_M512_N32768(const void *C0, const void *A, const v
   if (sm_err != 0) return sm_err;
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
-  /* 181248 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_nn_M512_N32768_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 181248);
+  /* 181760 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_nn_M512_N32768_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 181760);
   if (err != cudaSuccess) return (int)err;
-  matmul_f16_bias_nn_M512_N32768_kernel<<<grid, dim3(384), 181248, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_f16_bias_nn_M512_N32768_kernel<<<grid, dim3(384), 181760, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 
@@ -1466,6 +1482,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M512_N16384_kernel(
   __half (*Bs)[4][64][64] = (__half (*)[4][64][64])(lt_smem + 49152);
   /* C_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
   __half (*C_out)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 148480);
+  __half (*bias_early)[256] = (__half (*)[256])(lt_smem + 181248);
   uint64_t *kt_full = (uint64_t *)(lt_smem + 147456), *kt_empty = kt_full + 3;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int lt_grid1 = batch;
@@ -1534,6 +1551,27 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M512_N16384_kernel(
           }
         }
       }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      lt_cp_async_wait<0>();   /* bias_early: this thread's copy of the program before has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* ... and every consumer thread has read it */
+      /* cp.async into bias_early: lands while the loop below runs, waited for where the load stands */
+      {
+        const __half *base = bias;
+        if (tid < 32) {   /* the threads that hold a piece of the [1, 256] tile */
+          const int gc = bn * 256 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside bias, zero-fills the rest */
+            const int n = lt_imin(lt_imax(N - gc, 0), 8);
+            lt_cp_async16(&bias_early[0][tid * 8], n > 0 ? ptr : bias, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              bias_early[0][tid * 8 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : __float2half_rn(0.0f);
+            }
+          }
+        }
+      }
+      lt_cp_async_commit();
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
       for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
@@ -1598,29 +1636,23 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M512_N16384_kernel(
       }
       // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
       float bias_2[64];
-      {
-        const __half *base = bias;
+      lt_cp_async_wait<0>();   /* bias_early, copied at the program's top, has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* ... every consumer thread's chunks */
+      #pragma unroll
+      for (int ci = 0; ci < 32; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          bias_2[ci * 2 + vi] = __half2float(bias_early[0][ci * 8 + col0 + vi]);
+        }
+      }
+      // matmul.lua:86: k:assign(acc, act(acc + bias))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 32; ++ci) {
-          const int gc = bn * 256 + ci * 8 + col0;
-          const __half *ptr = base + gc;
-          if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-            union { uint32_t v[1]; __half e[2]; } h;
-            h.v[0] = ((const uint32_t *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            }
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
           }
         }
       }
@@ -1690,10 +1722,10 @@ static int matmul_f16_bias_nn_M512_N16384(const void *C0, const void *A, const v
   if (sm_err != 0) return sm_err;
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
-  /* 181248 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_nn_M512_N16384_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 181248);
+  /* 181760 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_nn_M512_N16384_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 181760);
   if (err != cudaSuccess) return (int)err;
-  matmul_f16_bias_nn_M512_N16384_kernel<<<grid, dim3(384), 181248, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_f16_bias_nn_M512_N16384_kernel<<<grid, dim3(384), 181760, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 
@@ -2033,6 +2065,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M256_N8192_kernel(c
   __half (*As)[128][64] = (__half (*)[128][64])(lt_smem + 0);
   /* Bs (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
   __half (*Bs)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 81920);
+  __half (*bias_early)[1][128] = (__half (*)[1][128])(lt_smem + 163968);
   uint64_t *kt_full = (uint64_t *)(lt_smem + 163840), *kt_empty = kt_full + 5;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
   const int lt_grid1 = batch;
@@ -2105,6 +2138,27 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M256_N8192_kernel(c
           }
         }
       }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      lt_cp_async_wait<0>();   /* bias_early: this thread's copy of the program before has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, 128);   /* ... and every consumer thread has read it */
+      /* cp.async into bias_early: lands while the loop below runs, waited for where the load stands */
+      {
+        const __half *base = bias;
+        if (tid < 16) {   /* the threads that hold a piece of the [1, 128] tile */
+          const int gc = bn * 128 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside bias, zero-fills the rest */
+            const int n = lt_imin(lt_imax(N - gc, 0), 8);
+            lt_cp_async16(&bias_early[lt_wg][0][tid * 8], n > 0 ? ptr : bias, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              bias_early[lt_wg][0][tid * 8 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : __float2half_rn(0.0f);
+            }
+          }
+        }
+      }
+      lt_cp_async_commit();
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
       if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
       for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
@@ -2172,29 +2226,23 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M256_N8192_kernel(c
       }
       // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
       float bias_2[32];
-      {
-        const __half *base = bias;
+      lt_cp_async_wait<0>();   /* bias_early, copied at the program's top, has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, 128);   /* ... every consumer thread's chunks */
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          bias_2[ci * 2 + vi] = __half2float(bias_early[lt_wg][0][ci * 8 + col0 + vi]);
+        }
+      }
+      // matmul.lua:86: k:assign(acc, act(acc + bias))
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
-          const int gc = bn * 128 + ci * 8 + col0;
-          const __half *ptr = base + gc;
-          if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-            union { uint32_t v[1]; __half e[2]; } h;
-            h.v[0] = ((const uint32_t *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            }
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
           }
         }
       }
@@ -2258,10 +2306,10 @@ static int matmul_f16_bias_nn_M256_N8192(const void *C0, const void *A, const vo
   if (sm_err != 0) return sm_err;
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
-  /* 163920 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_nn_M256_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163920);
+  /* 164480 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_nn_M256_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 164480);
   if (err != cudaSuccess) return (int)err;
-  matmul_f16_bias_nn_M256_N8192_kernel<<<grid, dim3(384), 163920, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_f16_bias_nn_M256_N8192_kernel<<<grid, dim3(384), 164480, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 
@@ -2601,6 +2649,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M128_N8192_kernel(c
   __half (*As)[2][128][64] = (__half (*)[2][128][64])(lt_smem + 0);
   /* Bs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
   __half (*Bs)[128][64] = (__half (*)[128][64])(lt_smem + 131072);
+  __half (*bias_early)[1][64] = (__half (*)[1][64])(lt_smem + 196736);
   uint64_t *kt_full = (uint64_t *)(lt_smem + 196608), *kt_empty = kt_full + 4;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 64 - 1) / 64);
   const int lt_grid1 = batch;
@@ -2679,6 +2728,27 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M128_N8192_kernel(c
           }
         }
       }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      lt_cp_async_wait<0>();   /* bias_early: this thread's copy of the program before has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, 128);   /* ... and every consumer thread has read it */
+      /* cp.async into bias_early: lands while the loop below runs, waited for where the load stands */
+      {
+        const __half *base = bias;
+        if (tid < 8) {   /* the threads that hold a piece of the [1, 64] tile */
+          const int gc = bn * 64 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside bias, zero-fills the rest */
+            const int n = lt_imin(lt_imax(N - gc, 0), 8);
+            lt_cp_async16(&bias_early[lt_wg][0][tid * 8], n > 0 ? ptr : bias, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              bias_early[lt_wg][0][tid * 8 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : __float2half_rn(0.0f);
+            }
+          }
+        }
+      }
+      lt_cp_async_commit();
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
       if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
       for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
@@ -2781,29 +2851,23 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M128_N8192_kernel(c
       }
       // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
       float bias_2[16];
-      {
-        const __half *base = bias;
+      lt_cp_async_wait<0>();   /* bias_early, copied at the program's top, has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, 128);   /* ... every consumer thread's chunks */
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          bias_2[ci * 2 + vi] = __half2float(bias_early[lt_wg][0][ci * 8 + col0 + vi]);
+        }
+      }
+      // matmul.lua:86: k:assign(acc, act(acc + bias))
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
-          const int gc = bn * 64 + ci * 8 + col0;
-          const __half *ptr = base + gc;
-          if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-            union { uint32_t v[1]; __half e[2]; } h;
-            h.v[0] = ((const uint32_t *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            }
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
           }
         }
       }
@@ -2880,10 +2944,10 @@ static int matmul_f16_bias_nn_M128_N8192(const void *C0, const void *A, const vo
   }
   const int64_t units = programs * splits;
   const dim3 grid((unsigned)(units < sms ? units : sms), 1, 1);
-  /* 196672 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_nn_M128_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196672);
+  /* 196992 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_nn_M128_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196992);
   if (err != cudaSuccess) return (int)err;
-  matmul_f16_bias_nn_M128_N8192_kernel<<<grid, dim3(384), 196672, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, splits > 1 ? (float *)((char *)workspace + counters) : NULL, splits > 1 ? (unsigned *)workspace : NULL, splits);
+  matmul_f16_bias_nn_M128_N8192_kernel<<<grid, dim3(384), 196992, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, splits > 1 ? (float *)((char *)workspace + counters) : NULL, splits > 1 ? (unsigned *)workspace : NULL, splits);
   return (int)cudaGetLastError();
 }
 
@@ -3224,6 +3288,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M64_N8192_kernel(co
   __half (*Bs)[2][128][64] = (__half (*)[2][128][64])(lt_smem + 65536);
   /* C_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
   __half (*C_out)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 197632);
+  __half (*bias_early)[1][128] = (__half (*)[1][128])(lt_smem + 230400);
   uint64_t *kt_full = (uint64_t *)(lt_smem + 196608), *kt_empty = kt_full + 4;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 128 - 1) / 128);
   const int lt_grid1 = batch;
@@ -3304,6 +3369,27 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M64_N8192_kernel(co
           }
         }
       }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      lt_cp_async_wait<0>();   /* bias_early: this thread's copy of the program before has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, 128);   /* ... and every consumer thread has read it */
+      /* cp.async into bias_early: lands while the loop below runs, waited for where the load stands */
+      {
+        const __half *base = bias;
+        if (tid < 16) {   /* the threads that hold a piece of the [1, 128] tile */
+          const int gc = bn * 128 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside bias, zero-fills the rest */
+            const int n = lt_imin(lt_imax(N - gc, 0), 8);
+            lt_cp_async16(&bias_early[lt_wg][0][tid * 8], n > 0 ? ptr : bias, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              bias_early[lt_wg][0][tid * 8 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : __float2half_rn(0.0f);
+            }
+          }
+        }
+      }
+      lt_cp_async_commit();
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
       if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
       for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
@@ -3405,29 +3491,23 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M64_N8192_kernel(co
       }
       // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
       float bias_2[32];
-      {
-        const __half *base = bias;
+      lt_cp_async_wait<0>();   /* bias_early, copied at the program's top, has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, 128);   /* ... every consumer thread's chunks */
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          bias_2[ci * 2 + vi] = __half2float(bias_early[lt_wg][0][ci * 8 + col0 + vi]);
+        }
+      }
+      // matmul.lua:86: k:assign(acc, act(acc + bias))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
-          const int gc = bn * 128 + ci * 8 + col0;
-          const __half *ptr = base + gc;
-          if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-            union { uint32_t v[1]; __half e[2]; } h;
-            h.v[0] = ((const uint32_t *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            }
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
           }
         }
       }
@@ -3505,10 +3585,10 @@ static int matmul_f16_bias_nn_M64_N8192(const void *C0, const void *A, const voi
   }
   const int64_t units = programs * splits;
   const dim3 grid((unsigned)(units < sms ? units : sms), 1, 1);
-  /* 230400 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_nn_M64_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 230400);
+  /* 230912 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_nn_M64_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 230912);
   if (err != cudaSuccess) return (int)err;
-  matmul_f16_bias_nn_M64_N8192_kernel<<<grid, dim3(384), 230400, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, splits > 1 ? (float *)((char *)workspace + counters) : NULL, splits > 1 ? (unsigned *)workspace : NULL, splits);
+  matmul_f16_bias_nn_M64_N8192_kernel<<<grid, dim3(384), 230912, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, splits > 1 ? (float *)((char *)workspace + counters) : NULL, splits > 1 ? (unsigned *)workspace : NULL, splits);
   return (int)cudaGetLastError();
 }
 
@@ -3826,6 +3906,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M64_N4096_kernel(co
   __half (*As)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 0);
   /* Bs (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
   __half (*Bs)[128][64] = (__half (*)[128][64])(lt_smem + 81920);
+  __half (*bias_early)[1][64] = (__half (*)[1][64])(lt_smem + 163968);
   uint64_t *kt_full = (uint64_t *)(lt_smem + 163840), *kt_empty = kt_full + 5;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 64 - 1) / 64);
   const int lt_grid1 = batch;
@@ -3904,6 +3985,27 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M64_N4096_kernel(co
           }
         }
       }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      lt_cp_async_wait<0>();   /* bias_early: this thread's copy of the program before has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, 128);   /* ... and every consumer thread has read it */
+      /* cp.async into bias_early: lands while the loop below runs, waited for where the load stands */
+      {
+        const __half *base = bias;
+        if (tid < 8) {   /* the threads that hold a piece of the [1, 64] tile */
+          const int gc = bn * 64 + tid * 8;
+          const __half *ptr = base + gc;
+          if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside bias, zero-fills the rest */
+            const int n = lt_imin(lt_imax(N - gc, 0), 8);
+            lt_cp_async16(&bias_early[lt_wg][0][tid * 8], n > 0 ? ptr : bias, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              bias_early[lt_wg][0][tid * 8 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : __float2half_rn(0.0f);
+            }
+          }
+        }
+      }
+      lt_cp_async_commit();
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
       if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
       for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
@@ -4005,29 +4107,23 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_nn_M64_N4096_kernel(co
       }
       // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
       float bias_2[16];
-      {
-        const __half *base = bias;
+      lt_cp_async_wait<0>();   /* bias_early, copied at the program's top, has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, 128);   /* ... every consumer thread's chunks */
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          bias_2[ci * 2 + vi] = __half2float(bias_early[lt_wg][0][ci * 8 + col0 + vi]);
+        }
+      }
+      // matmul.lua:86: k:assign(acc, act(acc + bias))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
-          const int gc = bn * 64 + ci * 8 + col0;
-          const __half *ptr = base + gc;
-          if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-            union { uint32_t v[1]; __half e[2]; } h;
-            h.v[0] = ((const uint32_t *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            }
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
           }
         }
       }
@@ -4104,10 +4200,10 @@ static int matmul_f16_bias_nn_M64_N4096(const void *C0, const void *A, const voi
   }
   const int64_t units = programs * splits;
   const dim3 grid((unsigned)(units < sms ? units : sms), 1, 1);
-  /* 163920 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_nn_M64_N4096_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163920);
+  /* 164224 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_nn_M64_N4096_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 164224);
   if (err != cudaSuccess) return (int)err;
-  matmul_f16_bias_nn_M64_N4096_kernel<<<grid, dim3(384), 163920, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, splits > 1 ? (float *)((char *)workspace + counters) : NULL, splits > 1 ? (unsigned *)workspace : NULL, splits);
+  matmul_f16_bias_nn_M64_N4096_kernel<<<grid, dim3(384), 164224, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, splits > 1 ? (float *)((char *)workspace + counters) : NULL, splits > 1 ? (unsigned *)workspace : NULL, splits);
   return (int)cudaGetLastError();
 }
 

@@ -934,6 +934,7 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_row_M128_kernel(
   lt_fp8e4m3 (*Bs)[256][128] = (lt_fp8e4m3 (*)[256][128])(lt_smem + 65536);
   /* C_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
   __nv_bfloat16 (*C_out)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 197632);
+  float (*scale_b_early)[256] = (float (*)[256])(lt_smem + 230400);
   uint64_t *kt_full = (uint64_t *)(lt_smem + 196608), *kt_empty = kt_full + 4;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int lt_programs = lt_grid0;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
@@ -996,6 +997,33 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_row_M128_kernel(
           }
         }
       }
+      // matmul_fp8.lua:63: local sb = k:load(p.scale_b:tile({ 0, bn }, { 1, BN }))
+      lt_cp_async_wait<0>();   /* scale_b_early: this thread's copy of the program before has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* ... and every consumer thread has read it */
+      /* cp.async into scale_b_early: lands while the loop below runs, waited for where the load stands */
+      {
+        const float *base = scale_b;
+        if (bn * 256 >= 0 && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the whole tile is inside scale_b, rows 16-byte aligned */
+          if (tid < 64) {   /* the threads that hold a piece of the [1, 256] tile */
+            lt_cp_async16(&scale_b_early[0][tid * 4], base + bn * 256 + tid * 4, 16);
+          }
+        } else {
+          if (tid < 64) {   /* the threads that hold a piece of the [1, 256] tile */
+            const int gc = bn * 256 + tid * 4;
+            const float *ptr = base + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside scale_b, zero-fills the rest */
+              const int n = lt_imin(lt_imax(N - gc, 0), 4);
+              lt_cp_async16(&scale_b_early[0][tid * 4], n > 0 ? ptr : scale_b, n * 4);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                scale_b_early[0][tid * 4 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        }
+      }
+      lt_cp_async_commit();
       // matmul_fp8.lua:48: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
       for (int kt = 0; kt < (K + 128 - 1) / 128; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
@@ -1027,29 +1055,23 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_row_M128_kernel(
       }
       // matmul_fp8.lua:63: local sb = k:load(p.scale_b:tile({ 0, bn }, { 1, BN }))
       float sb[64];
-      {
-        const float *base = scale_b;
+      lt_cp_async_wait<0>();   /* scale_b_early, copied at the program's top, has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* ... every consumer thread's chunks */
+      #pragma unroll
+      for (int ci = 0; ci < 32; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          sb[ci * 2 + vi] = scale_b_early[0][ci * 8 + col0 + vi];
+        }
+      }
+      // matmul_fp8.lua:64: k:assign(acc, acc * sa * sb)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 32; ++ci) {
-          const int gc = bn * 256 + ci * 8 + col0;
-          const float *ptr = base + gc;
-          if (gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
-            union { uint2 v[1]; float e[2]; } h;
-            h.v[0] = ((const uint2 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) sb[ci * 2 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              sb[ci * 2 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
-            }
-          }
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] * sa[ri] * sb[ci * 2 + vi];
-            }
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] * sa[ri] * sb[ci * 2 + vi];
           }
         }
       }
@@ -1113,10 +1135,10 @@ static int matmul_fp8_fast_accum_row_M128(const void *A, const void *B, void *C,
   if (sm_err != 0) return sm_err;
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
-  /* 230400 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_fp8_fast_accum_row_M128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 230400);
+  /* 231424 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_fp8_fast_accum_row_M128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 231424);
   if (err != cudaSuccess) return (int)err;
-  matmul_fp8_fast_accum_row_M128_kernel<<<grid, dim3(384), 230400, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const lt_fp8e4m3 *)A, (const lt_fp8e4m3 *)B, (__nv_bfloat16 *)C, (const float *)scale_a, (const float *)scale_b, M, K, N);
+  matmul_fp8_fast_accum_row_M128_kernel<<<grid, dim3(384), 231424, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const lt_fp8e4m3 *)A, (const lt_fp8e4m3 *)B, (__nv_bfloat16 *)C, (const float *)scale_a, (const float *)scale_b, M, K, N);
   return (int)cudaGetLastError();
 }
 
@@ -1412,6 +1434,7 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_row_M64_kernel(c
   lt_fp8e4m3 (*Bs)[128][128] = (lt_fp8e4m3 (*)[128][128])(lt_smem + 49152);
   /* C_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
   __nv_bfloat16 (*C_out)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 148480);
+  float (*scale_b_early)[1][128] = (float (*)[1][128])(lt_smem + 181248);
   uint64_t *kt_full = (uint64_t *)(lt_smem + 147456), *kt_empty = kt_full + 6;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 128 - 1) / 128);
   const int lt_programs = lt_grid0 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
@@ -1487,6 +1510,33 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_row_M64_kernel(c
           }
         }
       }
+      // matmul_fp8.lua:63: local sb = k:load(p.scale_b:tile({ 0, bn }, { 1, BN }))
+      lt_cp_async_wait<0>();   /* scale_b_early: this thread's copy of the program before has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, 128);   /* ... and every consumer thread has read it */
+      /* cp.async into scale_b_early: lands while the loop below runs, waited for where the load stands */
+      {
+        const float *base = scale_b;
+        if (bn * 128 >= 0 && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && N % 4 == 0) {   /* the whole tile is inside scale_b, rows 16-byte aligned */
+          if (tid < 32) {   /* the threads that hold a piece of the [1, 128] tile */
+            lt_cp_async16(&scale_b_early[lt_wg][0][tid * 4], base + bn * 128 + tid * 4, 16);
+          }
+        } else {
+          if (tid < 32) {   /* the threads that hold a piece of the [1, 128] tile */
+            const int gc = bn * 128 + tid * 4;
+            const float *ptr = base + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside scale_b, zero-fills the rest */
+              const int n = lt_imin(lt_imax(N - gc, 0), 4);
+              lt_cp_async16(&scale_b_early[lt_wg][0][tid * 4], n > 0 ? ptr : scale_b, n * 4);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 4; ++vi) {
+                scale_b_early[lt_wg][0][tid * 4 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+              }
+            }
+          }
+        }
+      }
+      lt_cp_async_commit();
       // matmul_fp8.lua:48: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
       if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
       for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 5, kt_stage = kt_stage == 5 ? 0 : kt_stage + 1) {
@@ -1555,29 +1605,23 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_row_M64_kernel(c
       }
       // matmul_fp8.lua:63: local sb = k:load(p.scale_b:tile({ 0, bn }, { 1, BN }))
       float sb[32];
-      {
-        const float *base = scale_b;
+      lt_cp_async_wait<0>();   /* scale_b_early, copied at the program's top, has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, 128);   /* ... every consumer thread's chunks */
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          sb[ci * 2 + vi] = scale_b_early[lt_wg][0][ci * 8 + col0 + vi];
+        }
+      }
+      // matmul_fp8.lua:64: k:assign(acc, acc * sa * sb)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
-          const int gc = bn * 128 + ci * 8 + col0;
-          const float *ptr = base + gc;
-          if (gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
-            union { uint2 v[1]; float e[2]; } h;
-            h.v[0] = ((const uint2 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) sb[ci * 2 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              sb[ci * 2 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
-            }
-          }
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] * sa[ri] * sb[ci * 2 + vi];
-            }
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] * sa[ri] * sb[ci * 2 + vi];
           }
         }
       }
@@ -1649,10 +1693,10 @@ static int matmul_fp8_fast_accum_row_M64(const void *A, const void *B, void *C, 
   }
   const int64_t units = programs * splits;
   const dim3 grid((unsigned)(units < sms ? units : sms), 1, 1);
-  /* 181248 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_fp8_fast_accum_row_M64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 181248);
+  /* 182272 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_fp8_fast_accum_row_M64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 182272);
   if (err != cudaSuccess) return (int)err;
-  matmul_fp8_fast_accum_row_M64_kernel<<<grid, dim3(384), 181248, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const lt_fp8e4m3 *)A, (const lt_fp8e4m3 *)B, (__nv_bfloat16 *)C, (const float *)scale_a, (const float *)scale_b, M, K, N, splits > 1 ? (float *)((char *)workspace + counters) : NULL, splits > 1 ? (unsigned *)workspace : NULL, splits);
+  matmul_fp8_fast_accum_row_M64_kernel<<<grid, dim3(384), 182272, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const lt_fp8e4m3 *)A, (const lt_fp8e4m3 *)B, (__nv_bfloat16 *)C, (const float *)scale_a, (const float *)scale_b, M, K, N, splits > 1 ? (float *)((char *)workspace + counters) : NULL, splits > 1 ? (unsigned *)workspace : NULL, splits);
   return (int)cudaGetLastError();
 }
 

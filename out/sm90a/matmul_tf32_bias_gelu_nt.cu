@@ -860,6 +860,7 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_bias_gelu_nt_kernel(const 
   float (*Bs)[128][32] = (float (*)[128][32])(lt_smem + 49152);
   /* C_out: a tile on its way out to global memory, beside the ring (filled meanwhile with the next program's stages); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   float (*C_out)[128] = (float (*)[128])(lt_smem + 99328);
+  float (*bias_early)[128] = (float (*)[128])(lt_smem + 164864);
   uint64_t *kt_full = (uint64_t *)(lt_smem + 98304), *kt_empty = kt_full + 3;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
   const int lt_grid1 = batch;
@@ -924,6 +925,27 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_bias_gelu_nt_kernel(const 
           }
         }
       }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      lt_cp_async_wait<0>();   /* bias_early: this thread's copy of the program before has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* ... and every consumer thread has read it */
+      /* cp.async into bias_early: lands while the loop below runs, waited for where the load stands */
+      {
+        const float *base = bias;
+        if (tid < 32) {   /* the threads that hold a piece of the [1, 128] tile */
+          const int gc = bn * 128 + tid * 4;
+          const float *ptr = base + gc;
+          if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside bias, zero-fills the rest */
+            const int n = lt_imin(lt_imax(N - gc, 0), 4);
+            lt_cp_async16(&bias_early[0][tid * 4], n > 0 ? ptr : bias, n * 4);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              bias_early[0][tid * 4 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      lt_cp_async_commit();
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
       for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
@@ -988,31 +1010,25 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_bias_gelu_nt_kernel(const 
       }
       // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
       float bias_2[32];
+      lt_cp_async_wait<0>();   /* bias_early, copied at the program's top, has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* ... every consumer thread's chunks */
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          bias_2[ci * 2 + vi] = bias_early[0][ci * 8 + col0 + vi];
+        }
+      }
+      // matmul.lua:86: k:assign(acc, act(acc + bias))
       float t33[64];
-      {
-        const float *base = bias;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
-          const int gc = bn * 128 + ci * 8 + col0;
-          const float *ptr = base + gc;
-          if (gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
-            union { uint2 v[1]; float e[2]; } h;
-            h.v[0] = ((const uint2 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
-            }
-          }
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-              acc_2[ri * 32 + ci * 2 + vi] = 0.5f * t33[ri * 32 + ci * 2 + vi] * (1.0f + erff(t33[ri * 32 + ci * 2 + vi] * 0.70710678f));
-            }
+          for (int vi = 0; vi < 2; ++vi) {
+            t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
+            acc_2[ri * 32 + ci * 2 + vi] = 0.5f * t33[ri * 32 + ci * 2 + vi] * (1.0f + erff(t33[ri * 32 + ci * 2 + vi] * 0.70710678f));
           }
         }
       }
@@ -1095,9 +1111,9 @@ extern "C" int matmul_tf32_bias_gelu_nt(const void *C0, const void *A, const voi
   if (sm_err != 0) return sm_err;
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
-  /* 164864 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_bias_gelu_nt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 164864);
+  /* 165376 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_bias_gelu_nt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 165376);
   if (err != cudaSuccess) return (int)err;
-  matmul_tf32_bias_gelu_nt_kernel<<<grid, dim3(384), 164864, (cudaStream_t)stream>>>(A_map, B_map, (const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_tf32_bias_gelu_nt_kernel<<<grid, dim3(384), 165376, (cudaStream_t)stream>>>(A_map, B_map, (const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
