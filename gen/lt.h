@@ -30,6 +30,7 @@
 #define LT_MAX_TILE (1 << 24)    /* elements of a register or shared tile, at most */
 #define LT_MAX_DEPTH 1000        /* nesting of an expression, at most (the passes and emit.c recurse on it) */
 #define LT_MAX_SYMS 65536        /* symbols of a variant, at most (some passes take time growing with their square) */
+#define LT_ISSUE_VECTORS 6       /* 16-byte vectors a thread of one group of loads issued together (pass/issue.c; 8: attention_bwd_pre d128, 75 -> 92 registers) */
 #define LT_EMU_EXT ".emu.cpp"   /* gen --emulate's source files */
 
 /* ---- util.c: arena, growable strings, errors ---- */
@@ -292,6 +293,10 @@ struct Stmt {
   Stmt *defer;          /* S_FOR SCHED_WARPSPEC: a gemm whose wgmmas go to the next iteration, issued behind
                            the opening gemm's (attention: O += P V after S = Q K^T; pass/defer.c) */
   int deferred;         /* S_GEMM in such a loop: packs its register A where it stands; the loop issues it */
+  Stmt *issue_first;    /* S_LOAD of a group of loads issued together (pass/issue.c): the group's first load, before
+                           which every vector of the group is issued (lower/copy.c, ltL_issue) */
+  Stmt *issue_next;     /* the group's next load, or NULL */
+  int issue_group;      /* the group's first load: the group's number in the kernel (1, 2, ...) */
   Block body, orelse;
   Stmt *next;
 };
@@ -513,6 +518,7 @@ void ltP_pipeline(Kernel *k);                  /* pipeline.c */
 int ltP_is_producer(const Stmt *s);            /* a pipelined body's copies and their scalars */
 void ltP_layout(Kernel *k, const Target *t);   /* layout.c */
 void ltP_colshift(Kernel *k);                  /* colshift.c */
+void ltP_issue(Kernel *k, const Target *t);    /* issue.c */
 void ltP_smem(Kernel *k, const Target *t);     /* smem.c */
 void ltP_early(Kernel *k, const Target *t);    /* early.c: loads after a warp-specialized loop, staged before it */
 void ltP_barrier(Kernel *k);                   /* barrier.c */

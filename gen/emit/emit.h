@@ -61,6 +61,9 @@ typedef struct E {
                            row off the 16-byte grid by whole vectors (copy.c) */
   int ordered;          /* inflight holds one commit group each, oldest first: a statement waits for the groups up
                            to the newest it names (wgmma.wait_group N; pass/defer.c, ltP_wait_keep) */
+  struct { const View *v; const char *raw; int at; } issued[LT_ISSUE_VECTORS];   /* the loads whose vectors the
+                           group being printed has issued (copy.c, ltL_issue): into raw[at], raw[at + 1], ... */
+  int nissued;
 } E;
 
 /* Element context: which per-thread loops are open around a tile statement. */
@@ -143,6 +146,7 @@ void ltE_name_syms(Kernel *k);
 void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
                     const Stmt *then, const Sym *via);
 void ltL_load_scalar(E *e, const View *v, const Sym *dst, const Expr *other);
+void ltL_issue(E *e, const Stmt *first);
 void ltL_fixed_dim(E *e, const View *v, int d, const char **ok, const char **base);
 void ltL_shared_rw(E *e, Stmt *s);
 void ltL_early_issue(E *e);   /* early.c: the staged loads' copies at a program's top */

@@ -209,6 +209,7 @@ void ltE_kernel(E *e, Sym **ps, int n) {
   Kernel *k = e->k;
   Buf sig = {0}, body = {0}, *out = e->b;
   e->stack_bytes = e->scratch_bytes = 0;
+  e->nissued = 0;
   e->b = &body;
   e->depth++;
   const Layout *l = k->layouts, *acc = ltP_mma_layout(k);

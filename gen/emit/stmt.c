@@ -109,6 +109,7 @@ void ltE_stmt(E *e, Stmt *s) {
   if (e->ordered) ltL_wgmma_wait_keep(e, ltP_wait_keep(e->inflight, e->ninflight, s));
   else if (waits_for_wgmma(e, s)) ltL_wgmma_wait(e);
   if (s->kind != S_BARRIER) ltE_comment(e, s->line);
+  if (s->issue_first == s) ltL_issue(e, s);   /* the vectors of its step's loads (pass/issue.c) */
   switch (s->kind) {
   case S_LET:
     if (s->dst->rank == 0) {

@@ -370,6 +370,49 @@ static int column_shift(E *e, Buf *o, const Expr *x, const Ctx *c) {
   return 1;
 }
 
+/* The word of a Philox block in offset term w (an integer cast of x & 3,
+** or a constant 0..3), or NULL. */
+static const Expr *block_word(const Expr *w) {
+  long long m;
+  while (w->kind == E_CAST && ltI_is_int(w->dt) && ltI_is_int(w->a->dt)) w = w->a;
+  if (ltI_const_int(w, &m)) return m >= 0 && m < 4 ? w : NULL;
+  if (w->kind != E_BINARY || w->op != B_BAND) return NULL;
+  return (ltI_const_int(w->b, &m) || ltI_const_int(w->a, &m)) && m == 3 ? w : NULL;
+}
+
+/* The block of a Philox offset term b, an i64 block * 4 (or 4 * block, or
+** block << 2), or NULL. */
+static const Expr *block_of(const Expr *b) {
+  long long m;
+  if (b->kind != E_BINARY || b->dt != DT_I64) return NULL;
+  if (b->op == B_SHL) return ltI_const_int(b->b, &m) && m == 2 ? b->a : NULL;
+  if (b->op != B_MUL) return NULL;
+  if (ltI_const_int(b->b, &m) && m == 4) return b->a;
+  return ltI_const_int(b->a, &m) && m == 4 ? b->b : NULL;
+}
+
+/* tile.rand / tile.randint whose offset is written block * 4 + word (word
+** in [0, 4)), printed lt_rand_block(seed, block, word): the same bits
+** (templates/bits.h), and the compiler sees one Philox for a block's four
+** words, which through the offset's arithmetic it did not always (nvcc:
+** 6.5 Philox for bias_dropout_add's 4 blocks a thread).  Returns 0, and
+** prints nothing, for any other offset. */
+static int rand_block(E *e, Buf *o, const Expr *x, const Ctx *c) {
+  const Expr *off = x->b, *blk = NULL, *w = NULL;
+  if (off->kind != E_BINARY || off->op != B_ADD || off->dt != DT_I64) return 0;
+  if ((blk = block_of(off->a)) != NULL) w = block_word(off->b);
+  else if ((blk = block_of(off->b)) != NULL) w = block_word(off->a);
+  if (!blk || !w) return 0;
+  ltU_printf(o, "%s(", x->op == B_RAND ? "lt_rand_block" : "lt_randint_block");
+  expr(e, o, x->a, c);
+  ltU_put(o, ", ");
+  expr(e, o, blk, c);
+  ltU_put(o, ", ");
+  expr(e, o, w, c);
+  ltU_put(o, ")");
+  return 1;
+}
+
 /* Expression x at the element of context c (NULL for scalars), into o:
 ** casts round through f16 / bf16 / fp8 where the IR says, and operands get
 ** parentheses only where C's precedence needs them. */
@@ -438,6 +481,7 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
     return;
   case E_BINARY: {
     if ((x->op == B_SHR || x->op == B_BAND) && column_shift(e, o, x, c)) return;
+    if ((x->op == B_RAND || x->op == B_RANDINT) && rand_block(e, o, x, c)) return;
     Dtype ct = ltI_compute_type(x->a->weak ? x->b->dt : x->a->dt);
     if ((x->op == B_MAX || x->op == B_MIN) && e->wide && ct == DT_I32) {
       /* the launcher's int64 grid arithmetic: lt_wide_max and lt_wide_min

@@ -298,6 +298,80 @@ static void ahead_loads(E *e, const View *v, const Layout *l, const int shape[2]
   ltE_close_loops(e, n);
 }
 
+/* Where the vector of chunk `chunk` (text) of view v was issued by its
+** group (ltL_issue): "lt_raw[...]"; NULL when v's load was not issued so. */
+static const char *issued_at(const E *e, const View *v, const char *chunk) {
+  for (int i = 0; i < e->nissued; i++) {
+    if (e->issued[i].v != v) continue;
+    int at = e->issued[i].at;
+    const char *x = !strcmp(chunk, "0") ? ltU_fmt("%d", at) : at ? ltU_fmt("%s + %d", chunk, at) : chunk;
+    return ltU_fmt("%s[%s]", e->issued[i].raw, x);
+  }
+  return NULL;
+}
+
+/* Can load view v go in a group here: not a split view in the split
+** twin (those read two vectors a chunk), and a GPU target? */
+static int issues_here(const E *e, const View *v) { return !(v->split && e->split) && ltE_gpu(e); }
+
+/* Issues the vectors of the group of loads that starts at `first`
+** (pass/issue.c: Stmt.issue_first, issue_next), one array for all, before
+** any of them is converted: each chunk of each load that is inside its
+** tensor and 16-byte aligned issues its vector, nothing else; its load
+** (ltL_load_store) converts it where it stands, and reads the chunks that
+** are not so element by element there.  A group of fewer than two loads
+** here (the split twin's) is left to its loads. */
+void ltL_issue(E *e, const Stmt *first) {
+  e->nissued = 0;
+  int n = 0, members = 0;
+  for (const Stmt *s = first; s; s = s->issue_next)
+    if (issues_here(e, s->view)) members++;
+  if (members < 2) return;
+  const char *raw = first->issue_group > 1 ? ltU_fmt("lt_raw%d", first->issue_group) : "lt_raw";
+  for (const Stmt *s = first; s; s = s->issue_next) {
+    if (!issues_here(e, s->view)) continue;
+    int shape[2];
+    ltI_view_shape(s->view, shape);
+    const Layout *l = s->dst->layout;
+    e->issued[e->nissued].v = s->view;
+    e->issued[e->nissued].raw = raw;
+    e->issued[e->nissued++].at = n;
+    n += (shape[0] == l->rows ? l->nr : 1) * (shape[1] == l->cols ? l->nc : 1);
+  }
+  Buf lines = {0}, *b = e->b;
+  e->b = &lines;   /* (the loads' text first: the array's size is known after) */
+  const char *what = NULL;
+  for (const Stmt *s = first; s; s = s->issue_next) {
+    const View *v = s->view;
+    if (!issues_here(e, v)) continue;
+    what = what ? ltU_fmt("%s, %s", what, v->t->name) : v->t->name;
+    int shape[2];
+    ltI_view_shape(v, shape);
+    const Layout *l = s->dst->layout;
+    const char *tn = ltE_stype(e, v->t->dt), *ok = NULL, *base = NULL;
+    ltE_line(e, "{");
+    e->depth++;
+    for (int d = 0; d < v->t->trank; d++)   /* dims that do not vary along the tile: one check and one offset */
+      if (!((d == v->rdim || d == v->cdim) && v->ext[d] > 1)) ltL_fixed_dim(e, v, d, &ok, &base);
+    if (ok) ltE_line(e, "const bool ok = %s;", ok);
+    ltE_line(e, "const %s *base = %s%s;", tn, v->t->name, base ? ltU_fmt(" + %s", base) : "");
+    Ctx c = {0};
+    int loops = ltE_open_loops(e, &c, l, shape, 1, 1, 0);
+    const char *rowc = chunk_ptr(e, v, l, &c, 0, tn);
+    if (v->mask) rowc = all_of(rowc, cond_text(e, v->mask, &c));   /* (a mask of the rows: issue.c) */
+    const char *in = ends_inside(e, v->origin[v->cdim], v->ext[v->cdim], v->t->dims[v->cdim]);
+    if (in) in = ltU_fmt("gc + %d <= %s", l->vec, ltE_itext(e, v->t->dims[v->cdim]));
+    const char *cond = all_of(all_of(all_of(ok ? "ok" : NULL, rowc), in), "(uintptr_t)ptr % 16 == 0");
+    ltE_line(e, "if (%s) %s = %s;", cond, issued_at(e, v, ltE_chunk_index(&c)), ld(e, v, "((const uint4 *)ptr)[0]"));
+    ltE_close_loops(e, loops);
+    e->depth--;
+    ltE_line(e, "}");
+  }
+  e->b = b;
+  ltE_line(e, "uint4 %s[%d];   /* the vectors of %s, every one issued before any is used */", raw, n, what);
+  ltU_put(e->b, lines.p);
+}
+
 /* Loads or stores a view, chunk by chunk.  For a load, dst receives the
 ** elements (other outside the tensor); for a store, val is written.
 ** `sh`: the other side is that shared tile instead of registers.
@@ -343,8 +417,9 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   if (via && via->bulk_red) ltL_bulk_reduce(e, v, val, via, l, ok != NULL);
   else if (via) ltL_staged_store(e, v, val, via, l, ok != NULL);
   /* (not a split access in the twin: its two-vector chunks ahead ran RMSNorm bf16 rows of 50257 at 0.78x) */
-  int ahead = v->ahead && !store && !sh && !via && !(v->split && e->split) && ltE_gpu(e) && !e->atomic;
-  if (ahead) ahead_loads(e, v, l, shape, ok != NULL, tn);
+  const char *issued = store || sh || via ? NULL : issued_at(e, v, "0");   /* (by its group: ltL_issue) */
+  int ahead = (v->ahead || issued) && !store && !sh && !via && !(v->split && e->split) && ltE_gpu(e) && !e->atomic;
+  if (ahead && !issued) ahead_loads(e, v, l, shape, ok != NULL, tn);
   Ctx c = {0};
   int n = ltE_open_loops(e, &c, l, shape, 1, 1, 0);
   const char *rowc = chunk_ptr(e, v, l, &c, store, tn);
@@ -435,7 +510,8 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
                  ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0)), p, vt, p);
     } else if (!store) {  /* a union unpacks the lanes (see the store below) */
       ltE_line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
-      if (ahead) ltE_line(e, "h.v[0] = raw[%s];", ltE_chunk_index(&c));   /* (issued in the first loop) */
+      if (ahead && issued) ltE_line(e, "h.v[0] = %s;", issued_at(e, v, ltE_chunk_index(&c)));
+      else if (ahead) ltE_line(e, "h.v[0] = raw[%s];", ltE_chunk_index(&c));   /* (issued in the first loop) */
       for (int p = 0; p < pieces && !ahead; p++)
         ltE_line(e, "h.v[%d] = %s;", p, ld(e, v, ltU_fmt("((const %s *)ptr)[%d]", vt, p)));
       if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");

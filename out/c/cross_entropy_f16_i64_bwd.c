@@ -105,6 +105,18 @@ LT_FN uint32_t lt_randint(uint64_t seed, uint64_t offset) {
 /* tile.rand(seed, offset): randint's top 24 bits times 2^-24, exactly: a
 ** float in [0, 1). */
 LT_FN float lt_rand(uint64_t seed, uint64_t offset) { return (float)(lt_randint(seed, offset) >> 8) * 5.9604644775390625e-8f; }
+/* The same of offset block * 4 + word (word in [0, 4), block any int64:
+** the offset's bits as uint64), as gen prints an offset written so: the
+** counter is the block's own words, so the compiler sees one Philox for
+** the four words of a block (through the offset's arithmetic, nvcc ran
+** 6.5 Philox for bias_dropout_add's 4 blocks a thread). */
+LT_FN uint32_t lt_randint_block(uint64_t seed, uint64_t block, uint32_t word) {
+  return lt_philox((uint32_t)block, (uint32_t)(block >> 32) & 0x3FFFFFFFu, 0u, 0u, (uint32_t)seed, (uint32_t)(seed >> 32),
+                   word);
+}
+LT_FN float lt_rand_block(uint64_t seed, uint64_t block, uint32_t word) {
+  return (float)(lt_randint_block(seed, block, word) >> 8) * 5.9604644775390625e-8f;
+}
 
 /* One block of cross_entropy_f16_i64_bwd: what one GPU block computes, with one thread. */
 static void cross_entropy_f16_i64_bwd_block(int r, const lt_f16 *restrict X, const int64_t *restrict T, const float *restrict LSEin, const float *restrict dL, lt_f16 *restrict dX, int N, int V, int64_t ignore, float eps)

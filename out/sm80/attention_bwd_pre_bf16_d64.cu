@@ -107,18 +107,33 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d64_kernel(const _
   const int b = bh / Hq;
   const int h_2 = bh % Hq;
   // attention_bwd_pre.lua:40: local o = k:load(p.O:tile({ b, h, qb, 0 }, { 1, 1, c.BM, D })):cast("f32")
-  float o[16];
+  uint4 lt_raw[4];   /* the vectors of O, dO, every one issued before any is used */
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = qb * 32 + ri * 16 + ty;
       const int gc = tx * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * sos + gc;
-      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) lt_raw[ri] = ((const uint4 *)ptr)[0];
     }
+  }
+  {
+    const bool ok = b < B && h_2 < Hq;
+    const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = qb * 32 + ri * 16 + ty;
+      const int gc = tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
+      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) lt_raw[ri + 2] = ((const uint4 *)ptr)[0];
+    }
+  }
+  float o[16];
+  {
+    const bool ok = b < B && h_2 < Hq;
+    const __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = qb * 32 + ri * 16 + ty;
@@ -126,7 +141,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d64_kernel(const _
       const __nv_bfloat16 *ptr = base + (int64_t)gr * sos + gc;
       if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = lt_raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) o[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {
@@ -143,14 +158,6 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d64_kernel(const _
   {
     const bool ok = b < B && h_2 < Hq;
     const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = qb * 32 + ri * 16 + ty;
-      const int gc = tx * 8;
-      const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
-      if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = qb * 32 + ri * 16 + ty;
@@ -158,7 +165,7 @@ __global__ void __launch_bounds__(128) attention_bwd_pre_bf16_d64_kernel(const _
       const __nv_bfloat16 *ptr = base + (int64_t)gr * sdos + gc;
       if (ok && gr < Sq && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = lt_raw[ri + 2];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) t6[ri * 8 + vi] = __bfloat162float(h.e[vi]);
       } else {

@@ -89,6 +89,18 @@ LT_FN uint32_t lt_randint(uint64_t seed, uint64_t offset) {
 /* tile.rand(seed, offset): randint's top 24 bits times 2^-24, exactly: a
 ** float in [0, 1). */
 LT_FN float lt_rand(uint64_t seed, uint64_t offset) { return (float)(lt_randint(seed, offset) >> 8) * 5.9604644775390625e-8f; }
+/* The same of offset block * 4 + word (word in [0, 4), block any int64:
+** the offset's bits as uint64), as gen prints an offset written so: the
+** counter is the block's own words, so the compiler sees one Philox for
+** the four words of a block (through the offset's arithmetic, nvcc ran
+** 6.5 Philox for bias_dropout_add's 4 blocks a thread). */
+LT_FN uint32_t lt_randint_block(uint64_t seed, uint64_t block, uint32_t word) {
+  return lt_philox((uint32_t)block, (uint32_t)(block >> 32) & 0x3FFFFFFFu, 0u, 0u, (uint32_t)seed, (uint32_t)(seed >> 32),
+                   word);
+}
+LT_FN float lt_rand_block(uint64_t seed, uint64_t block, uint32_t word) {
+  return (float)(lt_randint_block(seed, block, word) >> 8) * 5.9604644775390625e-8f;
+}
 
 /* 16-byte pieces of rows that do not start 16-byte aligned (a row length
 ** not a multiple of the vector, 50257 bf16 say): a load reads the two
@@ -153,17 +165,36 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const __half 
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
   // bias_dropout_add.lua:40: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float t10[16];
+  uint4 lt_raw[5];   /* the vectors of X, B, R, every one issued before any is used */
   {
     const __half *base = X;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 4 + ri * 2 + ty;
       const int gc = bn * 1024 + tx * 8;
       const __half *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) lt_raw[ri] = ((const uint4 *)ptr)[0];
     }
+  }
+  {
+    const __half *base = B;
+    const int gc = bn * 1024 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) lt_raw[2] = ((const uint4 *)ptr)[0];
+  }
+  {
+    const __half *base = R;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 4 + ri * 2 + ty;
+      const int gc = bn * 1024 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) lt_raw[ri + 3] = ((const uint4 *)ptr)[0];
+    }
+  }
+  float t10[16];
+  {
+    const __half *base = X;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 4 + ri * 2 + ty;
@@ -171,7 +202,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const __half 
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = lt_raw[ri];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) t10[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -189,7 +220,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const __half 
     const __half *ptr = base + gc;
     if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __half e[8]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
+      h.v[0] = lt_raw[2];
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) t12[vi] = __half2float(h.e[vi]);
     } else {
@@ -211,14 +242,6 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const __half 
   float r[16];
   {
     const __half *base = R;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
-      const __half *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
-    }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = bm * 4 + ri * 2 + ty;
@@ -226,7 +249,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const __half 
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ri];
+        h.v[0] = lt_raw[ri + 3];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) r[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
@@ -254,7 +277,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const __half 
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      keep[ri * 8 + vi] = lt_rand(seed, block_2[ri * 8 + vi] * 4 + (int64_t)(vi & 3)) < 1.0f - p;
+      keep[ri * 8 + vi] = lt_rand_block(seed, block_2[ri * 8 + vi], vi & 3) < 1.0f - p;
     }
   }
   // bias_dropout_add.lua:48: local scale = 1 / (1 - p.p)
@@ -388,7 +411,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_split_kernel(const _
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      keep[ri * 8 + vi] = lt_rand(seed, block_2[ri * 8 + vi] * 4 + (int64_t)(vi & 3)) < 1.0f - p;
+      keep[ri * 8 + vi] = lt_rand_block(seed, block_2[ri * 8 + vi], vi & 3) < 1.0f - p;
     }
   }
   // bias_dropout_add.lua:48: local scale = 1 / (1 - p.p)

@@ -89,6 +89,18 @@ LT_FN uint32_t lt_randint(uint64_t seed, uint64_t offset) {
 /* tile.rand(seed, offset): randint's top 24 bits times 2^-24, exactly: a
 ** float in [0, 1). */
 LT_FN float lt_rand(uint64_t seed, uint64_t offset) { return (float)(lt_randint(seed, offset) >> 8) * 5.9604644775390625e-8f; }
+/* The same of offset block * 4 + word (word in [0, 4), block any int64:
+** the offset's bits as uint64), as gen prints an offset written so: the
+** counter is the block's own words, so the compiler sees one Philox for
+** the four words of a block (through the offset's arithmetic, nvcc ran
+** 6.5 Philox for bias_dropout_add's 4 blocks a thread). */
+LT_FN uint32_t lt_randint_block(uint64_t seed, uint64_t block, uint32_t word) {
+  return lt_philox((uint32_t)block, (uint32_t)(block >> 32) & 0x3FFFFFFFu, 0u, 0u, (uint32_t)seed, (uint32_t)(seed >> 32),
+                   word);
+}
+LT_FN float lt_rand_block(uint64_t seed, uint64_t block, uint32_t word) {
+  return (float)(lt_randint_block(seed, block, word) >> 8) * 5.9604644775390625e-8f;
+}
 
 /* One block (256 threads) of bias_dropout_add_f32. */
 __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *__restrict__ X, const float *__restrict__ B, const float *__restrict__ R, float *__restrict__ Y, int M, int N, float p, int64_t seed, int64_t offset)
@@ -182,7 +194,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
   for (int ri = 0; ri < 4; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
-      keep[ri * 4 + vi] = lt_rand(seed, block_2[ri * 4 + vi] * 4 + (int64_t)(vi & 3)) < 1.0f - p;
+      keep[ri * 4 + vi] = lt_rand_block(seed, block_2[ri * 4 + vi], vi & 3) < 1.0f - p;
     }
   }
   // bias_dropout_add.lua:48: local scale = 1 / (1 - p.p)

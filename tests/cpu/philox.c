@@ -24,5 +24,18 @@ int main(void) {
     bad |= lt_randint(0, o) != v[0][6 + o] || lt_rand(0, o) != (float)(v[0][6 + o] >> 8) / 16777216.0f;
   bad |= lt_rand(0, 0) >= 1.0f || lt_randint(~0ull, 7) != lt_philox(1, 0, 0, 0, ~0u, ~0u, 3);
   printf("%s cpu/philox/mapping: tile.randint and tile.rand of the documented counter and key\n", bad ? "FAIL" : "PASS");
+  /* lt_randint_block(seed, b, w) (gen's print of an offset b * 4 + w) is
+  ** lt_randint(seed, b * 4 + w) for every int64 b: the offset's uint64 bits */
+  bad = 0;
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int i = 0; i < 4000; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;   /* xorshift64: blocks of every size and sign */
+    uint64_t b = i < 8 ? (uint64_t)(int64_t)(i - 4) << (i * 8) : i % 3 ? x : x >> (x & 63), seed = x * 31 + (uint64_t)i;
+    for (uint32_t w = 0; w < 4; w++)
+      bad |= lt_randint_block(seed, b, w) != lt_randint(seed, b * 4 + w) ||
+             lt_rand_block(seed, b, w) != lt_rand(seed, b * 4 + w);
+  }
+  printf("%s cpu/philox/block: tile.rand of an offset block * 4 + word, printed by its block and word\n",
+         bad ? "FAIL" : "PASS");
   return 0;
 }
