@@ -101,10 +101,10 @@ void ltP_plan_defer(Kernel *k, Stmt *s) {
     }
   }
   if (!ng || n != ng + 1 || w->dst == g[0]->dst || ltP_names(w, g[0]->dst)) return;
-  /* H200, bf16, the same rotated rounds: d128 (O 64 x 128 a warpgroup) 1.02-1.08x the loop in the DSL's order,
-  ** d256 (O 64 x 256, 128 registers a thread) 0.73-0.85x, measured while ptxas still added a warpgroup.arrive
-  ** (C7519) where the skipped first P V joined; sched_attn.c's fence on that path removed it (d256 deferred
-  ** then compiles without it, no spills), and d256 has not been measured since */
+  /* H200, bf16, the same rotated rounds: d128 (O 64 x 128 a warpgroup) 1.02-1.08x the loop in the DSL's order;
+  ** d256 (O 64 x 256, 128 registers a thread) 0.73-0.85x while ptxas still added a warpgroup.arrive (C7519) where
+  ** the skipped first P V joined, and 0.70-0.95x without it (0.70-0.81x from 4K; 168 / 253 registers, no spills;
+  ** bench/results/2026-11-25-h200-attention-fwd-qrelease.txt) */
   if (g[0]->dst->layout->wtn > 128) return;
   for (int i = 0; i < ng; i++)
     if (!deferrable(s, g[i], g[0])) return;

@@ -12,7 +12,8 @@
 # forward and two backward variants for the tensor-core instructions (HMMA,
 # or HGMMA on sm90a, and LDSM), runs examples/attention on the GPU (make
 # cuda-check, ctypes_example.py), then tests/gpu/check_attention.py for each
-# target.  TARGETS="sm90a" and ONLY=<regex on the variant name> narrow the
+# target, and without ONLY tests/gpu/check_attention_programs.py (shapes of
+# more programs than SMs).  TARGETS="sm90a" and ONLY=<regex on the variant name> narrow the
 # run to fit a 10-minute call.  Prints the FAIL / SKIP lines and one summary
 # line; everything goes to ${OUT:-build/gpu/attn}: build.txt (GPU, nvcc,
 # ptxas registers and spills, SASS counts, the example), check_attention_<t>.txt,
@@ -84,6 +85,10 @@ if [ "$mode" != --bench-only ]; then
     [ -f $o/attn_$t.so ] || continue
     python3 tests/gpu/check_attention.py $o/attn_$t.so $t > $out/check_attention_$t.txt 2>&1 ||
       echo "FAIL check $t: check_attention.py exited $?: $(tail -n 1 $out/check_attention_$t.txt)" >> $out/check_attention_$t.txt
+    if [ "$only" = . ]; then   # more programs than SMs (sm90a: each block of the persistent grid runs several)
+      python3 tests/gpu/check_attention_programs.py $t=$o/attn_$t.so >> $out/check_attention_$t.txt 2>&1 ||
+        echo "FAIL check $t: check_attention_programs.py exited $?" >> $out/check_attention_$t.txt
+    fi
     grep -v ^PASS $out/check_attention_$t.txt
   done
 fi
