@@ -1381,20 +1381,20 @@ static inline __attribute__((unused)) void lt_tma_rows_copy(void *dst, const cha
                                                             int box, int panels, int span, int64_t cols) {
   const int h = hi < 0 ? 0 : hi < n ? hi : n, chunks = span / 16;
   const bool vec = ((uintptr_t)src | (uint64_t)rs) % 16 == 0;
-  for (int p = 0; p < panels; ++p)
-    for (int r = 0; r < box; ++r)
-      for (int c = 0; c < chunks; ++c) {
-        const int64_t col = (int64_t)p * span + c * 16;
-        const int off = (p * box + r) * span + ((c ^ (r * span / 128 % chunks)) * 16);
-        uint4 v;
-        v.x = v.y = v.z = v.w = 0;
-        if (y + r < h && col < cols) {
-          const char *g = src + (int64_t)(y + r) * rs + col;
-          if (vec && col + 16 <= cols) v = *(const uint4 *)g;
-          else memcpy(&v, g, (size_t)(cols - col < 16 ? cols - col : 16));
-        }
-        *(uint4 *)((char *)dst + off) = v;
-      }
+  #pragma unroll 1
+  for (int i = 0; i < panels * box * chunks; ++i) {   /* one 16-byte chunk at a time: few registers */
+    const int c = i % chunks, r = i / chunks % box, p = i / chunks / box;
+    const int64_t col = (int64_t)p * span + c * 16;   /* bytes */
+    uint4 v;
+    v.x = v.y = v.z = v.w = 0;
+    if (y + r < h && col < cols) {
+      const char *g = src + (int64_t)(y + r) * rs + col;
+      if (vec && col + 16 <= cols) v = *(const uint4 *)g;
+      else
+        for (int b = 0; b < 16 && col + b < cols; ++b) ((char *)&v)[b] = g[b];
+    }
+    *(uint4 *)((char *)dst + (p * box + r) * span + ((c ^ (r * span / 128 % chunks)) * 16)) = v;
+  }
   lt_fence_proxy_async();
 }
 #define lt_tma_store_2d(map, x, y, src) lt_emu::tma_store_2d(map, x, y, src, __FILE__, __LINE__)
