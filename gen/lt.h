@@ -337,6 +337,9 @@ typedef struct TensorMap {
   int box[LT_MAXRANK];  /* the box, innermost dimension (the tensor's last) first; 1 in the dims not copied */
   int swizzle;          /* bytes: 32, 64, 128 (the shared tile's, wgmma's) */
   int store;            /* written by TMA stores (an epilogue's, smem.c), not read */
+  int rows;             /* read by copies of X:rows(lo, hi) views (plan.c): one dimension more, after the rows', whose
+                           index is where the rows end (hi), so the copy engine zero-fills past hi as past the
+                           tensor's end (launcher.c, lower/sched_warpspec.c) */
 } TensorMap;
 
 #define LT_MAXMAPS 8
@@ -380,6 +383,7 @@ typedef struct Kernel {
                            mbarrier of their own after the ring's */
   int persistent;       /* with ws: a block an SM, each taking programs blockIdx.x, + gridDim.x, ... in the grid's
                            order, so one program's epilogue overlaps the next one's copies */
+  int one_a_block;      /* k:grid(..., { persistent = false }): one program a block, never a persistent grid */
   int uneven;           /* with ws: the loop's trip count differs between programs (its bounds are not the same
                            in every program); without pre_bytes, then not persistent (plan.c) */
   int pre_reload;       /* with persistent and pre_bytes: the copies before the loop go again for each program,
@@ -574,6 +578,7 @@ extern const char ltX_c[];          /* templates/c.h */
 extern const char ltX_cuda_mma[];   /* templates/cuda_mma.h: ldmatrix, mma.sync, cp.async */
 extern const char ltX_cuda_wgmma[]; /* templates/cuda_wgmma.h: wgmma's descriptor, fences, barrier */
 extern const char ltX_cuda_tma[];   /* templates/cuda_tma.h: TMA, mbarrier, setmaxnreg, tensor maps */
+extern const char ltX_cuda_tma_rows[];   /* templates/cuda_tma_rows.h: tensor maps of X:rows(lo, hi) views */
 extern const char ltX_cuda_hint[];  /* templates/cuda_hint.h: loads and stores with an L2 eviction policy */
 extern const char ltX_hip_hint[];   /* templates/hip_hint.h: non-temporal loads and stores */
 extern const char ltX_hip_mfma[];   /* templates/hip_mfma.h: MFMA */

@@ -1362,6 +1362,41 @@ static inline __attribute__((unused)) float4 lt_split_load4(const float *p) { re
 #define lt_tma_load_2d(dst, map, x, y, bar) lt_emu::tma_load_2d(dst, map, x, y, bar, __FILE__, __LINE__)
 #define lt_tma_load_3d(dst, map, x, y, z, bar) lt_emu::tma_load_3d(dst, map, x, y, z, bar, __FILE__, __LINE__)
 #define lt_tma_load_4d(dst, map, x, y, z, w, bar) lt_emu::tma_load_4d(dst, map, x, y, z, w, bar, __FILE__, __LINE__)
+/* tensor maps of X:rows(lo, hi) views: templates/cuda_tma_rows.h's helpers
+** (its comments say what they do); plain functions, so that the copy's
+** shared-memory stores are traced as the kernel's own */
+static inline __attribute__((unused)) int lt_tma_rows_e(int y, int hi, int n, int box) {
+  const int h = hi < 0 ? 0 : hi < n ? hi : n;
+  return (long long)y + box <= h ? y : h - box;
+}
+static inline __attribute__((unused)) int lt_tma_rows_r(int y, int e, int box) {
+  const long long r = (long long)y - e;
+  return (int)(r < box ? r : box);
+}
+static inline __attribute__((unused)) bool lt_tma_rows_by_thread(int y, int hi, int n, int box) {
+  const int h = hi < 0 ? 0 : hi < n ? hi : n;
+  return h < box && y < h && (long long)y + box > h;
+}
+static inline __attribute__((unused)) void lt_tma_rows_copy(void *dst, const char *src, int64_t rs, int y, int hi, int n,
+                                                            int box, int panels, int span, int64_t cols) {
+  const int h = hi < 0 ? 0 : hi < n ? hi : n, chunks = span / 16;
+  const bool vec = ((uintptr_t)src | (uint64_t)rs) % 16 == 0;
+  #pragma unroll 1
+  for (int i = 0; i < panels * box * chunks; ++i) {   /* one 16-byte chunk at a time: few registers */
+    const int c = i % chunks, r = i / chunks % box, p = i / chunks / box;
+    const int64_t col = (int64_t)p * span + c * 16;   /* bytes */
+    uint4 v;
+    v.x = v.y = v.z = v.w = 0;
+    if (y + r < h && col < cols) {
+      const char *g = src + (int64_t)(y + r) * rs + col;
+      if (vec && col + 16 <= cols) v = *(const uint4 *)g;
+      else
+        for (int b = 0; b < 16 && col + b < cols; ++b) ((char *)&v)[b] = g[b];
+    }
+    *(uint4 *)((char *)dst + (p * box + r) * span + ((c ^ (r * span / 128 % chunks)) * 16)) = v;
+  }
+  lt_fence_proxy_async();
+}
 #define lt_tma_store_2d(map, x, y, src) lt_emu::tma_store_2d(map, x, y, src, __FILE__, __LINE__)
 #define lt_tma_store_3d(map, x, y, z, src) lt_emu::tma_store_3d(map, x, y, z, src, __FILE__, __LINE__)
 #define lt_tma_store_4d(map, x, y, z, w, src) lt_emu::tma_store_4d(map, x, y, z, w, src, __FILE__, __LINE__)

@@ -21,10 +21,17 @@
 -- bottom-right per sequence, LSE) with the lengths read from memory.
 --
 -- On sm90a the key blocks go through the cp.async ring with the two
--- warpgroups taking turns at S = Q K^T, not the TMA ring: a tensor map
--- zero-fills only past the tensor's own ends, not at a sequence's end (a
--- build with TMA for the blocks wholly inside a sequence and the last one
--- after the loop measured slower: docs/performance.md).
+-- warpgroups taking turns at S = Q K^T.  The config's `tma = true` (gen
+-- -D tma=true) builds the dense forward's warp-specialized TMA ring
+-- instead (a producer warpgroup, O += P V one iteration late, scale folded
+-- into the exponentials), one program a block: its copies of X:rows views
+-- go through tensor maps that zero-fill from the sequence's end on
+-- (docs/dsl.md, "Views"), and a slot with no block of rows runs no key
+-- block (its Q copy reads zeros, its stores write nothing).  H200: 0.95-
+-- 0.97x the dense kernel on one sequence (the cp.async ring 0.83-0.86x),
+-- but on the mix 12, 37, 1000, 4096, 8191 causal 0.70x against the ring's
+-- 0.77x (full 0.84x against 0.83x), so the ring stays the default
+-- (docs/performance.md).
 --
 -- A sequence's start is clamped to [0, total] and its end to [start,
 -- total]; its queries past max_seqlen_q are not computed (their O and LSE
@@ -48,7 +55,8 @@ return tile.kernel {
     hdim = { "d64", "d128" },
   },
   -- max_seqs: the search's reach (B <= max_seqs, the launcher checks): 3 rounds
-  config = { BM = 128, BN = 64, stages = 2, threads = 256, max_seqs = 4096 },
+  -- tma: the warp-specialized TMA build on sm90a (above), for A/B runs
+  config = { BM = 128, BN = 64, stages = 2, threads = 256, max_seqs = 4096, tma = false },
   -- the dense forward's tuned tiles on the same head dims (dsl/tuned/attention.lua), but
   -- for sm80 at d128: its 128 threads (BN 32) spilled here (ptxas, sm_80: 28 bytes), with
   -- the sequence's bounds live across the loop; 256 threads and BN 64 do not
@@ -88,7 +96,13 @@ return tile.kernel {
     -- the query heads of one slot next to each other, the last slot first:
     -- under a causal mask a sequence's last block has the most keys, so the
     -- longest programs start first and the short ones fill the last wave
-    local pid = k:grid(slots * p.Hq)
+    -- One program a block, never a persistent grid (the TMA build's would
+    -- be): the programs' lengths differ by sequence (a 12-row sequence's
+    -- block has one key block, an 8191-row one's last block 64), which
+    -- blocks walking the grid statically share out unevenly (H200, the
+    -- mix: causal 2198 against 1727 us); the hardware hands the blocks out
+    -- in this longest-first order as SMs free up
+    local pid = k:grid(slots * p.Hq, { persistent = false })
     local h = pid % p.Hq
     local slot = slots - 1 - pid // p.Hq
     local hk = h // (p.Hq // p.Hkv)
@@ -126,6 +140,8 @@ return tile.kernel {
     -- the first sequence's (cu_seqlens_q[0] > 0)
     local qb = slot - (q_lo // BM + b)
     local q0 = tile.where(qb:lt(0), Sq, qb * BM)
+    -- (TMA: rows known not negative, below)
+    if c.tma then q0 = tile.max(q0, 0) end
     -- the block's rows of Q, O and LSE, [q_lo + q0, q_lo + Sq) (at most
     -- BM of them), and the sequence's keys; rd: the key aligned with the
     -- block's first row
@@ -138,17 +154,26 @@ return tile.kernel {
     local nkb = tile.cdiv(Sk, BN)
     local lo_key, hi_key = rd - wl, rd + BM - 1 + wr
     local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
+    if c.tma then first = tile.max(first, 0) end
     local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
     last = tile.max(first, last)
+    -- TMA: the loop at the top of the body (the warp-specialized ring's
+    -- rule), so a slot with no block of rows (q0 >= Sq) visits no key
+    -- block, its Q copy reading zeros (no row of its view is inside)
+    if c.tma then last = tile.where(q0:lt(Sq), last, first) end
 
     local Qs = k:shared(v.dtype, { BM, D })
     local Ks = k:shared(v.dtype, { BN, D })
     local Vs = k:shared(v.dtype, { BN, D })
     local o = k:fragment("f32", { BM, D }, 0)
-    local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+    local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
     local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
-    -- a slot with no block of rows copies nothing and stores nothing
-    k:when(q0:lt(Sq), function()
+    -- m in the units of s, as attention.lua: on sm90a the logits unscaled,
+    -- scale times log2(e) going into each exponential's FFMA (scale > 0);
+    -- elsewhere s is scaled to log2 units first
+    local c2 = c.tma and k.target == "sm90a" and p.scale * LOG2E
+    local function log2units(x) return c2 and x * c2 or x end
+    local function blocks()
       k:copy(Qb:tile({ h, 0, 0 }, { 1, BM, D }), Qs)
       k:pipelined(first, last, c.stages, function(j)
         k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
@@ -159,7 +184,7 @@ return tile.kernel {
         -- that cut the causal / window boundary or the sequence's end: query
         -- row sees the key columns [lo, hi) of this block
         local function step(masked)
-          k:assign(s, s * (p.scale * LOG2E))
+          if not c2 then k:assign(s, s * (p.scale * LOG2E)) end
           if masked then
             local row = k:iota({ BM, 1 }, 1) + (rd - j * BN)   -- the key aligned with the row, in block columns
             local lo = tile.where(wl:lt(0), 0, row - wl)
@@ -168,9 +193,9 @@ return tile.kernel {
             k:assign(s, tile.where(tile.both(col:ge(lo), col:lt(hi)), s, -math.huge))
           end
           local m_new = tile.max(m, k:reduce_max(s, 2))
-          local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-          k:assign(s, tile.exp2(s - mc))
-          local alpha = tile.exp2(m - mc)
+          local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+          k:assign(s, tile.exp2(log2units(s) - mc))
+          local alpha = tile.exp2(log2units(m) - mc)
           k:assign(l, l * alpha + k:reduce_sum(s, 2))
           k:assign(o, o * alpha)
           k:gemm(s:cast(v.dtype), Vs, o)
@@ -181,9 +206,11 @@ return tile.kernel {
                                                            tile.both(wl:ge(0), (j * BN):lt(rd + BM - 1 - wl))))
         k:when(cuts, function() step(true) end, function() step(false) end)
       end)
-    end)
+    end
+    -- the ring: a slot with no block of rows copies nothing and stores nothing
+    if c.tma then blocks() else k:when(q0:lt(Sq), blocks) end
     local seen = l:gt(0)
     k:store(Ob:tile({ h, 0, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
-    k:store(LSEb:tile({ h, 0, 0 }, { 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), math.huge))
+    k:store(LSEb:tile({ h, 0, 0 }, { 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
   end,
 }

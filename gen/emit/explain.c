@@ -62,15 +62,18 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
   for (int i = 0; i < k->nmaps; i++) {
     const TensorMap *m = &k->maps[i];
     Buf box = {0};
-    for (int j = m->t->trank - 1; j >= 0; j--) ltU_printf(&box, "%s%d", j < m->t->trank - 1 ? ", " : "", m->box[j]);
+    for (int j = m->t->trank - 1; j >= 0; j--)   /* (rows: the dimension of their end, before theirs) */
+      ltU_printf(&box, "%s%s%d", j < m->t->trank - 1 ? ", " : "", m->rows && j == 1 ? "1, " : "", m->box[j]);
     const Stmt *rs = NULL;   /* a store of X:rows(lo, hi) by this map */
     for (const Stmt *x = k->body.first; x && m->store; x = x->next)
       if (x->kind == S_STORE && x->map == i + 1 && x->view->rlo) rs = x;
     ltU_printf(b, "    tensor map %s: %s %s, %d-D, box [%s], %d-byte swizzle, %s%s\n", m->name, m->t->name,
-               ltI_dtypes[m->t->dt].name, m->t->trank, box.p, m->swizzle,
+               ltI_dtypes[m->t->dt].name, m->t->trank + m->rows, box.p, m->swizzle,
                m->store ? "TMA stores of the epilogue (each consumer warpgroup's rows through its own staging tile; "
                           "only the elements inside the tensor are written)"
-                        : "zeros outside the tensor",
+                        : m->rows ? "zeros outside the tensor and from the rows' end on (views of rows(lo, hi): a "
+                                    "dimension more, whose index is where the rows end)"
+                                  : "zeros outside the tensor",
                rs ? ltU_fmt("; line %d stores rows of %s:rows(lo, hi): a warpgroup with rows outside [lo, hi) writes "
                             "the rows inside from its staging tile itself, 16 bytes a thread", rs->line, m->t->name)
                   : "");
@@ -84,6 +87,9 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
     ltU_printf(b, "    persistent grid: min(programs, SMs) blocks, each running programs blockIdx.x, + gridDim.x, ... in "
                   "the grid's order, its ring's stages and phases running on, so one program's epilogue overlaps "
                   "the producer's copies for the next\n");
+  else if (e->t->persistent && k->one_a_block)
+    ltU_printf(b, "    one program a block (not persistent: k:grid's persistent = false; the hardware hands out the "
+                  "blocks in the grid's order as SMs free up)\n");
   else if (e->t->persistent && k->uneven && !k->pre_bytes)
     ltU_printf(b, "    one program a block (not persistent: the loop's trip count differs between programs, and blocks "
                   "walking the grid statically drift apart; the hardware hands out the blocks in order as SMs free "

@@ -279,7 +279,11 @@ static void check_preconds(E *e) {
 
 /* The tensor maps of warp-specialized kernel e->k (parameters ps[0..n-1]),
 ** encoded here; where one cannot be made, the launcher runs the kernel's
-** cp.async twin instead, with the same arguments. */
+** cp.async twin instead, with the same arguments.  A map of X:rows(lo, hi)
+** views (TensorMap.rows), with boxes of L rows, has a dimension more after
+** the rows', both of the rows' stride: L rows (n where the tensor has
+** fewer) and n - L + 1 (1), so that element (r, e) is row r + e and the
+** index e of a box says where its rows end (templates/cuda_tma_rows.h). */
 static void tensor_maps(E *e, Sym **ps, int n) {
   Kernel *k = e->k;
   Buf decl = {0}, args = {0};
@@ -290,22 +294,30 @@ static void tensor_maps(E *e, Sym **ps, int n) {
   for (int i = 0; i < k->nmaps; i++) {
     const TensorMap *m = &k->maps[i];
     const Sym *t = m->t;
-    int r = t->trank;
+    int r = t->trank, rd = r - 2;   /* rd: the rows' dim (tma_copy_why) */
     Buf dims = {0}, strides = {0}, box = {0};
     for (int j = 0; j < r; j++) {   /* innermost first */
-      int d = r - 1 - j;
+      int d = r - 1 - j, L = m->box[j];
       e->wide = 0;   /* sizes are ints; strides int64, and their products with sizes too */
-      ltU_printf(&dims, "%s(uint64_t)%s", j ? ", " : "", ltE_paren(ltE_itext(e, t->dims[d])));
+      const char *n = ltE_paren(ltE_itext(e, t->dims[d]));
+      if (m->rows && d == rd)   /* a map of rows: L rows, then where they end */
+        ltU_printf(&dims, ", (uint64_t)(%s < %d ? %s : %d), (uint64_t)(%s < %d ? 1 : %s - %d)", n, L, n, L, n, L, n,
+                   L - 1);
+      else
+        ltU_printf(&dims, "%s(uint64_t)%s", j ? ", " : "", n);
       e->wide = 1;
-      if (j) ltU_printf(&strides, "%s(uint64_t)%s", j > 1 ? ", " : "", ltE_paren(ltE_itext(e, t->strides[d])));
-      ltU_printf(&box, "%s%d", j ? ", " : "", m->box[j]);
+      const char *st = ltE_paren(ltE_itext(e, t->strides[d]));
+      if (j) ltU_printf(&strides, "%s(uint64_t)%s", j > 1 ? ", " : "", st);
+      if (j && m->rows && d == rd) ltU_printf(&strides, ", (uint64_t)%s", st);
+      ltU_printf(&box, "%s%d%s", j ? ", " : "", L, m->rows && d == rd ? ", 1" : "");
     }
-    ltE_line(e, "const uint64_t %s_dims[%d] = {%s}, %s_strides[%d] = {%s};", m->name, r, dims.p, m->name, r - 1,
-             strides.p);
-    ltE_line(e, "const uint32_t %s_box[%d] = {%s};", m->name, r, box.p);
+    int mr = r + !!m->rows;
+    ltE_line(e, "const uint64_t %s_dims[%d] = {%s}, %s_strides[%d] = {%s};", m->name, mr, dims.p ? dims.p : "", m->name,
+             mr - 1, strides.p ? strides.p : "");
+    ltE_line(e, "const uint32_t %s_box[%d] = {%s};", m->name, mr, box.p ? box.p : "");
     ltU_printf(&decl, "%s%s", i ? ", " : "", m->name);
     enc[i] = ltU_fmt("lt_tma_encode(&%s, %s, %s, %d, %s_dims, %s_strides, %s_box, %d) != 0", m->name, t->name,
-                     t->dt == DT_F32 ? "LT_TMA_F32" : t->dt == DT_F16 ? "LT_TMA_F16" : t->dt == DT_BF16 ? "LT_TMA_BF16" : "LT_TMA_U8", r, m->name,
+                     t->dt == DT_F32 ? "LT_TMA_F32" : t->dt == DT_F16 ? "LT_TMA_F16" : t->dt == DT_BF16 ? "LT_TMA_BF16" : "LT_TMA_U8", mr, m->name,
                      m->name, m->name, m->swizzle);
   }
   e->wide = 0;

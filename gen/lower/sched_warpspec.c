@@ -140,26 +140,84 @@ static void close_programs(E *e) {
   ltE_line(e, "}");
 }
 
+/* The bytes copy p delivers into its tile. */
+static int copy_bytes(const Stmt *p) {
+  const Sym *sh = p->shared;
+  return sh->shape[0] * sh->shape[1] * ltI_dtypes[sh->dt].bytes;
+}
+
+/* Before the barrier of a group of TMA copies is armed: for each copy of
+** an X:rows(lo, hi) view from `first` up to `end` (TensorMap.rows), the
+** index of its box in the map's dimension of row ends (`<tile>_e`) and
+** whether the issuing thread copies the box itself (`<tile>_thread`: its
+** rows cross an end below the box's rows, which the map cannot mask), and
+** that copy (templates/cuda_tma_rows.h).  Returns the bytes the group's
+** TMA copies deliver, `bytes` less those of the thread's copies (text). */
+static const char *rows_prep(E *e, const Stmt *first, const Stmt *end, int bytes) {
+  const char *total = ltU_fmt("%d", bytes);
+  for (const Stmt *p = first; p && p != end && (end || ltP_is_producer(p)); p = p->next) {
+    if (p->kind != S_G2S || !e->k->maps[p->map - 1].rows) continue;
+    const TensorMap *m = &e->k->maps[p->map - 1];
+    const View *v = p->view;
+    const Sym *t = v->t, *sh = p->shared;
+    int L = v->ext[v->rdim], eb = ltI_dtypes[t->dt].bytes, pc = m->box[0];
+    const char *y = ltE_itext(e, v->origin[v->rdim]), *hi = ltE_itext(e, v->rhi), *n = ltE_itext(e, t->dims[v->rdim]);
+    const char *st = e->stage ? ltU_fmt("[%s]", e->stage) : "";
+    ltE_comment(e, p->line);
+    ltE_line(e, "const int %s_e = lt_tma_rows_e(%s, %s, %s, %d);   /* %s:rows(%s, %s): the box's index in the map's "
+                "dimension of row ends */", sh->name, y, hi, n, L, t->name, ltE_itext(e, v->rlo), hi);
+    ltE_line(e, "const bool %s_thread = lt_tma_rows_by_thread(%s, %s, %s, %d);   /* an end below %d rows: by this "
+                "thread */", sh->name, y, hi, n, L, L);
+    const char *ok = NULL, *base = NULL;
+    for (int d = 0; d < t->trank; d++)   /* the box's one index in every other dim: an offset, tested */
+      if (d != v->rdim && d != v->cdim) ltL_fixed_dim(e, v, d, &ok, &base);
+    const Expr *co = v->origin[v->cdim];
+    long long c0v = -1, ncv = -1;
+    int c0k = ltI_const_int(co, &c0v), nck = ltI_const_int(t->dims[v->cdim], &ncv);
+    const char *c0 = ltE_itext(e, co), *nc = ltE_itext(e, t->dims[v->cdim]);
+    base = ltE_sum(base, c0k && c0v == 0 ? NULL : c0);   /* the box's first column */
+    const char *src = ltU_fmt("(const char *)(%s%s)", t->name, base ? ltU_fmt(" + %s", base) : "");
+    const char *cols = c0k && nck ? ltU_fmt("%lld", (ncv - c0v) * eb) : ltU_fmt("((int64_t)%s - %s) * %d", nc, ltE_paren(c0), eb);
+    ltE_line(e, "if (%s_thread) lt_tma_rows_copy(&%s%s[0][0]%s, %s, %s * %d, %s, %s, %s, %d, %d, %d, %s);", sh->name,
+             sh->name, st, sh->shape[1] / pc > 1 ? "[0]" : "", src, ltE_paren(ltE_itext(e, t->strides[v->rdim])), eb, y,
+             ok ? ltU_fmt("%s ? %s : 0", ok, hi) : hi, n, L, sh->shape[1] / pc, m->swizzle, cols);
+    total = ltU_fmt("%s - (%s_thread ? %d : 0)", total, sh->name, copy_bytes(p));
+  }
+  return total;
+}
+
 /* TMA copy p of the loop (or before it): one box of its tensor map (one
 ** per 64-column panel of a tile stored in panels) into the stage e->stage
 ** (the one buffer where NULL), completing on mbarrier `bar`.  Coordinates
-** innermost first, as the map's. */
+** innermost first, as the map's; a map of X:rows(lo, hi) views takes the
+** rows' two, from rows_prep's index of the rows' end, and leaves the box
+** to the thread where rows_prep says so. */
 static void tma_copy(E *e, const Stmt *p, const char *bar) {
   const TensorMap *m = &e->k->maps[p->map - 1];
   const View *v = p->view;
   const Sym *sh = p->shared;
   int rank = v->t->trank, pc = m->box[0], panels = sh->shape[1] / pc;
   ltE_comment(e, p->line);
+  if (m->rows) {
+    ltE_line(e, "if (!%s_thread) {", sh->name);
+    e->depth++;
+  }
   for (int q = 0; q < panels; q++) {
     Buf at = {0};
     for (int j = 0; j < rank; j++) {
-      const char *o = ltE_itext(e, v->origin[rank - 1 - j]);
+      int d = rank - 1 - j;
+      const char *o = ltE_itext(e, v->origin[d]);
       if (j == 0 && q) o = strcmp(o, "0") ? ltU_fmt("%s + %d", o, q * pc) : ltU_fmt("%d", q * pc);
+      if (m->rows && d == v->rdim) o = ltU_fmt("lt_tma_rows_r(%s, %s_e, %d), %s_e", o, sh->name, v->ext[d], sh->name);
       ltU_printf(&at, ", %s", o);
     }
     const char *st = e->stage ? ltU_fmt("[%s]", e->stage) : "";
     const char *dst = panels > 1 ? ltU_fmt("&%s%s[%d][0][0]", sh->name, st, q) : ltU_fmt("&%s%s[0][0]", sh->name, st);
-    ltE_line(e, "lt_tma_load_%dd(%s, &%s%s, %s);", rank, dst, m->name, at.p, bar);
+    ltE_line(e, "lt_tma_load_%dd(%s, &%s%s, %s);", rank + !!m->rows, dst, m->name, at.p, bar);
+  }
+  if (m->rows) {
+    e->depth--;
+    ltE_line(e, "}");
   }
 }
 
@@ -182,8 +240,9 @@ static void pre_copies(E *e, Stmt *s) {
   if (k->pre_reload)
     ltE_line(e, "lt_mbar_wait(%s_empty, %s_phase ^ 1);   /* the consumers are done with the program before's tiles "
                 "(the first program finds them free) */", pre_of(s), pre_of(s));
-  ltE_line(e, "lt_mbar_arrive_expect_tx(%s, %d);   /* the bytes the copies before the loop deliver */", pre_of(s),
-           k->pre_bytes);
+  const char *bytes = rows_prep(e, k->body.first, s, k->pre_bytes);
+  ltE_line(e, "lt_mbar_arrive_expect_tx(%s, %s);   /* the bytes the copies before the loop deliver */", pre_of(s),
+           bytes);
   for (Stmt *p = k->body.first; p != s; p = p->next)
     if (p->kind == S_G2S) tma_copy(e, p, pre_of(s));
   if (k->pre_reload) ltE_line(e, "%s_phase ^= 1;", pre_of(s));
@@ -214,12 +273,17 @@ static void producer(E *e, Stmt *s, Ring *r) {
   e->stage = r->vs;
   ltE_line(e, "lt_mbar_wait(&%s[%s], %s ^ 1);   /* the consumers are done with the stage (the first pass finds "
               "each free) */", empty_of(s), r->vs, ph);
-  ltE_line(e, "lt_mbar_arrive_expect_tx(&%s[%s], %d);   /* the bytes its copies deliver */", full, r->vs,
-           s->stage_bytes);
+  int rows = 0;   /* copies of X:rows views: the scalars first, then rows_prep, which may read them */
+  for (Stmt *p = s->body.first; p && ltP_is_producer(p); p = p->next)
+    if (p->kind == S_G2S && k->maps[p->map - 1].rows) rows = 1;
+  for (Stmt *p = s->body.first; rows && p && ltP_is_producer(p); p = p->next)
+    if (p->kind != S_G2S) ltE_stmt(e, p);
+  const char *bytes = rows_prep(e, s->body.first, NULL, s->stage_bytes);
+  ltE_line(e, "lt_mbar_arrive_expect_tx(&%s[%s], %s);   /* the bytes its copies deliver */", full, r->vs, bytes);
   const char *bar = ltU_fmt("&%s[%s]", full, r->vs);
   for (Stmt *p = s->body.first; p && ltP_is_producer(p); p = p->next) {
     if (p->kind == S_G2S) tma_copy(e, p, bar);
-    else ltE_stmt(e, p);
+    else if (!rows) ltE_stmt(e, p);
   }
   e->stage = NULL;
   e->depth--;

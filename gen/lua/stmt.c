@@ -180,12 +180,27 @@ static Expr *resolve(Expr *e, int depth) {
   return r;
 }
 
-/* k:grid(nx [, ny [, nz]]): the programs (blocks) along each grid axis;
-** returns the program ids. */
+/* k:grid(nx [, ny [, nz]] [, { persistent = false }]): the programs
+** (blocks) along each grid axis; returns the program ids.  The options:
+** `persistent = false` keeps one program a block where the plan would
+** make the grid persistent (Kernel.one_a_block). */
 static int k_grid(lua_State *l) {
   ltF_name_locals();
   int n = lua_gettop(l) - 1;
   if (K->ngrid) return ltF_error("k:grid is called once per kernel");
+  if (n >= 1 && lua_istable(l, n + 1)) {
+    lua_pushnil(l);
+    while (lua_next(l, n + 1)) {
+      const char *key = lua_type(l, -2) == LUA_TSTRING ? lua_tostring(l, -2) : NULL;
+      if (!key || strcmp(key, "persistent") != 0)
+        return ltF_error("k:grid's options table takes only persistent (a boolean), not %s",
+                         key ? key : "a value without a name");
+      if (!lua_isboolean(l, -1)) return ltF_error("k:grid's persistent is a boolean (false: one program a block)");
+      K->one_a_block = !lua_toboolean(l, -1);
+      lua_pop(l, 1);
+    }
+    n--;
+  }
   if (n < 1 || n > 3) return ltF_error("k:grid takes 1 to 3 extents (programs along x, y, z), not %d", n);
   for (int i = 0; i < n; i++) {
     Expr *e = resolve(ltF_arg_index(i + 2, "a grid extent"), 0);

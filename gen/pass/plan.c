@@ -84,7 +84,10 @@ static const char *no_prefetch(Kernel *k, const Stmt *loop, const Stmt *end) {
 ** then a box (or one box per 64-column panel of rows over 128 bytes) with
 ** the map's swizzle, box sides of 256 or less; or into a tile of one row
 ** that no gemm reads (attention's LSE and Delta rows of a query block):
-** one box, no swizzle, its bytes a multiple of 16. */
+** one box, no swizzle, its bytes a multiple of 16.  A view of X:rows(lo,
+** hi) goes too, through a map with a dimension more (TensorMap.rows), when
+** its first row is known to be lo plus an offset, both not negative: the
+** copy engine then zero-fills the rows from hi on, and none lies before lo. */
 static const char *tma_copy_why(const Stmt *p) {
   const View *v = p->view;
   const Sym *t = v->t, *sh = p->shared;
@@ -99,6 +102,16 @@ static const char *tma_copy_why(const Stmt *p) {
   for (int d = 0; d < t->trank; d++)
     if (d != v->rdim && d != v->cdim && v->ext[d] != 1)
       return ltU_fmt("line %d's view spans more than one element of %s's dimension %d", p->line, t->name, d + 1);
+  if (v->rlo) {   /* a map with a dimension more, whose index is the rows' end (TensorMap.rows) */
+    const Expr *o = v->origin[v->rdim];
+    if (t->trank > 3)
+      return ltU_fmt("line %d's view is of %s:rows(lo, hi), %d dims (a map of rows: 4 with the dimension of the "
+                     "rows' end, the loads gen has for them)", p->line, t->name, t->trank);
+    if (!ltI_nonneg(o) || !(o == v->rlo || (o->kind == E_BINARY && o->op == B_ADD && o->a == v->rlo && ltI_nonneg(o->b))))
+      return ltU_fmt("line %d's view of %s:rows(lo, hi) is not known to start at a row >= lo >= 0 (the copy engine "
+                     "masks the rows from hi on; make lo not negative, e.g. tile.max(lo, 0), and the tile's row "
+                     "index too)", p->line, t->name);
+  }
   if (!sh->wgmma) {
     if (sh->shape[0] != 1 || sh->shape[1] > 256 || sh->shape[1] * eb % 16)
       return ltU_fmt("line %d's shared tile %s is not a wgmma operand read by descriptor, nor one row of 16-byte "
@@ -106,9 +119,6 @@ static const char *tma_copy_why(const Stmt *p) {
     return NULL;
   }
   if (v->ext[v->rdim] > 256) return ltU_fmt("line %d's tile has %d rows (a TMA box: 256 at most)", p->line, v->ext[v->rdim]);
-  if (v->rlo)
-    return ltU_fmt("line %d's view is of %s:rows(lo, hi) (TMA fills zeros only past the tensor's own ends)", p->line,
-                   t->name);
   return NULL;
 }
 
@@ -158,7 +168,7 @@ static int add_map(TensorMap *maps, int *n, Stmt *p) {
   const View *v = p->view;
   const Sym *sh = p->shared;
   int eb = ltI_dtypes[sh->dt].bytes, row = sh->wgmma ? ltP_wgmma_row(sh) : sh->shape[1] * eb;
-  TensorMap m = {.t = v->t, .swizzle = sh->wgmma ? row : 0};
+  TensorMap m = {.t = v->t, .swizzle = sh->wgmma ? row : 0, .rows = v->rlo != NULL};
   for (int j = 0; j < v->t->trank; j++) {
     int d = v->t->trank - 1 - j;
     m.box[j] = d == v->cdim ? row / eb : d == v->rdim ? v->ext[d] : 1;
@@ -166,7 +176,8 @@ static int add_map(TensorMap *maps, int *n, Stmt *p) {
   int i = 0, same = 0;
   for (; i < *n; i++) {
     same += maps[i].t == m.t;
-    if (maps[i].t == m.t && maps[i].swizzle == m.swizzle && !memcmp(maps[i].box, m.box, sizeof m.box)) break;
+    if (maps[i].t == m.t && maps[i].swizzle == m.swizzle && maps[i].rows == m.rows && !memcmp(maps[i].box, m.box, sizeof m.box))
+      break;
   }
   if (i == *n) {
     if (*n == LT_MAXMAPS) return -1;
@@ -478,8 +489,8 @@ static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   ** hands the blocks out in order as SMs free up (H200, grouped_matmul bf16
   ** G 64, N 14336: 10.9 GB read from DRAM persistent, 7.0 GB so; 1.18x). */
   k->uneven = !program_invariant(loop->lo) || !program_invariant(loop->hi);
-  k->persistent = t->persistent && !divides(loop->next) && (!k->pre_bytes || gemms_of(consumers(loop)) <= 2) &&
-                  (k->pre_bytes || !k->uneven);
+  k->persistent = t->persistent && !k->one_a_block && !divides(loop->next) &&
+                  (!k->pre_bytes || gemms_of(consumers(loop)) <= 2) && (k->pre_bytes || !k->uneven);
   k->pre_reload = k->persistent && k->pre_bytes;
   /* H200, bf16 d128 causal, the grouped order walked blockIdx.x, + gridDim.x, ...: 0.66-0.73x the
   ** one-program-a-block grid at 4K and 16K, whose blocks the hardware hands out as SMs free up: at 16K block

@@ -35,11 +35,11 @@
  * bad size or scalar, hipErrorInvalidValue for a pointer not aligned to its element type,
  * hipErrorInvalidConfiguration for a grid too large, or the launch's own error.
  * Requires Hq / Hkv != 0 (a divisor of the kernel's index math)
- *          max_seqlen_q >= 1 && max_seqlen_q < 1073741824 (attention_varlen.lua:81: max_seqlen_q in [1, 2^30))
- *          max_seqlen_k >= 0 && max_seqlen_k < 1073741824 (attention_varlen.lua:82: max_seqlen_k in [0, 2^30))
- *          Hq % Hkv == 0 (attention_varlen.lua:83: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
- *          window_left < 1073741824 && window_right < 1073741824 (attention_varlen.lua:84: windows below 2^30, as sizes)
- *          B1 - 1 <= 4096 (attention_varlen.lua:85: at most max_seqs sequences (B1 - 1 <= max_seqs: the config's search))
+ *          max_seqlen_q >= 1 && max_seqlen_q < 1073741824 (attention_varlen.lua:89: max_seqlen_q in [1, 2^30))
+ *          max_seqlen_k >= 0 && max_seqlen_k < 1073741824 (attention_varlen.lua:90: max_seqlen_k in [0, 2^30))
+ *          Hq % Hkv == 0 (attention_varlen.lua:91: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
+ *          window_left < 1073741824 && window_right < 1073741824 (attention_varlen.lua:92: windows below 2^30, as sizes)
+ *          B1 - 1 <= 4096 (attention_varlen.lua:93: at most max_seqs sequences (B1 - 1 <= max_seqs: the config's search))
  * Build: hipcc -O3 --offload-arch=gfx90a -c attention_varlen_bf16_d64.hip
  */
 #ifndef LUATILE_ATTENTION_VARLEN_BF16_D64_H

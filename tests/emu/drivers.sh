@@ -11,7 +11,9 @@
 # tests/cpu/staged_carry.lua (a wgmma operand staged in shared memory beside
 # a 3-stage ring) with tests/cpu/staged_carry.c, and
 # attention_decode.lua, attention_varlen.lua and attention_varlen_bwd.lua
-# (bf16 d64) with tests/cpu/attention_decode.c, attention_varlen.c and
+# (bf16 d64; attention_varlen also with -D tma=true, its warp-specialized
+# build on sm90a: TMA copies of X:rows views) with
+# tests/cpu/attention_decode.c, attention_varlen.c and
 # attention_varlen_bwd.c against their float64
 # references; each driver's outputs (those it writes to $LT_DUMP)
 # must be the same bytes as the c target's.  Built with AddressSanitizer and
@@ -39,7 +41,8 @@ build() {
   fi
 }
 
-# entries: kernel file:driver[:gen's -D options, comma-separated]
+# entries: kernel file:driver[:gen's -D options, comma-separated[:a label,
+# the results' folder's suffix, where the file comes again with other -D]]
 for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
              docs/examples/random_bits.lua:tests/docs/drivers/random_bits.c \
              docs/examples/fp8.lua:tests/docs/drivers/fp8.c \
@@ -51,8 +54,10 @@ for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
              tests/cpu/staged_carry.lua:tests/cpu/staged_carry.c \
              dsl/kernels/attention_decode.lua:tests/cpu/attention_decode.c:dtype=bf16,hdim=d64,CU=2 \
              dsl/kernels/attention_varlen.lua:tests/cpu/attention_varlen.c:dtype=bf16,hdim=d64 \
+             dsl/kernels/attention_varlen.lua:tests/cpu/attention_varlen.c:dtype=bf16,hdim=d64,tma=true:tma \
              dsl/kernels/attention_varlen_bwd.lua:tests/cpu/attention_varlen_bwd.c:dtype=bf16,hdim=d64; do
   src=${entry%%:*} drv=${entry#*:} name=$(basename $src .lua) defs=
+  case $drv in *:*:*) name=${name}_${drv##*:} drv=${drv%:*} ;; esac   # a label: the same file with other -D
   case $drv in *:*) defs=$(echo "-D ${drv#*:}" | sed 's/,/ -D /g') drv=${drv%%:*} ;; esac
   [ -f $src ] && [ -f $drv ] || { echo "FAIL emu/drivers/$name: $src or $drv is missing"; continue; }
   for t in c $targets; do

@@ -11,6 +11,9 @@
 **    the shared bytes are compared with a placement written here from the
 **    swizzle's chunk formula (chunk c of row r at c ^ f(r)), the elements
 **    outside the tensor with zero.
+**    Maps of X:rows(lo, hi) views (a dimension of row ends,
+**    templates/cuda_tma_rows.h), with the issuing thread's copy where the
+**    map cannot mask: the rows below the end, zeros past it.
 ** 3. mbarrier phases: arrivals and transaction bytes in either order, parity
 **    waits of the current and the previous phase.
 ** 4. A warp-specialized ring (a producer warpgroup issuing TMA into a ring
@@ -164,6 +167,73 @@ static void test_tma_load(void) {
   snprintf(name, sizeof name, "TMA loads of random bf16 / f32 boxes, swizzles 0/32/64/128, past every edge, two alignments "
            "(%d boxes) land as the swizzle's chunk formula says, zero outside", n);
   verdict(name, bad == 0, why);
+}
+
+/* The box of rows y .. y + 15 of a map of X:rows(lo, hi) views (gen's
+** TensorMap.rows: rows r of 16, row ends e; templates/cuda_tma_rows.h) into
+** lt_smem, as a producer issues it: by the copy engine at (0, r, e), or by
+** thread 0 (lt_tma_rows_copy) where lt_tma_rows_by_thread says so, before
+** it arms the barrier; then every thread copies the box's bytes out. */
+__global__ void rows_box_kernel(const __grid_constant__ CUtensorMap map, const char *src, int64_t rs, int y, int hi,
+                                int n, int64_t cols, unsigned char *out) {
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  uint64_t *bar = (uint64_t *)(lt_smem + 4096);
+  if (threadIdx.x == 0) {
+    lt_mbar_init(bar, 1);
+    lt_mbar_init_fence();
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    const int e = lt_tma_rows_e(y, hi, n, 16);
+    const bool by_thread = lt_tma_rows_by_thread(y, hi, n, 16);
+    if (by_thread) lt_tma_rows_copy(lt_smem, src, rs, y, hi, n, 16, 1, 128, cols);
+    lt_mbar_arrive_expect_tx(bar, by_thread ? 0 : 2048);
+    if (!by_thread) lt_tma_load_3d(lt_smem, &map, 0, lt_tma_rows_r(y, e, 16), e, bar);
+  }
+  lt_mbar_wait(bar, 0);
+  for (int i = threadIdx.x; i < 2048; i += blockDim.x) out[i] = lt_smem[i];
+}
+
+/* Maps of rows, encoded as the launchers encode them, for tensors of 37 and
+** of 9 rows (fewer than a box): every box from a row y in 0..40 with row
+** end hi in -3..45 holds the rows in [y, min(hi, n)) and zeros elsewhere,
+** swizzled, whether the copy engine or the thread copied it. */
+static void test_rows_map(void) {
+  const int C = 64, P = 80;   /* bf16 rows of 64 in a pitch of 80 elements */
+  static uint16_t g[37 * 80] __attribute__((aligned(16)));
+  static unsigned char out[2048];
+  for (auto &x : g) x = rnd_bf16();
+  int bad = 0, n_box = 0, n_thread = 0;
+  char why[256] = "";
+  for (int n : {37, 9}) {
+    const uint64_t dims[3] = {(uint64_t)C, (uint64_t)(n < 16 ? n : 16), (uint64_t)(n < 16 ? 1 : n - 15)};
+    const uint64_t strides[2] = {P, P};
+    const uint32_t box[3] = {64, 16, 1};
+    CUtensorMap m;
+    int rc = lt_tma_encode(&m, g, LT_TMA_BF16, 3, dims, strides, box, 128);
+    for (int y = 0; y <= 40 && !rc; y++)
+      for (int hi = -3; hi <= 45; hi += 2) {
+        rc = lt_emu_launch(rows_box_kernel, dim3(1), dim3(64), 4096 + 8, NULL, m, (const char *)g, (int64_t)P * 2, y, hi,
+                           n, (int64_t)C * 2, out);
+        if (rc) break;
+        n_box++;
+        n_thread += lt_tma_rows_by_thread(y, hi, n, 16);
+        const int h = hi < 0 ? 0 : hi < n ? hi : n;
+        for (int r = 0; r < 16; r++)
+          for (int c = 0; c < C; c++) {
+            const int at = r * 128 + ((c * 2 / 16) ^ (r % 8)) * 16 + c * 2 % 16;
+            const uint16_t want = y + r < h ? g[(y + r) * P + c] : 0, got = (uint16_t)(out[at] | out[at + 1] << 8);
+            if (got != want && !bad++)
+              snprintf(why, sizeof why, "%d rows, box from row %d, end %d: element (%d, %d) is %#x, want %#x", n, y,
+                       hi, r, c, got, want);
+          }
+      }
+    if (rc && !bad++) snprintf(why, sizeof why, "%d rows: encode or launch %d: %s", n, rc, lt_emu::message());
+  }
+  char name[200];
+  snprintf(name, sizeof name, "maps of X:rows views: %d boxes (%d by the thread) hold the rows below the end, zeros "
+           "past it", n_box, n_thread);
+  verdict(name, bad == 0 && n_thread > 0 && n_thread < n_box, why);
 }
 
 /* ------------------------------------------------------------------ */
@@ -513,6 +583,7 @@ int main(int argc, char **argv) {
   if (argc > 1) label = argv[1];
   test_encode();
   test_tma_load();
+  test_rows_map();
   test_phases();
   test_ring();
   test_fence();
