@@ -8,7 +8,9 @@
 **   - a uniform scalar (sizes, ids, loop indices) is pure: always;
 **   - a tile value: when the use is a later statement of the same block,
 **     has the same shape (no recomputation per broadcast element), and no
-**     statement in between writes a fragment the value reads.
+**     statement in between writes a fragment the value reads; a value that
+**     divides or calls a function stays a register tile where the use
+**     works on a larger tile that reads it broadcast.
 ** Values named by a Lua local stay as named registers, for readability.
 */
 #include "lt.h"
@@ -81,6 +83,17 @@ static int reads_written(Expr *e, Stmt *st) {
   return reads_written(e->a, st) || reads_written(e->b, st) || reads_written(e->c, st);
 }
 
+/* Does e divide or call a function (exp, log, sqrt, tanh, ...)?  Such a
+** value is computed once where it is made rather than once an element
+** where a larger tile reads it broadcast (attention's 1 / l a row, inlined
+** into the store of O, was 64 divisions a thread). */
+static int costly(const Expr *e) {
+  if (!e) return 0;
+  if (e->kind == E_BINARY && (e->op == B_DIV || e->op == B_IDIV || e->op == B_MOD || e->op == B_POW)) return 1;
+  if (e->kind == E_UNARY && e->op >= U_SIGMOID) return 1;
+  return costly(e->a) || costly(e->b) || costly(e->c);
+}
+
 /* Tries to fold the S_LET at *link into its use; returns 1 if it did. */
 static int try_inline(Stmt **link) {
   Stmt *def = *link;
@@ -104,6 +117,8 @@ static int try_inline(Stmt **link) {
     if (reach < 0) return 0;
     if (slot) {
       if ((*slot)->shape[0] != s->shape[0] || (*slot)->shape[1] != s->shape[1]) return 0;
+      if (u->val && (u->val->shape[0] != s->shape[0] || u->val->shape[1] != s->shape[1]) && costly(def->val))
+        return 0;   /* read broadcast: once a row (or column), not once an element */
       if (u->kind == S_REDUCE || u->kind == S_LET || u->kind == S_ASSIGN || u->kind == S_STORE ||
           u->kind == S_SSTORE || u->kind == S_GEMM) {
         Expr *val = def->val;

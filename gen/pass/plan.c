@@ -321,6 +321,17 @@ static int stores_wide(const Stmt *first) {
   return 0;
 }
 
+/* Do only stores to f16 / bf16 tensors, among the statements from `first`
+** on (at their level), read symbol v (attention's 1 / l a row, which
+** inline.c keeps out of O's store)? */
+static int narrow_only(const Stmt *first, const Sym *v) {
+  for (const Stmt *s = first; s; s = s->next)
+    if ((s->kind != S_STORE || ltI_dtypes[s->view->t->dt].bytes != 2) &&
+        (ltP_names(s, v) || ltP_uses(s->body.first, v) || ltP_uses(s->orelse.first, v)))
+      return 0;
+  return 1;
+}
+
 /* Marks the float divisions of the statements from `first` on (and of
 ** those inside them) fast. */
 static void fast_block(Stmt *first) {
@@ -346,7 +357,9 @@ static void fast_divisions(Kernel *k, Stmt *first) {
     return;
   }
   for (Stmt *s = first; s; s = s->next)   /* else those of the f16 / bf16 stores (attention's O beside its f32 LSE) */
-    if (s->kind == S_STORE && ltI_dtypes[s->view->t->dt].bytes == 2) fast_expr(s->val);
+    if ((s->kind == S_STORE && ltI_dtypes[s->view->t->dt].bytes == 2) ||
+        (s->kind == S_LET && s->dst->rank && narrow_only(s->next, s->dst)))   /* and of values only they read */
+      fast_expr(s->val);
 }
 
 /* Does a statement from `first` on (or one inside them) divide floats? */

@@ -333,6 +333,10 @@ static void attention_bf16_d96_softcap_block(int pid, int bh, const lt_bf16 *res
     seen[ri] = l[ri] > 0.0f;
   }
   // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t90[128];
+  for (int ri = 0; ri < 128; ++ri) {
+    t90[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
   {
     const bool ok = b < B && h_2 < Hq;
     lt_bf16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -341,7 +345,7 @@ static void attention_bf16_d96_softcap_block(int pid, int bh, const lt_bf16 *res
         const int gr = qb * 128 + ri;
         const int gc = ci;
         lt_bf16 *ptr = base + (int64_t)gr * sos + gc;
-        if (ok && gr >= 0 && gr < Sq && gc < 96) ptr[0] = lt_f32_to_bf16(o[ri * 128 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+        if (ok && gr >= 0 && gr < Sq && gc < 96) ptr[0] = lt_f32_to_bf16(o[ri * 128 + ci] * t90[ri]);
       }
     }
   }

@@ -477,6 +477,10 @@ static void attention_decode_f16_d64_combine_block(int prog, lt_f16 *restrict O,
     seen[ri] = l[ri] > 0.0f;
   }
   // attention_decode.lua:157: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t171[8];
+  for (int ri = 0; ri < 8; ++ri) {
+    t171[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
   {
     const bool ok = b < B && b >= 0;
     lt_f16 *base = O + (int64_t)b * sob;
@@ -486,7 +490,7 @@ static void attention_decode_f16_d64_combine_block(int prog, lt_f16 *restrict O,
         const int gr = h_2[ri];
         const int gc = ci;
         lt_f16 *ptr = base + (int64_t)g1 * sos + (int64_t)gr * soh + gc;
-        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri]) ptr[0] = lt_f32_to_f16(o[ri * 64 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri]) ptr[0] = lt_f32_to_f16(o[ri * 64 + ci] * t171[ri]);
       }
     }
   }

@@ -391,6 +391,10 @@ static void attention_decode_f16_d64_paged_block(int prog, int split, const lt_f
   // attention_decode.lua:236: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
   const int ws_row = (split * nrb + rb) * 64;
   // attention_decode.lua:237: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t130[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    t130[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -399,7 +403,7 @@ static void attention_decode_f16_d64_paged_block(int prog, int split, const lt_f
         const int gr = ws_row + ri;
         const int gc = ci;
         float *ptr = base + (int64_t)gr * 68 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 64 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f));
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 64 + ci] * t130[ri];
       }
     }
   }

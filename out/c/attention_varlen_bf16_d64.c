@@ -628,6 +628,10 @@ static void attention_varlen_bf16_d64_block(int pid, const lt_bf16 *restrict Q, 
     seen[ri] = l[ri] > 0.0f;
   }
   // attention_varlen.lua:213: k:store(Ob:tile({ h, 0, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t551[128];
+  for (int ri = 0; ri < 128; ++ri) {
+    t551[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
   {
     const bool ok = h_2 < Hq;
     lt_bf16 *base = O + (int64_t)h_2 * soh;
@@ -636,7 +640,7 @@ static void attention_varlen_bf16_d64_block(int pid, const lt_bf16 *restrict Q, 
         const int64_t gr = (int64_t)m0 + ri;
         const int gc = ci;
         lt_bf16 *ptr = base + (int64_t)gr * sot + gc;
-        if (ok && gr >= 0 && gr < TQ && gr < q_end) ptr[0] = lt_f32_to_bf16(o[ri * 64 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+        if (ok && gr >= 0 && gr < TQ && gr < q_end) ptr[0] = lt_f32_to_bf16(o[ri * 64 + ci] * t551[ri]);
       }
     }
   }

@@ -532,6 +532,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_kernel(c
   // attention_decode.lua:236: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
   const int ws_row = (split * nrb + rb) * 64;
   // attention_decode.lua:237: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t130[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    t130[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -542,7 +547,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_kernel(c
         const int gr = ws_row + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         float *ptr = base + (int64_t)gr * 132 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 8 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f));
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 8 + ci] * t130[ri];
       }
     }
   }

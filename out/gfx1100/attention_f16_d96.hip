@@ -511,6 +511,11 @@ __global__ void __launch_bounds__(256) attention_f16_d96_kernel(const _Float16 *
     seen[ri] = l[ri] > 0.0f;
   }
   // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t84[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    t84[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
   {
     const bool ok = b < B && h_2 < Hq;
     _Float16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -521,7 +526,7 @@ __global__ void __launch_bounds__(256) attention_f16_d96_kernel(const _Float16 *
         const int gr = qb * 128 + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         _Float16 *ptr = base + (int64_t)gr * sos + gc;
-        if (ok && gr >= 0 && gr < Sq && gc < 96) ptr[0] = (_Float16)(o[ri * 8 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+        if (ok && gr >= 0 && gr < Sq && gc < 96) ptr[0] = (_Float16)(o[ri * 8 + ci] * t84[ri]);
       }
     }
   }

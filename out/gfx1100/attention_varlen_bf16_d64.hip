@@ -805,6 +805,11 @@ __global__ void __launch_bounds__(256) attention_varlen_bf16_d64_kernel(const lt
     seen[ri] = l[ri] > 0.0f;
   }
   // attention_varlen.lua:213: k:store(Ob:tile({ h, 0, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t551[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    t551[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
   {
     const bool ok = h_2 < Hq;
     lt_bf16 *base = O + (int64_t)h_2 * soh;
@@ -815,7 +820,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bf16_d64_kernel(const lt
         const int64_t gr = (int64_t)m0 + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         lt_bf16 *ptr = base + (int64_t)gr * sot + gc;
-        if (ok && gr >= 0 && gr < TQ && gr < q_end) ptr[0] = lt_f32_to_bf16(o[ri * 4 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+        if (ok && gr >= 0 && gr < TQ && gr < q_end) ptr[0] = lt_f32_to_bf16(o[ri * 4 + ci] * t551[ri]);
       }
     }
   }

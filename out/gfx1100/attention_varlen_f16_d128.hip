@@ -805,6 +805,11 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const _F
     seen[ri] = l[ri] > 0.0f;
   }
   // attention_varlen.lua:213: k:store(Ob:tile({ h, 0, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t551[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    t551[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
   {
     const bool ok = h_2 < Hq;
     _Float16 *base = O + (int64_t)h_2 * soh;
@@ -815,7 +820,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const _F
         const int64_t gr = (int64_t)m0 + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         _Float16 *ptr = base + (int64_t)gr * sot + gc;
-        if (ok && gr >= 0 && gr < TQ && gr < q_end) ptr[0] = (_Float16)(o[ri * 8 + ci] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+        if (ok && gr >= 0 && gr < TQ && gr < q_end) ptr[0] = (_Float16)(o[ri * 8 + ci] * t551[ri]);
       }
     }
   }

@@ -436,6 +436,8 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
   bool seen[1];
   seen[0] = l[0] > 0.0f;
   // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t90[1];
+  t90[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
     const bool ok = b < B && h_2 < Hq;
     lt_bf16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -447,12 +449,12 @@ __global__ void __launch_bounds__(256) attention_bf16_d128_softcap_kernel(const 
       if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 8 == 0) {
         union { uint2 v[1]; lt_bf16 e[4]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_f32_to_bf16(o[ci * 4 + vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_f32_to_bf16(o[ci * 4 + vi] * t90[0]);
         ((uint2 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sq) ptr[vi] = lt_f32_to_bf16(o[ci * 4 + vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
+          if (ok && gr >= 0 && gr < Sq) ptr[vi] = lt_f32_to_bf16(o[ci * 4 + vi] * t90[0]);
         }
       }
     }

@@ -436,6 +436,8 @@ __global__ void __launch_bounds__(256) attention_f16_d96_kernel(const _Float16 *
   bool seen[1];
   seen[0] = l[0] > 0.0f;
   // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t84[1];
+  t84[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
     const bool ok = b < B && h_2 < Hq;
     _Float16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -447,12 +449,12 @@ __global__ void __launch_bounds__(256) attention_f16_d96_kernel(const _Float16 *
       if (ok && gr >= 0 && gr < Sq && gc + 4 <= 96 && (uintptr_t)ptr % 8 == 0) {
         union { uint2 v[1]; _Float16 e[4]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = (_Float16)(o[ci * 4 + vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = (_Float16)(o[ci * 4 + vi] * t84[0]);
         ((uint2 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < Sq && gc + 4 <= 96) ptr[vi] = (_Float16)(o[ci * 4 + vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
+          if (ok && gr >= 0 && gr < Sq && gc + 4 <= 96) ptr[vi] = (_Float16)(o[ci * 4 + vi] * t84[0]);
         }
       }
     }

@@ -730,6 +730,8 @@ __global__ void __launch_bounds__(256) attention_varlen_bf16_d128_kernel(const l
   bool seen[1];
   seen[0] = l[0] > 0.0f;
   // attention_varlen.lua:213: k:store(Ob:tile({ h, 0, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t551[1];
+  t551[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
     const bool ok = h_2 < Hq;
     lt_bf16 *base = O + (int64_t)h_2 * soh;
@@ -741,12 +743,12 @@ __global__ void __launch_bounds__(256) attention_varlen_bf16_d128_kernel(const l
       if (ok && gr >= 0 && gr < TQ && gr < q_end && (uintptr_t)ptr % 8 == 0) {
         union { uint2 v[1]; lt_bf16 e[4]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_f32_to_bf16(o[ci * 4 + vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_f32_to_bf16(o[ci * 4 + vi] * t551[0]);
         ((uint2 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < TQ && gr < q_end) ptr[vi] = lt_f32_to_bf16(o[ci * 4 + vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
+          if (ok && gr >= 0 && gr < TQ && gr < q_end) ptr[vi] = lt_f32_to_bf16(o[ci * 4 + vi] * t551[0]);
         }
       }
     }

@@ -775,6 +775,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
   // attention_decode.lua:236: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
   const int ws_row = (split * nrb + rb) * 64;
   // attention_decode.lua:237: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t130[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t130[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -788,12 +793,12 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f));
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t130[ri];
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f));
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t130[ri];
           }
         }
       }

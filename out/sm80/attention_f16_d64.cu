@@ -707,6 +707,11 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
     seen[ri] = l[ri] > 0.0f;
   }
   // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t84[4];
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    t84[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
   {
     const bool ok = b < B && h_2 < Hq;
     __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -720,12 +725,12 @@ __global__ void __launch_bounds__(128) attention_f16_d64_kernel(const __half *__
         if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * t84[ri]);
           ((uint32_t *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * t84[ri]);
           }
         }
       }

@@ -1049,9 +1049,14 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_cp_kernel(const __nv_b
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
+  // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t106[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t106[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
   lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
   lt_wgmma_settle(o);   /* read below, after the wait */
-  // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   {
     const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
     __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -1065,12 +1070,12 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_cp_kernel(const __nv_b
         if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96 && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t106[ri]);
           ((uint32_t *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t106[ri]);
           }
         }
       }
@@ -1586,6 +1591,11 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d96_kernel(const __grid
         seen[ri] = l[ri] > 0.0f;
       }
       // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+      float t106[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t106[ri] = seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f;
+      }
       {
         const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
         __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -1599,12 +1609,12 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d96_kernel(const __grid
             if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96 && (uintptr_t)ptr % 4 == 0) {
               union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
               #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f)));
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t106[ri]);
               ((uint32_t *)ptr)[0] = h.v[0];
             } else {
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f)));
+                if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t106[ri]);
               }
             }
           }

@@ -1072,6 +1072,11 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_softcap_cp_kernel(cons
     seen[ri] = l[ri] > 0.0f;
   }
   // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t110[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t110[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
   {
     const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
     __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -1085,12 +1090,12 @@ __global__ void __launch_bounds__(256) attention_bf16_d96_softcap_cp_kernel(cons
         if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96 && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t110[ri]);
           ((uint32_t *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t110[ri]);
           }
         }
       }
@@ -1626,6 +1631,11 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d96_softcap_kernel(cons
         seen[ri] = l[ri] > 0.0f;
       }
       // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+      float t110[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t110[ri] = seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f;
+      }
       {
         const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
         __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -1639,12 +1649,12 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d96_softcap_kernel(cons
             if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96 && (uintptr_t)ptr % 4 == 0) {
               union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
               #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f)));
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t110[ri]);
               ((uint32_t *)ptr)[0] = h.v[0];
             } else {
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f)));
+                if (ok && gr >= 0 && gr < Sq && gc + 2 <= 96) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t110[ri]);
               }
             }
           }

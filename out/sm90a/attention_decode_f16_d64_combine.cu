@@ -436,6 +436,8 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_combine_kernel(_
   bool seen[1];
   seen[0] = l[0] > 0.0f;
   // attention_decode.lua:157: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t171[1];
+  t171[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
     const bool ok = b < B && b >= 0;
     __half *base = O + (int64_t)b * sob;
@@ -446,12 +448,12 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_combine_kernel(_
     if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 8 == 0) {
       union { uint2 v[1]; __half e[4]; } h;
       #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) h.e[vi] = __float2half_rn(o[vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
+      for (int vi = 0; vi < 4; ++vi) h.e[vi] = __float2half_rn(o[vi] * t171[0]);
       ((uint2 *)ptr)[0] = h.v[0];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
-        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0]) ptr[vi] = __float2half_rn(o[vi] * ((seen[0] ? 1.0f / l[0] : 0.0f)));
+        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0]) ptr[vi] = __float2half_rn(o[vi] * t171[0]);
       }
     }
   }

@@ -1069,6 +1069,11 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_cp_kernel(cons
     seen[ri] = l[ri] > 0.0f;
   }
   // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t110[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t110[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
   {
     const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
     __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
@@ -1080,7 +1085,7 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_cp_kernel(cons
         for (int ci = 0; ci < 16; ++ci) {
           union { uint32_t v; __half e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * t110[ri]);
           *(uint32_t *)&O_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
         }
       }
@@ -1100,12 +1105,12 @@ __global__ void __launch_bounds__(256) attention_f16_d128_softcap_cp_kernel(cons
           if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __half e[2]; } h;
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * t110[ri]);
             ((uint32_t *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+              if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * t110[ri]);
             }
           }
         }
@@ -1645,6 +1650,11 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_softcap_kernel(cons
         seen[ri] = l[ri] > 0.0f;
       }
       // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+      float t110[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t110[ri] = seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f;
+      }
       {   /* out by TMA stores (O_map: only the elements inside O are written), each consumer warpgroup its 64 rows, 128 columns at a time through O_out[wg] */
         const int wg = tid / 128;   /* this thread's warpgroup */
         if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read O_out[wg] */
@@ -1655,7 +1665,7 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_softcap_kernel(cons
           for (int ci = 0; ci < 16; ++ci) {
             union { uint32_t v; __half e[2]; } h;
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * ((seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f)));
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * t110[ri]);
             *(uint32_t *)&O_out[wg][((ci * 8 + col0) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) / 64][ri * 8 + row0 - wg * 64][((ci * 8 + col0) ^ ((ri * 8 + row0 - wg * 64) & 7) << 3) % 64] = h.v;
           }
         }

@@ -1006,6 +1006,11 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d64_kernel(const __h
     seen[ri] = l[ri] > 0.0f;
   }
   // attention_varlen.lua:213: k:store(Ob:tile({ h, 0, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t551[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t551[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
   {
     const bool ok = h_2 < Hq;
     __half *base = O + (int64_t)h_2 * soh;
@@ -1019,12 +1024,12 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d64_kernel(const __h
         if (ok && gr >= 0 && gr < TQ && gr < q_end && (uintptr_t)ptr % 4 == 0) {
           union { uint32_t v[1]; __half e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * t551[ri]);
           ((uint32_t *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < TQ && gr < q_end) ptr[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * ((seen[ri] ? 1.0f / l[ri] : 0.0f)));
+            if (ok && gr >= 0 && gr < TQ && gr < q_end) ptr[vi] = __float2half_rn(o[ri * 16 + ci * 2 + vi] * t551[ri]);
           }
         }
       }
