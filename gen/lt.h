@@ -533,6 +533,7 @@ int ltP_waits_for(const Sym *const *inflight, int n, const Stmt *s, int chain); 
                                                                                    before s? */
 int ltP_add_inflight(const Sym **set, int n, const Sym *acc);         /* -1 past 8 */
 int ltP_uses(const Stmt *first, const Sym *x);    /* does a statement from first on name x? */
+int ltP_gemms(const Stmt *first);                /* plan.c: the gemms an iteration from first runs */
 void ltP_plan_defer(Kernel *k, Stmt *loop);      /* defer.c: Stmt.defer of a warp-specialized loop */
 int ltP_wait_keep(const Sym *const *inflight, int n, const Stmt *s);  /* defer.c: the newest wgmma groups that
                                                                           may stay in flight before s */

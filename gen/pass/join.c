@@ -39,21 +39,11 @@ static int gemm_in_branch(const Block *b, const Sym *acc, int in_if) {
   return 0;
 }
 
-/* The gemms an iteration of block b runs (of an if, the larger branch's). */
-static int gemms_of(const Block *b) {
-  int n = 0;
-  for (const Stmt *s = b->first; s; s = s->next) {
-    int t = gemms_of(&s->body), e = gemms_of(&s->orelse);
-    n += (s->kind == S_GEMM) + (t > e ? t : e);
-  }
-  return n;
-}
-
 /* Drops the carried wgmmas of warp-specialized loop s where there are two
 ** or more, or one beside more than two gemms an iteration, and one of
 ** them is issued in a branch (see above). */
 static void plan_loop(Stmt *s) {
-  if (s->ncarried < 1 || (s->ncarried < 2 && gemms_of(&s->body) <= 2)) return;
+  if (s->ncarried < 1 || (s->ncarried < 2 && ltP_gemms(s->body.first) <= 2)) return;
   for (int i = 0; i < s->ncarried; i++)
     if (gemm_in_branch(&s->body, s->carried[i], 0)) {
       s->carried = NULL;

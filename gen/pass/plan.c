@@ -222,10 +222,10 @@ static int opening_n(const Stmt *first) {
 
 /* The gemms an iteration of the work from `first` runs (of an if, the
 ** larger branch's). */
-static int gemms_of(const Stmt *first) {
+int ltP_gemms(const Stmt *first) {
   int n = 0;
   for (const Stmt *x = first; x; x = x->next) {
-    int a = gemms_of(x->body.first), b = gemms_of(x->orelse.first);
+    int a = ltP_gemms(x->body.first), b = ltP_gemms(x->orelse.first);
     n += (x->kind == S_GEMM) + (a > b ? a : b);
   }
   return n;
@@ -273,7 +273,7 @@ static const char *warpspec_why(Kernel *k, Stmt *loop, const Target *t) {
   if (k->threads < 256 && works_on_opening_gemm(p))
     return "one consumer warpgroup would wait for each S of its opening gemm with nothing to overlap its work on it "
            "(the cp.async ring runs several blocks an SM)";
-  if (works_on_opening_gemm(p) && gemms_of(p) == 3 && opening_n(p) < 64)
+  if (works_on_opening_gemm(p) && ltP_gemms(p) == 3 && opening_n(p) < 64)
     return "3 gemms an iteration, with work on the first one's result between them, at fewer than 64 columns of it "
            "(attention's dQ at d256, 32 keys a step: measured slower warp-specialized than on the cp.async ring)";
   for (x = k->body.first; x != loop; x = x->next)   /* land before the loop: no barrier (barrier.c) */
@@ -503,7 +503,7 @@ static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   ** G 64, N 14336: 10.9 GB read from DRAM persistent, 7.0 GB so; 1.18x). */
   k->uneven = !program_invariant(loop->lo) || !program_invariant(loop->hi);
   k->persistent = t->persistent && !k->one_a_block && !divides(loop->next) &&
-                  (!k->pre_bytes || gemms_of(consumers(loop)) <= 2) && (k->pre_bytes || !k->uneven);
+                  (!k->pre_bytes || ltP_gemms(consumers(loop)) <= 2) && (k->pre_bytes || !k->uneven);
   k->pre_reload = k->persistent && k->pre_bytes;
   /* H200, bf16 d128 causal, the grouped order walked blockIdx.x, + gridDim.x, ...: 0.66-0.73x the
   ** one-program-a-block grid at 4K and 16K, whose blocks the hardware hands out as SMs free up: at 16K block
@@ -513,7 +513,7 @@ static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   k->splitk = splitk(k, loop);
   int ncons = k->threads * (k->pingpong ? 2 : 1), all = ncons + k->producers, share = t->regs / all / 8 * 8;
   if (ncons >= 256 && t->regs) {
-    k->reg_producer = gemms_of(consumers(loop)) > 2 ? 24 : 40;
+    k->reg_producer = ltP_gemms(consumers(loop)) > 2 ? 24 : 40;
     k->reg_consumer = (share * all - k->reg_producer * k->producers) / ncons / 8 * 8;
     if (k->reg_consumer > 256) k->reg_consumer = 256;
   }
@@ -911,7 +911,7 @@ static int waits_at_top(const Stmt *first, const Sym *const *set, int n) {
 
 static void plan_consumers(Kernel *k, Stmt *s) {
   Stmt *w = opening_wgmma(consumers(s));
-  if (w && k->threads == 256 && works_on(w->next, w->dst) && gemms_of(consumers(s)) <= 2) s->open_gemm = w;
+  if (w && k->threads == 256 && works_on(w->next, w->dst) && ltP_gemms(consumers(s)) <= 2) s->open_gemm = w;
   const Sym *carry[8];
   int waited = 0, n = wgmmas_after(consumers(s), carry, 0, &waited, 1, 1);
   if (n > 0) {   /* what one iteration leaves is what the next starts with */
