@@ -328,16 +328,6 @@ void ltL_issue(E *e, const Stmt *first) {
     if (issues_here(e, s->view)) members++;
   if (members < 2) return;
   const char *raw = first->issue_group > 1 ? ltU_fmt("lt_raw%d", first->issue_group) : "lt_raw";
-  for (const Stmt *s = first; s; s = s->issue_next) {
-    if (!issues_here(e, s->view)) continue;
-    int shape[2];
-    ltI_view_shape(s->view, shape);
-    const Layout *l = s->dst->layout;
-    e->issued[e->nissued].v = s->view;
-    e->issued[e->nissued].raw = raw;
-    e->issued[e->nissued++].at = n;
-    n += (shape[0] == l->rows ? l->nr : 1) * (shape[1] == l->cols ? l->nc : 1);
-  }
   Buf lines = {0}, *b = e->b;
   e->b = &lines;   /* (the loads' text first: the array's size is known after) */
   const char *what = NULL;
@@ -348,6 +338,10 @@ void ltL_issue(E *e, const Stmt *first) {
     int shape[2];
     ltI_view_shape(v, shape);
     const Layout *l = s->dst->layout;
+    e->issued[e->nissued].v = v;   /* its vectors: raw[n], raw[n + 1], ... */
+    e->issued[e->nissued].raw = raw;
+    e->issued[e->nissued++].at = n;
+    n += (shape[0] == l->rows ? l->nr : 1) * (shape[1] == l->cols ? l->nc : 1);
     const char *tn = ltE_stype(e, v->t->dt), *ok = NULL, *base = NULL;
     ltE_line(e, "{");
     e->depth++;
