@@ -148,13 +148,16 @@ def lua_entry(target, device, variant, bucket, cfg, pts):
     return lines
 
 
-def other_entries(path, targets):
-    """The entry blocks of an existing tuned file whose target is none of `targets`."""
+def entry_blocks(path):
+    """The entry blocks of an existing tuned file (their text), or []."""
     if not os.path.exists(path):
         return []
-    text = open(path).read()
-    blocks = re.findall(r"\n    \{\n.*?\n    \},", text, re.S)
-    return [b.strip("\n").splitlines() for b in blocks if not any(f'target = "{t}"' in b for t in targets)]
+    return re.findall(r"\n    \{\n.*?\n    \},", open(path).read(), re.S)
+
+
+def other_entries(path, targets):
+    """The entry blocks of an existing tuned file whose target is none of `targets`."""
+    return [b.strip("\n").splitlines() for b in entry_blocks(path) if not any(f'target = "{t}"' in b for t in targets)]
 
 
 HAND_FIELDS = ("keep_row", "off_grid")
@@ -172,7 +175,7 @@ def hand_entries(path, target, device):
     text = open(path).read()
     notes = [l for l in text.split("return {")[0].splitlines()[5:] if l.startswith("--")]
     out = {}
-    for b in re.findall(r"\n    \{\n.*?\n    \},", text, re.S):
+    for b in entry_blocks(path):
         if f'target = "{target}"' not in b or f'device = "{device}"' not in b:
             continue
         bucket = re.search(r'bucket = "(\w)=(\d+)"', b)
