@@ -20,18 +20,17 @@
 -- body is attention.lua's (online softmax, GQA, windows, causal
 -- bottom-right per sequence, LSE) with the lengths read from memory.
 --
--- On sm90a the key blocks go through the cp.async ring with the two
--- warpgroups taking turns at S = Q K^T.  The config's `tma = true` (gen
--- -D tma=true) builds the dense forward's warp-specialized TMA ring
--- instead (a producer warpgroup, O += P V one iteration late, scale folded
--- into the exponentials), one program a block: its copies of X:rows views
--- go through tensor maps that zero-fill from the sequence's end on
--- (docs/dsl.md, "Views"), and a slot with no block of rows runs no key
--- block (its Q copy reads zeros, its stores write nothing).  H200: 0.95-
--- 0.97x the dense kernel on one sequence (the cp.async ring 0.83-0.86x),
--- but on the mix 12, 37, 1000, 4096, 8191 causal 0.70x against the ring's
--- 0.77x (full 0.84x against 0.83x), so the ring stays the default
--- (docs/performance.md).
+-- On sm90a at d128 (the config's `tma = true`) the body runs on the dense
+-- forward's warp-specialized TMA ring (a producer warpgroup, O += P V one
+-- iteration late, scale folded into the exponentials), one program a
+-- block: its copies of X:rows views go through tensor maps that zero-fill
+-- from the sequence's end on (docs/dsl.md, "Views"), and a slot with no
+-- block of rows runs no key block (its Q copy reads zeros, its stores
+-- write nothing).  H200, on the mix 12, 37, 1000, 4096, 8191: 0.84x the
+-- dense kernel causal and 0.93x full (the cp.async ring 0.84x and 0.85x),
+-- on one sequence 0.94-1.00x (the ring 0.84-0.86x; docs/performance.md).
+-- Elsewhere (and with -D tma=false) the key blocks go through the
+-- cp.async ring, the two warpgroups taking turns at S = Q K^T on sm90a.
 --
 -- A sequence's start is clamped to [0, total] and its end to [start,
 -- total]; its queries past max_seqlen_q are not computed (their O and LSE
@@ -55,13 +54,14 @@ return tile.kernel {
     hdim = { "d64", "d128" },
   },
   -- max_seqs: the search's reach (B <= max_seqs, the launcher checks): 3 rounds
-  -- tma: the warp-specialized TMA build on sm90a (above), for A/B runs
+  -- tma: the warp-specialized TMA build on sm90a (above)
   config = { BM = 128, BN = 64, stages = 2, threads = 256, max_seqs = 4096, tma = false },
   -- the dense forward's tuned tiles on the same head dims (dsl/tuned/attention.lua), but
   -- for sm80 at d128: its 128 threads (BN 32) spilled here (ptxas, sm_80: 28 bytes), with
-  -- the sequence's bounds live across the loop; 256 threads and BN 64 do not
+  -- the sequence's bounds live across the loop; 256 threads and BN 64 do not.  The TMA
+  -- build where it was measured, sm90a d128 (d64 keeps the ring: checked, not timed)
   variant_config = function(v, target)
-    if target == "sm90a" and v.hdim == "d128" then return { BN = 128, stages = 3 } end
+    if target == "sm90a" and v.hdim == "d128" then return { BN = 128, stages = 3, tma = true } end
     if target == "sm80" and v.hdim == "d64" then return { threads = 128 } end
   end,
   params = function(v)
@@ -100,8 +100,9 @@ return tile.kernel {
     -- be): the programs' lengths differ by sequence (a 12-row sequence's
     -- block has one key block, an 8191-row one's last block 64), which
     -- blocks walking the grid statically share out unevenly (H200, the
-    -- mix: causal 2198 against 1727 us); the hardware hands the blocks out
-    -- in this longest-first order as SMs free up
+    -- mix: causal 1645 against 1512 us, full 2730 against 2626); the
+    -- hardware hands the blocks out in this longest-first order as SMs
+    -- free up
     local pid = k:grid(slots * p.Hq, { persistent = false })
     local h = pid % p.Hq
     local slot = slots - 1 - pid // p.Hq

@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 forward over packed variable-length sequences (cu_seqlens): O and LSE, with GQA, causal / window.
  *
- * Config: BM=128 BN=128 max_seqs=4096 stages=3 threads=256 tma=false.
+ * Config: BM=128 BN=128 max_seqs=4096 stages=3 threads=256 tma=true.
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_varlen_f16_d128.cu
  */
 #include <cuda_runtime.h>
@@ -201,8 +201,421 @@ template <int TB> LT_FN void lt_wgmma_m64n128k16_f16(float (&d)[64], const uint3
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(scale_d));
 }
 
-/* One block (256 threads) of attention_varlen_f16_d128. */
-__global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, const int *__restrict__ cu_seqlens_q, const int *__restrict__ cu_seqlens_k, int Hq, int TQ, int Hkv, int TK, int B1, int64_t sqh, int64_t sqt, int64_t skh, int64_t skt, int64_t svh, int64_t svt, int64_t soh, int64_t sot, int max_seqlen_q, int max_seqlen_k, float scale, int window_left, int window_right)
+/* Hopper's asynchronous copies and their barriers (sm_90; setmaxnreg
+** sm_90a): what a warp-specialized stage ring is made of.  A producer
+** thread copies tiles from global to shared memory with the bulk tensor
+** copy engine (TMA), each copy signalling its bytes on the stage's "full"
+** mbarrier; the consumers wait on that barrier's phase, read the stage
+** (wgmma), and arrive on the stage's "empty" mbarrier, which the producer
+** waits on before it fills the stage again.  The tensor maps the copies
+** read are made on the host by lt_tma_encode (below) and passed to the
+** kernel by value (const __grid_constant__ CUtensorMap).
+** Shared addresses are the 32-bit .shared::cta ones (__cvta_generic_to_shared). */
+#include <cuda.h>   /* CUtensorMap and its enums: types only, the program links no -lcuda */
+
+/* ---- mbarrier (PTX ISA, "Parallel Synchronization and Communication
+** Instructions: mbarrier") ----
+** An mbarrier is a 64-bit object in shared memory (8-byte aligned) that
+** counts a phase: the phase completes when its pending arrivals reach zero
+** and its transaction count (tx-count: bytes announced by expect-tx and not
+** yet delivered by complete-tx) is zero; then the next phase begins with
+** the arrival count it was initialized with.  Waits name a phase by its
+** parity: the current phase's or the one just before. */
+
+/* mbarrier.init: `count` arrivals per phase (1 to 2^20 - 1), phase 0,
+** tx-count 0.  One thread initializes; the others may use the barrier only
+** after a barrier of the block that follows lt_mbar_init_fence. */
+LT_FN void lt_mbar_init(uint64_t *bar, uint32_t count) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(a), "r"(count) : "memory");
+}
+/* fence.mbarrier_init.release.cluster: the initializing thread's
+** mbarrier.init operations are ordered before what other threads and the
+** copy engine do with the barriers after the next block barrier (the only
+** form the ISA has: release semantics, cluster scope). */
+LT_FN void lt_mbar_init_fence(void) { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+/* mbarrier.arrive: one arrival on the current phase, with release
+** semantics (this thread's earlier memory accesses are ordered before what
+** a thread that sees the phase complete does next).  The state it returns
+** is not needed: waits go by parity, so the sink `_` takes it. */
+LT_FN void lt_mbar_arrive(uint64_t *bar) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(a) : "memory");
+}
+/* mbarrier.arrive.expect_tx: raises the current phase's tx-count by
+** `bytes` (the bytes the copies that complete on this barrier will
+** deliver), then arrives.  The phase cannot complete before those bytes
+** are delivered, whatever order the arrival and the copies come in. */
+LT_FN void lt_mbar_arrive_expect_tx(uint64_t *bar, uint32_t bytes) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(a), "r"(bytes) : "memory");
+}
+/* mbarrier.try_wait.parity: 1 once the phase of that parity has completed
+** (`parity` must be the current phase's or the previous one's: the wait
+** for the current phase's parity returns 0 until it completes, the other
+** parity names the phase before, complete already), with acquire
+** semantics; 0 after a time limit the hardware chooses. */
+LT_FN int lt_mbar_try_wait(uint64_t *bar, int parity) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  uint32_t done;
+  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+               : "=r"(done) : "r"(a), "r"(parity) : "memory");
+  return (int)done;
+}
+/* Waits until the phase of parity `parity` has completed.  A ring of S
+** stages whose fill i (0, 1, ...) uses stage i % S waits on the "full"
+** barrier with parity (i / S) & 1, and the producer on the "empty" barrier
+** with the other parity, ((i / S) & 1) ^ 1: its first pass over the ring
+** names the phase before phase 0, complete from the start. */
+LT_FN void lt_mbar_wait(uint64_t *bar, int parity) {
+  while (!lt_mbar_try_wait(bar, parity)) {
+  }
+}
+
+/* ---- proxies (PTX ISA, "Memory Consistency Model: proxies";
+** "membar/fence": fence.proxy.async) ----
+** The copy engine and wgmma access shared memory through the async proxy,
+** ordinary loads and stores (and cp.async) through the generic proxy.
+** Shared memory written by ordinary stores that the copy engine (a TMA
+** store) or wgmma reads next needs this fence in each writing thread,
+** before the barrier that hands the data over.  (Data a TMA load delivered
+** needs no fence: the mbarrier phase it completed orders it.) */
+LT_FN void lt_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+/* bar.sync id, threads: a barrier of `threads` threads (a multiple of 32)
+** on hardware barrier id (1 to 15; 0 is __syncthreads'), for a group of
+** warps that syncs without the others: the consumer warpgroup handing its
+** staged epilogue tile to the thread that stores it (PTX ISA, "bar,
+** barrier"). */
+LT_FN void lt_named_barrier(int id, int threads) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory"); }
+
+/* bar.red.or.pred id, threads: lt_named_barrier that also returns whether
+** `pred` held in any of its threads (PTX ISA, "bar, barrier": the
+** reduction form), so that one thread's finding reaches the group. */
+LT_FN int lt_named_barrier_or(int id, int threads, int pred) {
+  int r;
+  asm volatile("{\n .reg .pred p, q;\n setp.ne.s32 p, %1, 0;\n bar.red.or.pred q, %2, %3, p;\n selp.s32 %0, 1, 0, q;\n}\n"
+               : "=r"(r) : "r"(pred), "r"(id), "r"(threads) : "memory");
+  return r;
+}
+
+/* ---- split-K (gen/lower/splitk.c): the parts of a tile meet in a
+** workspace in global memory.  Each part stores its partial accumulator
+** (st.global.cg: to L2, where the other SMs read), fences it, and the
+** warpgroup's first thread counts the part on the tile's counter; the
+** part that counts last reads the others' (ld.global.cg, after a fence)
+** and resets the counter to 0 for the next launch.  The CUDA
+** programming guide's threadfence pattern ("Memory Fence Functions"). ---- */
+
+/* Counts one part of `parts` on counter *sem; returns whether it was the
+** last, then leaving the counter at 0. */
+LT_FN int lt_split_arrive(unsigned *sem, int parts) {
+  const int last = atomicAdd(sem, 1u) == (unsigned)parts - 1;
+  if (last) atomicExch(sem, 0u);
+  return last;
+}
+LT_FN void lt_split_fence(void) { __threadfence(); }
+LT_FN void lt_split_store4(float *p, float a, float b, float c, float d) { __stcg((float4 *)p, make_float4(a, b, c, d)); }
+LT_FN float4 lt_split_load4(const float *p) { return __ldcg((const float4 *)p); }
+
+/* ---- bulk tensor copies (PTX ISA, "Data Movement and Conversion
+** Instructions: cp.async.bulk.tensor"; "Tensor Access"; the tensor map:
+** "Tensor-map") ----
+** Coordinates are in elements, innermost dimension first (x: the column
+** of a row-major matrix, y: its row), signed: a box that reaches past
+** either edge of the tensor reads zeros there (the map's OOB fill) and a
+** store writes only the elements inside.  The shared-memory tile is the
+** box in row-major order, its 16-byte chunks swizzled as the map says
+** (128-byte swizzle: chunk c of row r at c ^ (r % 8), the same pattern
+** wgmma's descriptors read; the tile must be 1024-byte aligned for it). */
+
+/* A box of the tensor `map` at (x, y) into shared memory at dst; its bytes
+** (the whole box, filled elements too) complete on `bar` as transaction
+** bytes, so the thread that issues it arrives on `bar` with expect-tx of
+** the stage's bytes.  `map`: the address of a __grid_constant__ kernel
+** parameter (or of a map in global or constant memory). */
+LT_FN void lt_tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(b) : "memory");
+}
+/* The same for the box at (x, y, z) of a 3-D map (a batch of matrices:
+** z the matrix) and (x, y, z, w) of a 4-D one. */
+LT_FN void lt_tma_load_3d(void *dst, const CUtensorMap *map, int x, int y, int z, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(b) : "memory");
+}
+LT_FN void lt_tma_load_4d(void *dst, const CUtensorMap *map, int x, int y, int z, int w, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(b) : "memory");
+}
+/* The shared tile at src into the box of `map` at (x, y): only the
+** elements inside the tensor are written.  The copy reads src after the
+** issue, asynchronously: the writers of src fence (lt_fence_proxy_async)
+** before the barrier that precedes the issue, and src is not written
+** again before lt_tma_store_wait_read covers the copy's group. */
+LT_FN void lt_tma_store_2d(const CUtensorMap *map, int x, int y, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(s) : "memory");
+}
+/* The same for the box at (x, y, z) of a 3-D map and (x, y, z, w) of a
+** 4-D one. */
+LT_FN void lt_tma_store_3d(const CUtensorMap *map, int x, int y, int z, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(s) : "memory");
+}
+LT_FN void lt_tma_store_4d(const CUtensorMap *map, int x, int y, int z, int w, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(s) : "memory");
+}
+/* cp.reduce.async.bulk .add.f32: adds the `bytes` (a multiple of 16) of
+** f32 at shared src to those at global dst (16-byte aligned, both), by the
+** copy engine, each element's add atomic; in this thread's bulk group, as
+** the TMA stores: src is not written again before lt_tma_store_wait_read
+** covers the group, and its writers fence (lt_fence_proxy_async) before
+** the barrier that precedes the issue. */
+LT_FN void lt_bulk_reduce_add_f32(float *dst, const float *src, uint32_t bytes) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n"
+               ::"l"(dst), "r"(s), "r"(bytes) : "memory");
+}
+/* cp.async.bulk.commit_group: this thread's bulk stores issued since the
+** last commit form a group. */
+LT_FN void lt_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/* cp.async.bulk.wait_group.read N: waits until at most N of this thread's
+** groups still read their shared source (the source may then be written);
+** lt_tma_store_wait<N>: until at most N are incomplete (their global
+** writes done too). */
+template <int N> static __device__ __forceinline__ void lt_tma_store_wait_read(void) {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N> static __device__ __forceinline__ void lt_tma_store_wait(void) {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+/* prefetch.tensormap: brings the map into the cache the copy engine reads
+** it through, so the first copy does not wait for it. */
+LT_FN void lt_tma_prefetch_map(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
+}
+
+/* ---- the consumers' epilogue ----
+** a / b to 2 ulp over the whole range (div.full.f32: a reciprocal and a
+** product, scaled; not IEEE's rounding, but without its slow path, which
+** is a call): the divisions plan.c makes fast, in the epilogues of
+** warp-specialized kernels that round to f16 or bf16. */
+LT_FN float lt_fdiv(float a, float b) {
+  float y;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+  return y;
+}
+
+/* ---- the persistent grid, on the host ----
+** The SMs of the current device, into *n: queried once a device
+** (cudaDeviceGetAttribute), then cached; returns 0 or the runtime's error. */
+static inline __attribute__((unused)) int lt_sm_count(int *n) {
+  static int sms[64];   /* a race between host threads stores the same count */
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64 && sms[dev] > 0) {
+    *n = sms[dev];
+    return 0;
+  }
+  err = cudaDeviceGetAttribute(n, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64) sms[dev] = *n;
+  return 0;
+}
+
+/* ---- registers (PTX ISA, "Miscellaneous Instructions: setmaxnreg";
+** sm_90a) ----
+** Sets the per-thread register limit of the executing warp to R (24 to
+** 256, a multiple of 8): .dec gives registers back to the block's pool,
+** .inc takes them from it, waiting until the pool has enough.  All four
+** warps of a warpgroup execute the same one; it takes effect only in a
+** kernel with a register limit at entry (__launch_bounds__(threads, 1)),
+** and the compiler warns (C7508) when it cannot honour it.  A producer
+** warpgroup that only issues copies goes down (40), consumer warpgroups
+** that hold wgmma accumulators go up (232): 128 x 40 + 256 x 232 fits the
+** 65536 registers of a 384-thread block. */
+template <int R> static __device__ __forceinline__ void lt_setmaxnreg_inc(void) {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+template <int R> static __device__ __forceinline__ void lt_setmaxnreg_dec(void) {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+
+/* ---- the tensor map, on the host (CUDA driver API,
+** cuTensorMapEncodeTiled) ----
+** The launcher encodes one map per tensor and box its copies read: a
+** tensor of `rank` dimensions (1 to 5), dims[0] the innermost (the
+** elements of a row, stride 1), strides[i] the elements from one index of
+** dimension i + 1 to the next, read and written in boxes of box[0] x
+** box[1] ...  The driver's function is reached through the runtime
+** (cudaGetDriverEntryPointByVersion, or cudaGetDriverEntryPoint before
+** CUDA 12.5), so nothing links -lcuda.  Returns 0, or an error the
+** launcher answers by taking its cp.async path: cudaErrorInvalidValue when
+** the tensor breaks a rule of the copy engine (checked here first: the
+** base address and every stride 16-byte aligned, strides below 2^40 bytes,
+** sizes 1 to 2^32, box sides 1 to 256, the box row a multiple of 16 bytes
+** and no wider than the swizzle span) or the driver refuses it;
+** cudaErrorNotSupported when the driver has no such function.  A
+** dimension of size 1 has no stride to keep: any stride passes there (a
+** batch of one matrix, whatever its batch stride).  Out-of-bounds elements
+** of a box read as zero. */
+enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2, LT_TMA_U8 = 3 };   /* U8: fp8's bytes, copied as they are */
+
+typedef CUresult (*lt_tma_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                     const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static inline __attribute__((unused)) int lt_tma_encode(CUtensorMap *map, const void *base, int dtype, int rank,
+                                                        const uint64_t *dims, const uint64_t *strides,
+                                                        const uint32_t *box, int swizzle_bytes) {
+  static lt_tma_encode_fn encode = NULL;   /* looked up once; a second lookup racing the first finds the same */
+  const uint64_t esize = dtype == LT_TMA_F32 ? 4 : dtype == LT_TMA_U8 ? 1 : 2;
+  const uint64_t span = swizzle_bytes == 0 ? 0 : (uint64_t)swizzle_bytes;
+  if (!map || !base || rank < 1 || rank > 5 ||
+      (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32 && dtype != LT_TMA_U8))
+    return cudaErrorInvalidValue;
+  if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 && swizzle_bytes != 128) return cudaErrorInvalidValue;
+  if ((uintptr_t)base % 16) return cudaErrorInvalidValue;
+  cuuint64_t dim[5], stride[4];
+  cuuint32_t boxd[5], step[5];
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] == 0 || dims[i] > ((uint64_t)1 << 32) || box[i] == 0 || box[i] > 256) return cudaErrorInvalidValue;
+    dim[i] = dims[i], boxd[i] = box[i], step[i] = 1;
+  }
+  for (int i = 1; i < rank; i++) {   /* in bytes; a dimension of one index: any 16-byte multiple will do */
+    uint64_t b = dims[i] == 1 ? (i == 1 ? (dims[0] * esize + 15) / 16 * 16 : stride[i - 2] * dims[i - 1]) : strides[i - 1] * esize;
+    if (b == 0 || b % 16 || b >= ((uint64_t)1 << 40)) return cudaErrorInvalidValue;
+    stride[i - 1] = b;
+  }
+  if ((box[0] * esize) % 16 || (span && box[0] * esize > span)) return cudaErrorInvalidValue;
+  if (!encode) {
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
+#else
+    const cudaError_t err = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &found);
+#endif
+    if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn) return cudaErrorNotSupported;
+    encode = (lt_tma_encode_fn)fn;
+  }
+  const CUtensorMapDataType dt = dtype == LT_TMA_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                 : dtype == LT_TMA_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                 : dtype == LT_TMA_U8   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const CUtensorMapSwizzle sw = swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                : swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                      : CU_TENSOR_MAP_SWIZZLE_NONE;
+  const CUresult r = encode(map, dt, (cuuint32_t)rank, (void *)base, dim, stride, boxd, step,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? 0 : cudaErrorInvalidValue;
+}
+
+/* A row-major matrix of `rows` x `cols` elements, `ld` elements from one
+** row to the next (ld >= cols), in boxes of box_rows x box_cols: the 2-D
+** case of lt_tma_encode. */
+static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, const void *base, int dtype, uint64_t rows,
+                                                           uint64_t cols, uint64_t ld, uint32_t box_rows,
+                                                           uint32_t box_cols, int swizzle_bytes) {
+  if (ld < cols) return cudaErrorInvalidValue;
+  const uint64_t dims[2] = {cols, rows}, strides[1] = {ld};
+  const uint32_t box[2] = {box_cols, box_rows};
+  return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
+}
+
+/* Tensor maps of X:rows(lo, hi) views (gen's TensorMap.rows; included
+** where a kernel's TMA copies read one).  Such a map has two row
+** dimensions, both with the rows' stride: r, of `box` indices (the box's
+** rows; the tensor's n rows where fewer), and e after it, of n - box + 1
+** (1 where n < box), from the tensor's own base, so element (r, e) is row
+** r + e.  A box of rows y .. y + box - 1 (y >= lo >= 0) lies at e =
+** lt_tma_rows_e(y, hi, n, box), r = lt_tma_rows_r(y, e, box): e = y where
+** the box ends at or before hi (and n), else e = h - box (h: hi clamped to
+** [0, n]), so that its rows from h on have r >= box, outside the map, read
+** as zeros (where e < 0 the whole box is outside).  The copy engine reads
+** no row outside [0, h).  That leaves the boxes whose rows cross an h
+** below box (a short sequence at the tensor's start): e would be negative,
+** so lt_tma_rows_by_thread says the issuing thread copies those itself
+** (lt_tma_rows_copy), before it arms the stage's barrier. */
+LT_FN int lt_tma_rows_e(int y, int hi, int n, int box) {
+  const int h = hi < 0 ? 0 : hi < n ? hi : n;
+  return (long long)y + box <= h ? y : h - box;
+}
+LT_FN int lt_tma_rows_r(int y, int e, int box) {
+  const long long r = (long long)y - e;
+  return (int)(r < box ? r : box);
+}
+LT_FN bool lt_tma_rows_by_thread(int y, int hi, int n, int box) {
+  const int h = hi < 0 ? 0 : hi < n ? hi : n;
+  return h < box && y < h && (long long)y + box > h;
+}
+/* The box of rows y .. y + box - 1 (lt_tma_rows_by_thread's) by this
+** thread, as the copy engine would land it: `panels` panels of `box` rows
+** of `span` bytes (the swizzle's: 32, 64 or 128), 16-byte chunk c of row r
+** of a panel at c ^ (r * span / 128 % (span / 16)), into dst (1024-byte
+** aligned); the rows in [y, h) and the columns below `cols` bytes from
+** src (row 0's first column; `rs`: the rows' stride in bytes), every
+** other byte 0.  Then fenced for the async proxy (wgmma reads it after
+** the stage's barrier).  A row at a time, its chunks unrolled (panels,
+** span and cols are constants where the call is inlined): those of rows
+** in [y, h) go by cp.async (16 bytes, the part past `cols` zero-filled),
+** all in flight together and waited for once, the others are stored as
+** zeros.  With a load a chunk, each waited for before the next, and the
+** chunk's indices divided out of a flat loop, the copies of the 12- and
+** 37-row sequences at the tensors' start held up the mix 12, 37, 1000,
+** 4096, 8191 of attention_varlen -D tma=true (H200: 1671 us causal, 1598
+** with the chunks by cp.async in that flat loop; bench/results/
+** 2026-11-25-h200-attention-varlen-persistent.txt).  Byte by byte where
+** src or rs is off the 16-byte grid (no tensor map is made then: kept for
+** the helper's contract).  No data passes through registers: inlined into
+** a producer warpgroup at 40 registers, unrolled loads and stores of
+** uint4 spilled (ptxas 13.0, attention_varlen -D tma=true: 204 bytes). */
+LT_FN void lt_tma_rows_copy(void *dst, const char *src, int64_t rs, int y, int hi, int n, int box, int panels, int span,
+                            int64_t cols) {
+  const int h = hi < 0 ? 0 : hi < n ? hi : n, chunks = span / 16;
+  const bool vec = ((uintptr_t)src | (uint64_t)rs) % 16 == 0;
+  #pragma unroll 1
+  for (int r = 0; r < box; ++r) {
+    const bool in = y + r < h;
+    const int x = r * span / 128 % chunks;   /* the row's swizzle */
+    const char *g = src + (int64_t)(y + r) * rs;
+    #pragma unroll
+    for (int i = 0; i < panels * chunks; ++i) {
+      const int c = i % chunks, p = i / chunks;
+      const int64_t col = (int64_t)p * span + c * 16;   /* bytes */
+      char *d = (char *)dst + (p * box + r) * span + ((c ^ x) * 16);
+      if (in && col < cols && vec) {
+        const unsigned a = (unsigned)__cvta_generic_to_shared(d);
+        const int bytes = col + 16 <= cols ? 16 : (int)(cols - col);   /* the rest of the 16 zero-filled */
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(a), "l"(g + col), "r"(bytes) : "memory");
+      } else {
+        uint4 v;
+        v.x = v.y = v.z = v.w = 0;
+        if (in && col < cols)
+          for (int b = 0; b < 16 && col + b < cols; ++b) ((char *)&v)[b] = g[col + b];
+        *(uint4 *)d = v;
+      }
+    }
+  }
+  asm volatile("cp.async.wait_all;\n" ::: "memory");   /* this thread's chunks have landed */
+  lt_fence_proxy_async();
+}
+
+/* One block (256 threads) of attention_varlen_f16_d128_cp. */
+__global__ void __launch_bounds__(256) attention_varlen_f16_d128_cp_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, const int *__restrict__ cu_seqlens_q, const int *__restrict__ cu_seqlens_k, int Hq, int TQ, int Hkv, int TK, int B1, int64_t sqh, int64_t sqt, int64_t skh, int64_t skt, int64_t svh, int64_t svt, int64_t soh, int64_t sot, int max_seqlen_q, int max_seqlen_k, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -226,317 +639,317 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
   const int nseq = B1 - 1;
   // attention_varlen.lua:95: local slots = p.TQ // BM + nseq
   const int slots = TQ / 128 + nseq;
-  // attention_varlen.lua:106: local h = pid % p.Hq
+  // attention_varlen.lua:107: local h = pid % p.Hq
   const int h_2 = pid % Hq;
-  // attention_varlen.lua:107: local slot = slots - 1 - pid // p.Hq
+  // attention_varlen.lua:108: local slot = slots - 1 - pid // p.Hq
   const int slot = slots - 1 - pid / Hq;
-  // attention_varlen.lua:108: local hk = h // (p.Hq // p.Hkv)
+  // attention_varlen.lua:109: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand = lt_imin(256, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t20 = cand >= 0 && cand < B1 ? cu_seqlens_q[cand] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n = (int)(cand < nseq && lt_imin(lt_imax(t20, 0), TQ) / 128 + cand <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_2 = lt_imin(512, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t29 = cand_2 >= 0 && cand_2 < B1 ? cu_seqlens_q[cand_2] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_2 = n + (int)(cand_2 < nseq && lt_imin(lt_imax(t29, 0), TQ) / 128 + cand_2 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_3 = lt_imin(768, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t38 = cand_3 >= 0 && cand_3 < B1 ? cu_seqlens_q[cand_3] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_3 = n_2 + (int)(cand_3 < nseq && lt_imin(lt_imax(t38, 0), TQ) / 128 + cand_3 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_4 = lt_imin(1024, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t47 = cand_4 >= 0 && cand_4 < B1 ? cu_seqlens_q[cand_4] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_4 = n_3 + (int)(cand_4 < nseq && lt_imin(lt_imax(t47, 0), TQ) / 128 + cand_4 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_5 = lt_imin(1280, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t56 = cand_5 >= 0 && cand_5 < B1 ? cu_seqlens_q[cand_5] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_5 = n_4 + (int)(cand_5 < nseq && lt_imin(lt_imax(t56, 0), TQ) / 128 + cand_5 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_6 = lt_imin(1536, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t65 = cand_6 >= 0 && cand_6 < B1 ? cu_seqlens_q[cand_6] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_6 = n_5 + (int)(cand_6 < nseq && lt_imin(lt_imax(t65, 0), TQ) / 128 + cand_6 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_7 = lt_imin(1792, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t74 = cand_7 >= 0 && cand_7 < B1 ? cu_seqlens_q[cand_7] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_7 = n_6 + (int)(cand_7 < nseq && lt_imin(lt_imax(t74, 0), TQ) / 128 + cand_7 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_8 = lt_imin(2048, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t83 = cand_8 >= 0 && cand_8 < B1 ? cu_seqlens_q[cand_8] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_8 = n_7 + (int)(cand_8 < nseq && lt_imin(lt_imax(t83, 0), TQ) / 128 + cand_8 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_9 = lt_imin(2304, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t92 = cand_9 >= 0 && cand_9 < B1 ? cu_seqlens_q[cand_9] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_9 = n_8 + (int)(cand_9 < nseq && lt_imin(lt_imax(t92, 0), TQ) / 128 + cand_9 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_10 = lt_imin(2560, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t101 = cand_10 >= 0 && cand_10 < B1 ? cu_seqlens_q[cand_10] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_10 = n_9 + (int)(cand_10 < nseq && lt_imin(lt_imax(t101, 0), TQ) / 128 + cand_10 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_11 = lt_imin(2816, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t110 = cand_11 >= 0 && cand_11 < B1 ? cu_seqlens_q[cand_11] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_11 = n_10 + (int)(cand_11 < nseq && lt_imin(lt_imax(t110, 0), TQ) / 128 + cand_11 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_12 = lt_imin(3072, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t119 = cand_12 >= 0 && cand_12 < B1 ? cu_seqlens_q[cand_12] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_12 = n_11 + (int)(cand_12 < nseq && lt_imin(lt_imax(t119, 0), TQ) / 128 + cand_12 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_13 = lt_imin(3328, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t128 = cand_13 >= 0 && cand_13 < B1 ? cu_seqlens_q[cand_13] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_13 = n_12 + (int)(cand_13 < nseq && lt_imin(lt_imax(t128, 0), TQ) / 128 + cand_13 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_14 = lt_imin(3584, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t137 = cand_14 >= 0 && cand_14 < B1 ? cu_seqlens_q[cand_14] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_14 = n_13 + (int)(cand_14 < nseq && lt_imin(lt_imax(t137, 0), TQ) / 128 + cand_14 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_15 = lt_imin(3840, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t146 = cand_15 >= 0 && cand_15 < B1 ? cu_seqlens_q[cand_15] : 0;
-  // attention_varlen.lua:127: b = b + n * step
+  // attention_varlen.lua:128: b = b + n * step
   const int b = (n_14 + (int)(cand_15 < nseq && lt_imin(lt_imax(t146, 0), TQ) / 128 + cand_15 <= slot)) * 256;
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_16 = lt_imin(b + 16, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t158 = (int64_t)cand_16 >= 0 && (int64_t)cand_16 < B1 ? cu_seqlens_q[(int64_t)cand_16] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_15 = (int)(cand_16 < nseq && lt_imin(lt_imax(t158, 0), TQ) / 128 + cand_16 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_17 = lt_imin(b + 32, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t168 = (int64_t)cand_17 >= 0 && (int64_t)cand_17 < B1 ? cu_seqlens_q[(int64_t)cand_17] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_16 = n_15 + (int)(cand_17 < nseq && lt_imin(lt_imax(t168, 0), TQ) / 128 + cand_17 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_18 = lt_imin(b + 48, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t178 = (int64_t)cand_18 >= 0 && (int64_t)cand_18 < B1 ? cu_seqlens_q[(int64_t)cand_18] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_17 = n_16 + (int)(cand_18 < nseq && lt_imin(lt_imax(t178, 0), TQ) / 128 + cand_18 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_19 = lt_imin(b + 64, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t188 = (int64_t)cand_19 >= 0 && (int64_t)cand_19 < B1 ? cu_seqlens_q[(int64_t)cand_19] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_18 = n_17 + (int)(cand_19 < nseq && lt_imin(lt_imax(t188, 0), TQ) / 128 + cand_19 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_20 = lt_imin(b + 80, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t198 = (int64_t)cand_20 >= 0 && (int64_t)cand_20 < B1 ? cu_seqlens_q[(int64_t)cand_20] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_19 = n_18 + (int)(cand_20 < nseq && lt_imin(lt_imax(t198, 0), TQ) / 128 + cand_20 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_21 = lt_imin(b + 96, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t208 = (int64_t)cand_21 >= 0 && (int64_t)cand_21 < B1 ? cu_seqlens_q[(int64_t)cand_21] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_20 = n_19 + (int)(cand_21 < nseq && lt_imin(lt_imax(t208, 0), TQ) / 128 + cand_21 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_22 = lt_imin(b + 112, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t218 = (int64_t)cand_22 >= 0 && (int64_t)cand_22 < B1 ? cu_seqlens_q[(int64_t)cand_22] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_21 = n_20 + (int)(cand_22 < nseq && lt_imin(lt_imax(t218, 0), TQ) / 128 + cand_22 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_23 = lt_imin(b + 128, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t228 = (int64_t)cand_23 >= 0 && (int64_t)cand_23 < B1 ? cu_seqlens_q[(int64_t)cand_23] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_22 = n_21 + (int)(cand_23 < nseq && lt_imin(lt_imax(t228, 0), TQ) / 128 + cand_23 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_24 = lt_imin(b + 144, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t238 = (int64_t)cand_24 >= 0 && (int64_t)cand_24 < B1 ? cu_seqlens_q[(int64_t)cand_24] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_23 = n_22 + (int)(cand_24 < nseq && lt_imin(lt_imax(t238, 0), TQ) / 128 + cand_24 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_25 = lt_imin(b + 160, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t248 = (int64_t)cand_25 >= 0 && (int64_t)cand_25 < B1 ? cu_seqlens_q[(int64_t)cand_25] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_24 = n_23 + (int)(cand_25 < nseq && lt_imin(lt_imax(t248, 0), TQ) / 128 + cand_25 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_26 = lt_imin(b + 176, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t258 = (int64_t)cand_26 >= 0 && (int64_t)cand_26 < B1 ? cu_seqlens_q[(int64_t)cand_26] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_25 = n_24 + (int)(cand_26 < nseq && lt_imin(lt_imax(t258, 0), TQ) / 128 + cand_26 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_27 = lt_imin(b + 192, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t268 = (int64_t)cand_27 >= 0 && (int64_t)cand_27 < B1 ? cu_seqlens_q[(int64_t)cand_27] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_26 = n_25 + (int)(cand_27 < nseq && lt_imin(lt_imax(t268, 0), TQ) / 128 + cand_27 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_28 = lt_imin(b + 208, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t278 = (int64_t)cand_28 >= 0 && (int64_t)cand_28 < B1 ? cu_seqlens_q[(int64_t)cand_28] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_27 = n_26 + (int)(cand_28 < nseq && lt_imin(lt_imax(t278, 0), TQ) / 128 + cand_28 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_29 = lt_imin(b + 224, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t288 = (int64_t)cand_29 >= 0 && (int64_t)cand_29 < B1 ? cu_seqlens_q[(int64_t)cand_29] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_28 = n_27 + (int)(cand_29 < nseq && lt_imin(lt_imax(t288, 0), TQ) / 128 + cand_29 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_30 = lt_imin(b + 240, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t298 = (int64_t)cand_30 >= 0 && (int64_t)cand_30 < B1 ? cu_seqlens_q[(int64_t)cand_30] : 0;
-  // attention_varlen.lua:127: b = b + n * step
+  // attention_varlen.lua:128: b = b + n * step
   const int b_2 = b + (n_28 + (int)(cand_30 < nseq && lt_imin(lt_imax(t298, 0), TQ) / 128 + cand_30 <= slot)) * 16;
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_31 = lt_imin(b_2 + 1, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t310 = (int64_t)cand_31 >= 0 && (int64_t)cand_31 < B1 ? cu_seqlens_q[(int64_t)cand_31] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_29 = (int)(cand_31 < nseq && lt_imin(lt_imax(t310, 0), TQ) / 128 + cand_31 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_32 = lt_imin(b_2 + 2, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t320 = (int64_t)cand_32 >= 0 && (int64_t)cand_32 < B1 ? cu_seqlens_q[(int64_t)cand_32] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_30 = n_29 + (int)(cand_32 < nseq && lt_imin(lt_imax(t320, 0), TQ) / 128 + cand_32 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_33 = lt_imin(b_2 + 3, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t330 = (int64_t)cand_33 >= 0 && (int64_t)cand_33 < B1 ? cu_seqlens_q[(int64_t)cand_33] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_31 = n_30 + (int)(cand_33 < nseq && lt_imin(lt_imax(t330, 0), TQ) / 128 + cand_33 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_34 = lt_imin(b_2 + 4, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t340 = (int64_t)cand_34 >= 0 && (int64_t)cand_34 < B1 ? cu_seqlens_q[(int64_t)cand_34] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_32 = n_31 + (int)(cand_34 < nseq && lt_imin(lt_imax(t340, 0), TQ) / 128 + cand_34 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_35 = lt_imin(b_2 + 5, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t350 = (int64_t)cand_35 >= 0 && (int64_t)cand_35 < B1 ? cu_seqlens_q[(int64_t)cand_35] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_33 = n_32 + (int)(cand_35 < nseq && lt_imin(lt_imax(t350, 0), TQ) / 128 + cand_35 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_36 = lt_imin(b_2 + 6, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t360 = (int64_t)cand_36 >= 0 && (int64_t)cand_36 < B1 ? cu_seqlens_q[(int64_t)cand_36] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_34 = n_33 + (int)(cand_36 < nseq && lt_imin(lt_imax(t360, 0), TQ) / 128 + cand_36 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_37 = lt_imin(b_2 + 7, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t370 = (int64_t)cand_37 >= 0 && (int64_t)cand_37 < B1 ? cu_seqlens_q[(int64_t)cand_37] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_35 = n_34 + (int)(cand_37 < nseq && lt_imin(lt_imax(t370, 0), TQ) / 128 + cand_37 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_38 = lt_imin(b_2 + 8, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t380 = (int64_t)cand_38 >= 0 && (int64_t)cand_38 < B1 ? cu_seqlens_q[(int64_t)cand_38] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_36 = n_35 + (int)(cand_38 < nseq && lt_imin(lt_imax(t380, 0), TQ) / 128 + cand_38 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_39 = lt_imin(b_2 + 9, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t390 = (int64_t)cand_39 >= 0 && (int64_t)cand_39 < B1 ? cu_seqlens_q[(int64_t)cand_39] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_37 = n_36 + (int)(cand_39 < nseq && lt_imin(lt_imax(t390, 0), TQ) / 128 + cand_39 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_40 = lt_imin(b_2 + 10, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t400 = (int64_t)cand_40 >= 0 && (int64_t)cand_40 < B1 ? cu_seqlens_q[(int64_t)cand_40] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_38 = n_37 + (int)(cand_40 < nseq && lt_imin(lt_imax(t400, 0), TQ) / 128 + cand_40 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_41 = lt_imin(b_2 + 11, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t410 = (int64_t)cand_41 >= 0 && (int64_t)cand_41 < B1 ? cu_seqlens_q[(int64_t)cand_41] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_39 = n_38 + (int)(cand_41 < nseq && lt_imin(lt_imax(t410, 0), TQ) / 128 + cand_41 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_42 = lt_imin(b_2 + 12, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t420 = (int64_t)cand_42 >= 0 && (int64_t)cand_42 < B1 ? cu_seqlens_q[(int64_t)cand_42] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_40 = n_39 + (int)(cand_42 < nseq && lt_imin(lt_imax(t420, 0), TQ) / 128 + cand_42 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_43 = lt_imin(b_2 + 13, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t430 = (int64_t)cand_43 >= 0 && (int64_t)cand_43 < B1 ? cu_seqlens_q[(int64_t)cand_43] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_41 = n_40 + (int)(cand_43 < nseq && lt_imin(lt_imax(t430, 0), TQ) / 128 + cand_43 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_44 = lt_imin(b_2 + 14, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t440 = (int64_t)cand_44 >= 0 && (int64_t)cand_44 < B1 ? cu_seqlens_q[(int64_t)cand_44] : 0;
-  // attention_varlen.lua:125: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_42 = n_41 + (int)(cand_44 < nseq && lt_imin(lt_imax(t440, 0), TQ) / 128 + cand_44 <= slot);
-  // attention_varlen.lua:124: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
   const int cand_45 = lt_imin(b_2 + 15, nseq);
-  // attention_varlen.lua:110: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t450 = (int64_t)cand_45 >= 0 && (int64_t)cand_45 < B1 ? cu_seqlens_q[(int64_t)cand_45] : 0;
-  // attention_varlen.lua:127: b = b + n * step
+  // attention_varlen.lua:128: b = b + n * step
   const int b_3 = b_2 + n_42 + (int)(cand_45 < nseq && lt_imin(lt_imax(t450, 0), TQ) / 128 + cand_45 <= slot);
-  // attention_varlen.lua:132: local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
+  // attention_varlen.lua:133: local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
   const int t460 = (int64_t)b_3 >= 0 && (int64_t)b_3 < B1 ? cu_seqlens_q[(int64_t)b_3] : 0;
   const int q_lo = lt_imin(lt_imax(t460, 0), TQ);
-  // attention_varlen.lua:133: local q_hi = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b + 1 })), q_lo), p.TQ)
+  // attention_varlen.lua:134: local q_hi = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b + 1 })), q_lo), p.TQ)
   const int t463 = (int64_t)b_3 + 1 >= 0 && (int64_t)b_3 + 1 < B1 ? cu_seqlens_q[(int64_t)b_3 + 1] : 0;
   const int q_hi = lt_imin(lt_imax(t463, q_lo), TQ);
-  // attention_varlen.lua:134: local k_lo = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b })), 0), p.TK)
+  // attention_varlen.lua:135: local k_lo = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b })), 0), p.TK)
   const int t465 = (int64_t)b_3 >= 0 && (int64_t)b_3 < B1 ? cu_seqlens_k[(int64_t)b_3] : 0;
   const int k_lo = lt_imin(lt_imax(t465, 0), TK);
-  // attention_varlen.lua:135: local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
+  // attention_varlen.lua:136: local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
   const int t468 = (int64_t)b_3 + 1 >= 0 && (int64_t)b_3 + 1 < B1 ? cu_seqlens_k[(int64_t)b_3 + 1] : 0;
   const int k_hi = lt_imin(lt_imax(t468, k_lo), TK);
-  // attention_varlen.lua:136: local Sq, Sk = tile.min(q_hi - q_lo, p.max_seqlen_q), tile.min(k_hi - k_lo, p.max_seqlen_k)
+  // attention_varlen.lua:137: local Sq, Sk = tile.min(q_hi - q_lo, p.max_seqlen_q), tile.min(k_hi - k_lo, p.max_seqlen_k)
   const int Sq = lt_imin(q_hi - q_lo, max_seqlen_q);
   const int Sk = lt_imin(k_hi - k_lo, max_seqlen_k);
-  // attention_varlen.lua:137: local diag = (k_hi - k_lo) - (q_hi - q_lo)   -- query i is aligned with key i + diag (bottom-right)
+  // attention_varlen.lua:138: local diag = (k_hi - k_lo) - (q_hi - q_lo)   -- query i is aligned with key i + diag (bottom-right)
   const int diag = k_hi - k_lo - (q_hi - q_lo);
-  // attention_varlen.lua:141: local qb = slot - (q_lo // BM + b)
+  // attention_varlen.lua:142: local qb = slot - (q_lo // BM + b)
   const int qb = slot - (q_lo / 128 + b_3);
-  // attention_varlen.lua:142: local q0 = tile.where(qb:lt(0), Sq, qb * BM)
-  const int q0 = qb < 0 ? Sq : qb * 128;
-  // attention_varlen.lua:148: local m0, q_end, rd = q_lo + q0, q_lo + Sq, q0 + diag
+  // attention_varlen.lua:145: if c.tma then q0 = tile.max(q0, 0) end
+  const int q0 = lt_imax((qb < 0 ? Sq : qb * 128), 0);
+  // attention_varlen.lua:149: local m0, q_end, rd = q_lo + q0, q_lo + Sq, q0 + diag
   const int m0 = q_lo + q0;
   const int q_end = q_lo + Sq;
   const int rd = q0 + diag;
-  // attention_varlen.lua:154: local nkb = tile.cdiv(Sk, BN)
+  // attention_varlen.lua:155: local nkb = tile.cdiv(Sk, BN)
   const int nkb = (Sk + 128 - 1) / 128;
-  // attention_varlen.lua:155: local lo_key, hi_key = rd - wl, rd + BM - 1 + wr
+  // attention_varlen.lua:156: local lo_key, hi_key = rd - wl, rd + BM - 1 + wr
   const int lo_key = rd - window_left;
   const int hi_key = rd + 128 - 1 + window_right;
-  // attention_varlen.lua:156: local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
-  const int first = window_left < 0 ? 0 : lt_imin(nkb, lt_imax(lo_key, 0) / 128);
-  // attention_varlen.lua:159: last = tile.max(first, last)
-  const int last = lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1))));
-  // attention_varlen.lua:168: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_varlen.lua:158: if c.tma then first = tile.max(first, 0) end
+  const int first = lt_imax((window_left < 0 ? 0 : lt_imin(nkb, lt_imax(lo_key, 0) / 128)), 0);
+  // attention_varlen.lua:164: if c.tma then last = tile.where(q0:lt(Sq), last, first) end
+  const int last = q0 < Sq ? lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1)))) : first;
+  // attention_varlen.lua:169: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -548,484 +961,461 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
       }
     }
   }
-  // attention_varlen.lua:169: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+  // attention_varlen.lua:170: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_varlen.lua:170: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_varlen.lua:171: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_varlen.lua:211: if c.tma then blocks() else k:when(q0:lt(Sq), blocks) end
-  if (q0 < Sq) {
-    // attention_varlen.lua:177: k:copy(Qb:tile({ h, 0, 0 }, { 1, BM, D }), Qs)
-    /* cp.async: lands with the first stage of the pipelined loop below */
-    {
-      const bool ok = h_2 < Hq;
-      const __half *base = Q + (int64_t)h_2 * sqh;
-      if (ok && (int64_t)m0 >= 0 && (int64_t)m0 + 128 <= TQ && (int64_t)m0 + 128 <= q_end && (uintptr_t)base % 16 == 0 && sqt % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
-        #pragma unroll
-        for (int ri = 0; ri < 8; ++ri) {
-          lt_cp_async16(&Qs[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(m0 + tid / 16) * sqt + (int64_t)(ri * 16) * sqt + tid % 16 * 8, 16);
-        }
-      } else {
-        #pragma unroll
-        for (int ri = 0; ri < 8; ++ri) {
-          const int64_t gr = (int64_t)m0 + ri * 16 + tid / 16;
-          const int gc = tid % 16 * 8;
-          const __half *ptr = base + (int64_t)gr * sqt + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
-            const int n = ok && gr >= 0 && gr < TQ && gr < q_end ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-            lt_cp_async16(&Qs[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Qs[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < TQ && gr < q_end ? ptr[vi] : __float2half_rn(0.0f);
-            }
-          }
-        }
-      }
-    }
-    // attention_varlen.lua:178: k:pipelined(first, last, c.stages, function(j)
-    /* prologue: start the copies of the first iteration, one commit group */
-    for (int j_stage = 0; j_stage < 1; ++j_stage) {
-      const int j = first + j_stage;
-      if (j < last) {
-        // attention_varlen.lua:179: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
-        {
-          const bool ok = hk < Hkv;
-          const __half *base = K + (int64_t)hk * skh;
-          if (ok && (int64_t)k_lo + (int64_t)j * 128 >= 0 && (int64_t)k_lo + (int64_t)j * 128 + 128 <= TK && (int64_t)k_lo + (int64_t)j * 128 >= k_lo && (int64_t)k_lo + (int64_t)j * 128 + 128 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && skt % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
-            #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              lt_cp_async16(&Ks[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(k_lo + j * 128 + tid / 16) * skt + (int64_t)(ri * 16) * skt + tid % 16 * 8, 16);
-            }
-          } else {
-            #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              const int64_t gr = (int64_t)k_lo + (int64_t)j * 128 + ri * 16 + tid / 16;
-              const int gc = tid % 16 * 8;
-              const __half *ptr = base + (int64_t)gr * skt + gc;
-              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
-                const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&Ks[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 8; ++vi) {
-                  Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2half_rn(0.0f);
-                }
-              }
-            }
-          }
-        }
-        // attention_varlen.lua:180: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
-        {
-          const bool ok = hk < Hkv;
-          const __half *base = V + (int64_t)hk * svh;
-          if (ok && (int64_t)k_lo + (int64_t)j * 128 >= 0 && (int64_t)k_lo + (int64_t)j * 128 + 128 <= TK && (int64_t)k_lo + (int64_t)j * 128 >= k_lo && (int64_t)k_lo + (int64_t)j * 128 + 128 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && svt % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
-            #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              lt_cp_async16(&Vs[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(k_lo + j * 128 + tid / 16) * svt + (int64_t)(ri * 16) * svt + tid % 16 * 8, 16);
-            }
-          } else {
-            #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              const int64_t gr = (int64_t)k_lo + (int64_t)j * 128 + ri * 16 + tid / 16;
-              const int gc = tid % 16 * 8;
-              const __half *ptr = base + (int64_t)gr * svt + gc;
-              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
-                const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&Vs[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 8; ++vi) {
-                  Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2half_rn(0.0f);
-                }
-              }
-            }
-          }
-        }
-      }
-      lt_cp_async_commit();
-    }
-    if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 182: 0 goes first */
-    for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
-      lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
-      lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
-      /* in flight from the iteration before: the wgmmas into o */
-      // attention_varlen.lua:181: local s = k:fragment("f32", { BM, BN }, 0)
-      float s[64];
-      lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
-      // attention_varlen.lua:182: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-      /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
-      lt_wgmma_settle(s);
-      lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
+  // attention_varlen.lua:175: local c2 = c.tma and k.target == "sm90a" and p.scale * LOG2E
+  const float c2 = scale * 1.442695f;
+  // attention_varlen.lua:178: k:copy(Qb:tile({ h, 0, 0 }, { 1, BM, D }), Qs)
+  /* cp.async: lands with the first stage of the pipelined loop below */
+  {
+    const bool ok = h_2 < Hq;
+    const __half *base = Q + (int64_t)h_2 * sqh;
+    if (ok && (int64_t)m0 + 128 <= TQ && (int64_t)m0 + 128 <= q_end && (uintptr_t)base % 16 == 0 && sqt % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
       #pragma unroll
-      for (int kk = 0; kk < 128; kk += 16) {
-        lt_wgmma_m64n128k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+      for (int ri = 0; ri < 8; ++ri) {
+        lt_cp_async16(&Qs[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(m0 + tid / 16) * sqt + (int64_t)(ri * 16) * sqt + tid % 16 * 8, 16);
       }
-      lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
-      lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
-      /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
-      const int j_next = j + 1;
-      const int j_next_stage = j_stage < 2 ? j_stage + 1 : j_stage - 2;
-      if (j_next < last) {
-        // attention_varlen.lua:179: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
-        {
-          const bool ok = hk < Hkv;
-          const __half *base = K + (int64_t)hk * skh;
-          if (ok && (int64_t)k_lo + (int64_t)j_next * 128 >= 0 && (int64_t)k_lo + (int64_t)j_next * 128 + 128 <= TK && (int64_t)k_lo + (int64_t)j_next * 128 >= k_lo && (int64_t)k_lo + (int64_t)j_next * 128 + 128 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && skt % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
-            #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              lt_cp_async16(&Ks[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(k_lo + j_next * 128 + tid / 16) * skt + (int64_t)(ri * 16) * skt + tid % 16 * 8, 16);
-            }
-          } else {
-            #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              const int64_t gr = (int64_t)k_lo + (int64_t)j_next * 128 + ri * 16 + tid / 16;
-              const int gc = tid % 16 * 8;
-              const __half *ptr = base + (int64_t)gr * skt + gc;
-              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
-                const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&Ks[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 8; ++vi) {
-                  Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2half_rn(0.0f);
-                }
-              }
-            }
-          }
-        }
-        // attention_varlen.lua:180: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
-        {
-          const bool ok = hk < Hkv;
-          const __half *base = V + (int64_t)hk * svh;
-          if (ok && (int64_t)k_lo + (int64_t)j_next * 128 >= 0 && (int64_t)k_lo + (int64_t)j_next * 128 + 128 <= TK && (int64_t)k_lo + (int64_t)j_next * 128 >= k_lo && (int64_t)k_lo + (int64_t)j_next * 128 + 128 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && svt % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
-            #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              lt_cp_async16(&Vs[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(k_lo + j_next * 128 + tid / 16) * svt + (int64_t)(ri * 16) * svt + tid % 16 * 8, 16);
-            }
-          } else {
-            #pragma unroll
-            for (int ri = 0; ri < 8; ++ri) {
-              const int64_t gr = (int64_t)k_lo + (int64_t)j_next * 128 + ri * 16 + tid / 16;
-              const int gc = tid % 16 * 8;
-              const __half *ptr = base + (int64_t)gr * svt + gc;
-              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
-                const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-                lt_cp_async16(&Vs[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 8; ++vi) {
-                  Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_lo + Sk ? ptr[vi] : __float2half_rn(0.0f);
-                }
-              }
-            }
-          }
-        }
-      }
-      lt_cp_async_commit();
-      // attention_varlen.lua:204: local kend = (j + 1) * BN
-      const int kend = (j + 1) * 128;
-      // attention_varlen.lua:205: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(rd + wr + 1)),
-      const bool cuts = kend > Sk || ((window_right >= 0 && kend > rd + window_right + 1) || (window_left >= 0 && j * 128 < rd + 128 - 1 - window_left));
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(o);   /* read below, after the wait */
-      lt_wgmma_settle(s);   /* read below, after the wait */
-      // attention_varlen.lua:207: k:when(cuts, function() step(true) end, function() step(false) end)
-      if (cuts) {
-        // attention_varlen.lua:187: if not c2 then k:assign(s, s * (p.scale * LOG2E)) end
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        const int64_t gr = (int64_t)m0 + ri * 16 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const __half *ptr = base + (int64_t)gr * sqt + gc;
+        if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+          const int n = ok && gr < TQ && gr < q_end ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+          lt_cp_async16(&Qs[((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
+        } else {
           #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (scale * 1.442695f);
-            }
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr < TQ && gr < q_end ? ptr[vi] : __float2half_rn(0.0f);
           }
-        }
-        // attention_varlen.lua:189: local row = k:iota({ BM, 1 }, 1) + (rd - j * BN)   -- the key aligned with the row, in block columns
-        int row[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          row[ri] = ri * 8 + row0 + (rd - j * 128);
-        }
-        // attention_varlen.lua:190: local lo = tile.where(wl:lt(0), 0, row - wl)
-        int lo[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
-        }
-        // attention_varlen.lua:191: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
-        int hi[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
-        }
-        // attention_varlen.lua:192: local col = k:iota({ BM, BN }, 2)
-        int col[64];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              col[ri * 32 + ci * 2 + vi] = ci * 8 + col0 + vi;
-              s[ri * 32 + ci * 2 + vi] = col[ri * 32 + ci * 2 + vi] >= lo[ri] && col[ri * 32 + ci * 2 + vi] < hi[ri] ? s[ri * 32 + ci * 2 + vi] : -INFINITY;
-            }
-          }
-        }
-        // attention_varlen.lua:195: local m_new = tile.max(m, k:reduce_max(s, 2))
-        float t528[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          t528[ri] = -INFINITY;
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t528[ri] = fmaxf(t528[ri], s[ri * 32 + ci * 2 + vi]);
-            }
-          }
-        }
-        #pragma unroll
-        for (int ei = 0; ei < 2; ++ei) {
-          t528[ei] = fmaxf(t528[ei], __shfl_xor_sync(0xffffffffu, t528[ei], 2));
-          t528[ei] = fmaxf(t528[ei], __shfl_xor_sync(0xffffffffu, t528[ei], 1));
-        }
-        float m_new[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t528[ri]);
-        }
-        // attention_varlen.lua:196: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
-        float mc[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
-        }
-        // attention_varlen.lua:197: k:assign(s, tile.exp2(log2units(s) - mc))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - mc[ri]);
-            }
-          }
-        }
-        // attention_varlen.lua:198: local alpha = tile.exp2(log2units(m) - mc)
-        float alpha[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          alpha[ri] = lt_exp2(m[ri] - mc[ri]);
-        }
-        // attention_varlen.lua:199: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        float t534[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          t534[ri] = 0.0f;
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t534[ri] = t534[ri] + s[ri * 32 + ci * 2 + vi];
-            }
-          }
-        }
-        #pragma unroll
-        for (int ei = 0; ei < 2; ++ei) {
-          t534[ei] = t534[ei] + __shfl_xor_sync(0xffffffffu, t534[ei], 2);
-          t534[ei] = t534[ei] + __shfl_xor_sync(0xffffffffu, t534[ei], 1);
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t534[ri];
-        }
-        // attention_varlen.lua:200: k:assign(o, o * alpha)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
-            }
-          }
-        }
-        // attention_varlen.lua:201: k:gemm(s:cast(v.dtype), Vs, o)
-        uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
-        #pragma unroll
-        for (int kk = 0; kk < 128; kk += 16) {
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-            s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 32], s[i + 32 + 1]);
-            s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-            s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
-          }
-        }
-        lt_wgmma_settle(s_frag);
-        lt_wgmma_settle(o);
-        lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
-        #pragma unroll
-        for (int kk = 0; kk < 128; kk += 16) {
-          lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-        // attention_varlen.lua:202: k:assign(m, m_new)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          m[ri] = m_new[ri];
-        }
-      } else {
-        // attention_varlen.lua:187: if not c2 then k:assign(s, s * (p.scale * LOG2E)) end
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 32 + ci * 2 + vi] = s[ri * 32 + ci * 2 + vi] * (scale * 1.442695f);
-            }
-          }
-        }
-        // attention_varlen.lua:195: local m_new = tile.max(m, k:reduce_max(s, 2))
-        float t540[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          t540[ri] = -INFINITY;
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t540[ri] = fmaxf(t540[ri], s[ri * 32 + ci * 2 + vi]);
-            }
-          }
-        }
-        #pragma unroll
-        for (int ei = 0; ei < 2; ++ei) {
-          t540[ei] = fmaxf(t540[ei], __shfl_xor_sync(0xffffffffu, t540[ei], 2));
-          t540[ei] = fmaxf(t540[ei], __shfl_xor_sync(0xffffffffu, t540[ei], 1));
-        }
-        float m_new_2[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t540[ri]);
-        }
-        // attention_varlen.lua:196: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
-        float mc_2[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
-        }
-        // attention_varlen.lua:197: k:assign(s, tile.exp2(log2units(s) - mc))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] - mc_2[ri]);
-            }
-          }
-        }
-        // attention_varlen.lua:198: local alpha = tile.exp2(log2units(m) - mc)
-        float alpha_2[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
-        }
-        // attention_varlen.lua:199: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        float t546[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          t546[ri] = 0.0f;
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t546[ri] = t546[ri] + s[ri * 32 + ci * 2 + vi];
-            }
-          }
-        }
-        #pragma unroll
-        for (int ei = 0; ei < 2; ++ei) {
-          t546[ei] = t546[ei] + __shfl_xor_sync(0xffffffffu, t546[ei], 2);
-          t546[ei] = t546[ei] + __shfl_xor_sync(0xffffffffu, t546[ei], 1);
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t546[ri];
-        }
-        // attention_varlen.lua:200: k:assign(o, o * alpha)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
-            }
-          }
-        }
-        // attention_varlen.lua:201: k:gemm(s:cast(v.dtype), Vs, o)
-        uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
-        #pragma unroll
-        for (int kk = 0; kk < 128; kk += 16) {
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-            s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 32], s[i + 32 + 1]);
-            s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-            s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
-          }
-        }
-        lt_wgmma_settle(s_frag);
-        lt_wgmma_settle(o);
-        lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
-        #pragma unroll
-        for (int kk = 0; kk < 128; kk += 16) {
-          lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-        // attention_varlen.lua:202: k:assign(m, m_new)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          m[ri] = m_new_2[ri];
         }
       }
     }
-    if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
-    lt_cp_async_wait<0>();
+  }
+  // attention_varlen.lua:179: k:pipelined(first, last, c.stages, function(j)
+  /* prologue: start the copies of the first iteration, one commit group */
+  for (int j_stage = 0; j_stage < 1; ++j_stage) {
+    const int j = first + j_stage;
+    if (j < last) {
+      // attention_varlen.lua:180: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+      {
+        const bool ok = hk < Hkv;
+        const __half *base = K + (int64_t)hk * skh;
+        if (ok && k_lo + j * 128 + 128 <= TK && k_lo + j * 128 + 128 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && skt % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(k_lo + j * 128 + tid / 16) * skt + (int64_t)(ri * 16) * skt + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = k_lo + j * 128 + ri * 16 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * skt + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr < TK && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr < TK && gr < k_lo + Sk ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention_varlen.lua:181: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+      {
+        const bool ok = hk < Hkv;
+        const __half *base = V + (int64_t)hk * svh;
+        if (ok && k_lo + j * 128 + 128 <= TK && k_lo + j * 128 + 128 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && svt % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(k_lo + j * 128 + tid / 16) * svt + (int64_t)(ri * 16) * svt + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = k_lo + j * 128 + ri * 16 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * svt + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr < TK && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr < TK && gr < k_lo + Sk ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 183: 0 goes first */
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
+    lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
+    lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
+    /* in flight from the iteration before: the wgmmas into o */
+    // attention_varlen.lua:182: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[64];
+    lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
+    // attention_varlen.lua:183: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
+    lt_wgmma_settle(s);
+    lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 128; kk += 16) {
+      lt_wgmma_m64n128k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+    lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
+    /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
+    const int j_next = j + 1;
+    const int j_next_stage = j_stage < 2 ? j_stage + 1 : j_stage - 2;
+    if (j_next < last) {
+      // attention_varlen.lua:180: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+      {
+        const bool ok = hk < Hkv;
+        const __half *base = K + (int64_t)hk * skh;
+        if (ok && k_lo + j_next * 128 + 128 <= TK && k_lo + j_next * 128 + 128 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && skt % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(k_lo + j_next * 128 + tid / 16) * skt + (int64_t)(ri * 16) * skt + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = k_lo + j_next * 128 + ri * 16 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * skt + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr < TK && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr < TK && gr < k_lo + Sk ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention_varlen.lua:181: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+      {
+        const bool ok = hk < Hkv;
+        const __half *base = V + (int64_t)hk * svh;
+        if (ok && k_lo + j_next * 128 + 128 <= TK && k_lo + j_next * 128 + 128 <= k_lo + Sk && (uintptr_t)base % 16 == 0 && svt % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], base + (int64_t)(k_lo + j_next * 128 + tid / 16) * svt + (int64_t)(ri * 16) * svt + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = k_lo + j_next * 128 + ri * 16 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * svt + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr < TK && gr < k_lo + Sk ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64] = ok && gr < TK && gr < k_lo + Sk ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+    // attention_varlen.lua:205: local kend = (j + 1) * BN
+    const int kend = (j + 1) * 128;
+    // attention_varlen.lua:206: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(rd + wr + 1)),
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > rd + window_right + 1) || (window_left >= 0 && j * 128 < rd + 128 - 1 - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(o);   /* read below, after the wait */
+    lt_wgmma_settle(s);   /* read below, after the wait */
+    // attention_varlen.lua:208: k:when(cuts, function() step(true) end, function() step(false) end)
+    if (cuts) {
+      // attention_varlen.lua:190: local row = k:iota({ BM, 1 }, 1) + (rd - j * BN)   -- the key aligned with the row, in block columns
+      int row[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        row[ri] = ri * 8 + row0 + (rd - j * 128);
+      }
+      // attention_varlen.lua:191: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+      }
+      // attention_varlen.lua:192: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
+      }
+      // attention_varlen.lua:193: local col = k:iota({ BM, BN }, 2)
+      int col[64];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            col[ri * 32 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 32 + ci * 2 + vi] = col[ri * 32 + ci * 2 + vi] >= lo[ri] && col[ri * 32 + ci * 2 + vi] < hi[ri] ? s[ri * 32 + ci * 2 + vi] : -INFINITY;
+          }
+        }
+      }
+      // attention_varlen.lua:196: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t529[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t529[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t529[ri] = fmaxf(t529[ri], s[ri * 32 + ci * 2 + vi]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t529[ei] = fmaxf(t529[ei], __shfl_xor_sync(0xffffffffu, t529[ei], 2));
+        t529[ei] = fmaxf(t529[ei], __shfl_xor_sync(0xffffffffu, t529[ei], 1));
+      }
+      float m_new[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_new[ri] = fmaxf(m[ri], t529[ri]);
+      }
+      // attention_varlen.lua:197: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      float mc[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri] * c2;
+      }
+      // attention_varlen.lua:198: k:assign(s, tile.exp2(log2units(s) - mc))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] * c2 - mc[ri]);
+          }
+        }
+      }
+      // attention_varlen.lua:199: local alpha = tile.exp2(log2units(m) - mc)
+      float alpha[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        alpha[ri] = lt_exp2(m[ri] * c2 - mc[ri]);
+      }
+      // attention_varlen.lua:200: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t538[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t538[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t538[ri] = t538[ri] + s[ri * 32 + ci * 2 + vi];
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t538[ei] = t538[ei] + __shfl_xor_sync(0xffffffffu, t538[ei], 2);
+        t538[ei] = t538[ei] + __shfl_xor_sync(0xffffffffu, t538[ei], 1);
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        l[ri] = l[ri] * alpha[ri] + t538[ri];
+      }
+      // attention_varlen.lua:201: k:assign(o, o * alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
+          }
+        }
+      }
+      // attention_varlen.lua:202: k:gemm(s:cast(v.dtype), Vs, o)
+      uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 32], s[i + 32 + 1]);
+          s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
+        }
+      }
+      lt_wgmma_settle(s_frag);
+      lt_wgmma_settle(o);
+      lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
+      // attention_varlen.lua:203: k:assign(m, m_new)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m[ri] = m_new[ri];
+      }
+    } else {
+      // attention_varlen.lua:196: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t542[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t542[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t542[ri] = fmaxf(t542[ri], s[ri * 32 + ci * 2 + vi]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t542[ei] = fmaxf(t542[ei], __shfl_xor_sync(0xffffffffu, t542[ei], 2));
+        t542[ei] = fmaxf(t542[ei], __shfl_xor_sync(0xffffffffu, t542[ei], 1));
+      }
+      float m_new_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_new_2[ri] = fmaxf(m[ri], t542[ri]);
+      }
+      // attention_varlen.lua:197: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      float mc_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri] * c2;
+      }
+      // attention_varlen.lua:198: k:assign(s, tile.exp2(log2units(s) - mc))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] * c2 - mc_2[ri]);
+          }
+        }
+      }
+      // attention_varlen.lua:199: local alpha = tile.exp2(log2units(m) - mc)
+      float alpha_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        alpha_2[ri] = lt_exp2(m[ri] * c2 - mc_2[ri]);
+      }
+      // attention_varlen.lua:200: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t551[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t551[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t551[ri] = t551[ri] + s[ri * 32 + ci * 2 + vi];
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t551[ei] = t551[ei] + __shfl_xor_sync(0xffffffffu, t551[ei], 2);
+        t551[ei] = t551[ei] + __shfl_xor_sync(0xffffffffu, t551[ei], 1);
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        l[ri] = l[ri] * alpha_2[ri] + t551[ri];
+      }
+      // attention_varlen.lua:201: k:assign(o, o * alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
+          }
+        }
+      }
+      // attention_varlen.lua:202: k:gemm(s:cast(v.dtype), Vs, o)
+      uint32_t s_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 32], s[i + 32 + 1]);
+          s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
+        }
+      }
+      lt_wgmma_settle(s_frag);
+      lt_wgmma_settle(o);
+      lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 16384, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
+      // attention_varlen.lua:203: k:assign(m, m_new)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m[ri] = m_new_2[ri];
+      }
+    }
   }
-  // attention_varlen.lua:212: local seen = l:gt(0)
+  if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
+  lt_cp_async_wait<0>();
+  // attention_varlen.lua:213: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_varlen.lua:213: k:store(Ob:tile({ h, 0, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
-  float t551[2];
+  // attention_varlen.lua:214: k:store(Ob:tile({ h, 0, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t556[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t551[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t556[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
+  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+  lt_wgmma_settle(o);   /* read below, after the wait */
   {
     const bool ok = h_2 < Hq;
     __half *base = O + (int64_t)h_2 * soh;
-    if (ok && (int64_t)m0 >= 0 && (int64_t)m0 + 128 <= TQ && (int64_t)m0 + 128 <= q_end && (uintptr_t)base % 16 == 0 && sot % 8 == 0) {   /* the whole tile is inside O: out through O_out, 16 bytes of a row a thread */
+    if (ok && (int64_t)m0 + 128 <= TQ && (int64_t)m0 + 128 <= q_end && (uintptr_t)base % 16 == 0 && sot % 8 == 0) {   /* the whole tile is inside O: out through O_out, 16 bytes of a row a thread */
       lt_wgmma_barrier();   /* every warp is done with the shared tiles O_out lies over */
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1033,7 +1423,7 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
         for (int ci = 0; ci < 16; ++ci) {
           union { uint32_t v; __half e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * t551[ri]);
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * t556[ri]);
           *(uint32_t *)&O_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
         }
       }
@@ -1050,22 +1440,22 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
           const int64_t gr = (int64_t)m0 + ri * 8 + row0;
           const int gc = ci * 8 + col0;
           __half *ptr = base + (int64_t)gr * sot + gc;
-          if (ok && gr >= 0 && gr < TQ && gr < q_end && (uintptr_t)ptr % 4 == 0) {
+          if (ok && gr < TQ && gr < q_end && (uintptr_t)ptr % 4 == 0) {
             union { uint32_t v[1]; __half e[2]; } h;
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * t551[ri]);
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * t556[ri]);
             ((uint32_t *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < TQ && gr < q_end) ptr[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * t551[ri]);
+              if (ok && gr < TQ && gr < q_end) ptr[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * t556[ri]);
             }
           }
         }
       }
     }
   }
-  // attention_varlen.lua:214: k:store(LSEb:tile({ h, 0, 0 }, { 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+  // attention_varlen.lua:215: k:store(LSEb:tile({ h, 0, 0 }, { 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
   {
     const bool ok = h_2 < Hq && col0 == 0;
     float *base = LSE + (int64_t)h_2 * TQ;
@@ -1073,7 +1463,816 @@ __global__ void __launch_bounds__(256) attention_varlen_f16_d128_kernel(const __
     for (int ri = 0; ri < 2; ++ri) {
       const int64_t gr = (int64_t)m0 + ri * 8 + row0;
       float *ptr = base + gr;
-      if (ok && gr >= 0 && gr < TQ && gr < q_end) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : INFINITY;
+      if (ok && gr < TQ && gr < q_end) ptr[0] = seen[ri] ? m[ri] * scale + logf(l[ri]) : INFINITY;
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_varlen_f16_d128_cp over its grid on `stream`. */
+static int attention_varlen_f16_d128_cp(const void *Q, const void *K, const void *V, void *O, void *LSE, const void *cu_seqlens_q, const void *cu_seqlens_k, int Hq, int TQ, int Hkv, int TK, int B1, int64_t sqh, int64_t sqt, int64_t skh, int64_t skt, int64_t svh, int64_t svt, int64_t soh, int64_t sot, int max_seqlen_q, int max_seqlen_k, float scale, int window_left, int window_right, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL || cu_seqlens_q == NULL || cu_seqlens_k == NULL) return cudaErrorInvalidValue;
+  if (Hq <= 0 || TQ <= 0 || Hkv <= 0 || TK <= 0 || B1 <= 0 || sqh < 0 || sqt < 0 || skh < 0 || skt < 0 || svh < 0 || svt < 0 || soh < 0 || sot < 0) return cudaErrorInvalidValue;
+  if (Hq > 1073741823 || TQ > 1073741823 || Hkv > 1073741823 || TK > 1073741823 || B1 > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(Hq - 1) * sqh + (double)(TQ - 1) * sqt + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(Hkv - 1) * skh + (double)(TK - 1) * skt + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(Hkv - 1) * svh + (double)(TK - 1) * svt + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(Hq - 1) * soh + (double)(TQ - 1) * sot + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((soh < 128 && Hq > 1) || (sot < 128 && TQ > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if (!(scale > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)cu_seqlens_q % 4 != 0 || (uintptr_t)cu_seqlens_k % 4 != 0) return cudaErrorMisalignedAddress;
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (!(max_seqlen_q >= 1 && max_seqlen_q < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:89: max_seqlen_q in [1, 2^30) */
+  if (!(max_seqlen_k >= 0 && max_seqlen_k < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:90: max_seqlen_k in [0, 2^30) */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_varlen.lua:91: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_varlen.lua:92: windows below 2^30, as sizes */
+  if ((int64_t)B1 - 1 > 4096) return cudaErrorInvalidValue;   /* attention_varlen.lua:93: at most max_seqs sequences (B1 - 1 <= max_seqs: the config's search) */
+  const int64_t grid_x = ((int64_t)TQ / 128 + ((int64_t)B1 - 1)) * (int64_t)Hq;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* 229376 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_varlen_f16_d128_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 229376);
+  if (err != cudaSuccess) return (int)err;
+  attention_varlen_f16_d128_cp_kernel<<<grid, dim3(256), 229376, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, (const int *)cu_seqlens_q, (const int *)cu_seqlens_k, Hq, TQ, Hkv, TK, B1, sqh, sqt, skh, skt, svh, svt, soh, sot, max_seqlen_q, max_seqlen_k, scale, window_left, window_right);
+  return (int)cudaGetLastError();
+}
+
+/* One block of attention_varlen_f16_d128: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention_varlen.lua:179 runs warp-specialized (TMA copies into an mbarrier ring). */
+__global__ void __launch_bounds__(384, 1) attention_varlen_f16_d128_kernel(const __grid_constant__ CUtensorMap Q_map, const __grid_constant__ CUtensorMap K_map, const __grid_constant__ CUtensorMap V_map, const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, const int *__restrict__ cu_seqlens_q, const int *__restrict__ cu_seqlens_k, int Hq, int TQ, int Hkv, int TK, int B1, int64_t sqh, int64_t sqt, int64_t skh, int64_t skt, int64_t svh, int64_t svt, int64_t soh, int64_t sot, int max_seqlen_q, int max_seqlen_k, float scale, int window_left, int window_right)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int pid = blockIdx.x;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*Qs)[128][64] = (__half (*)[128][64])(lt_smem + 0);
+  /* Ks (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __half (*Ks)[2][128][64] = (__half (*)[2][128][64])(lt_smem + 32768);
+  /* Vs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __half (*Vs)[2][128][64] = (__half (*)[2][128][64])(lt_smem + 131072);
+  /* O_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __half (*O_out)[128] = (__half (*)[128])(lt_smem + 0);
+  uint64_t *j_full = (uint64_t *)(lt_smem + 229376), *j_empty = j_full + 3;   /* the ring's mbarriers */
+  uint64_t *j_pre = j_full + 6;   /* the mbarrier of the copies before the loop */
+  // attention_varlen.lua:94: local nseq = p.B1 - 1
+  const int nseq = B1 - 1;
+  // attention_varlen.lua:95: local slots = p.TQ // BM + nseq
+  const int slots = TQ / 128 + nseq;
+  // attention_varlen.lua:107: local h = pid % p.Hq
+  const int h_2 = pid % Hq;
+  // attention_varlen.lua:108: local slot = slots - 1 - pid // p.Hq
+  const int slot = slots - 1 - pid / Hq;
+  // attention_varlen.lua:109: local hk = h // (p.Hq // p.Hkv)
+  const int hk = h_2 / (Hq / Hkv);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand = lt_imin(256, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t20 = cand >= 0 && cand < B1 ? cu_seqlens_q[cand] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n = (int)(cand < nseq && lt_imin(lt_imax(t20, 0), TQ) / 128 + cand <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_2 = lt_imin(512, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t29 = cand_2 >= 0 && cand_2 < B1 ? cu_seqlens_q[cand_2] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_2 = n + (int)(cand_2 < nseq && lt_imin(lt_imax(t29, 0), TQ) / 128 + cand_2 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_3 = lt_imin(768, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t38 = cand_3 >= 0 && cand_3 < B1 ? cu_seqlens_q[cand_3] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_3 = n_2 + (int)(cand_3 < nseq && lt_imin(lt_imax(t38, 0), TQ) / 128 + cand_3 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_4 = lt_imin(1024, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t47 = cand_4 >= 0 && cand_4 < B1 ? cu_seqlens_q[cand_4] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_4 = n_3 + (int)(cand_4 < nseq && lt_imin(lt_imax(t47, 0), TQ) / 128 + cand_4 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_5 = lt_imin(1280, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t56 = cand_5 >= 0 && cand_5 < B1 ? cu_seqlens_q[cand_5] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_5 = n_4 + (int)(cand_5 < nseq && lt_imin(lt_imax(t56, 0), TQ) / 128 + cand_5 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_6 = lt_imin(1536, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t65 = cand_6 >= 0 && cand_6 < B1 ? cu_seqlens_q[cand_6] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_6 = n_5 + (int)(cand_6 < nseq && lt_imin(lt_imax(t65, 0), TQ) / 128 + cand_6 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_7 = lt_imin(1792, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t74 = cand_7 >= 0 && cand_7 < B1 ? cu_seqlens_q[cand_7] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_7 = n_6 + (int)(cand_7 < nseq && lt_imin(lt_imax(t74, 0), TQ) / 128 + cand_7 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_8 = lt_imin(2048, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t83 = cand_8 >= 0 && cand_8 < B1 ? cu_seqlens_q[cand_8] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_8 = n_7 + (int)(cand_8 < nseq && lt_imin(lt_imax(t83, 0), TQ) / 128 + cand_8 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_9 = lt_imin(2304, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t92 = cand_9 >= 0 && cand_9 < B1 ? cu_seqlens_q[cand_9] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_9 = n_8 + (int)(cand_9 < nseq && lt_imin(lt_imax(t92, 0), TQ) / 128 + cand_9 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_10 = lt_imin(2560, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t101 = cand_10 >= 0 && cand_10 < B1 ? cu_seqlens_q[cand_10] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_10 = n_9 + (int)(cand_10 < nseq && lt_imin(lt_imax(t101, 0), TQ) / 128 + cand_10 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_11 = lt_imin(2816, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t110 = cand_11 >= 0 && cand_11 < B1 ? cu_seqlens_q[cand_11] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_11 = n_10 + (int)(cand_11 < nseq && lt_imin(lt_imax(t110, 0), TQ) / 128 + cand_11 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_12 = lt_imin(3072, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t119 = cand_12 >= 0 && cand_12 < B1 ? cu_seqlens_q[cand_12] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_12 = n_11 + (int)(cand_12 < nseq && lt_imin(lt_imax(t119, 0), TQ) / 128 + cand_12 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_13 = lt_imin(3328, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t128 = cand_13 >= 0 && cand_13 < B1 ? cu_seqlens_q[cand_13] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_13 = n_12 + (int)(cand_13 < nseq && lt_imin(lt_imax(t128, 0), TQ) / 128 + cand_13 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_14 = lt_imin(3584, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t137 = cand_14 >= 0 && cand_14 < B1 ? cu_seqlens_q[cand_14] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_14 = n_13 + (int)(cand_14 < nseq && lt_imin(lt_imax(t137, 0), TQ) / 128 + cand_14 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_15 = lt_imin(3840, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t146 = cand_15 >= 0 && cand_15 < B1 ? cu_seqlens_q[cand_15] : 0;
+  // attention_varlen.lua:128: b = b + n * step
+  const int b = (n_14 + (int)(cand_15 < nseq && lt_imin(lt_imax(t146, 0), TQ) / 128 + cand_15 <= slot)) * 256;
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_16 = lt_imin(b + 16, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t158 = (int64_t)cand_16 >= 0 && (int64_t)cand_16 < B1 ? cu_seqlens_q[(int64_t)cand_16] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_15 = (int)(cand_16 < nseq && lt_imin(lt_imax(t158, 0), TQ) / 128 + cand_16 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_17 = lt_imin(b + 32, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t168 = (int64_t)cand_17 >= 0 && (int64_t)cand_17 < B1 ? cu_seqlens_q[(int64_t)cand_17] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_16 = n_15 + (int)(cand_17 < nseq && lt_imin(lt_imax(t168, 0), TQ) / 128 + cand_17 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_18 = lt_imin(b + 48, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t178 = (int64_t)cand_18 >= 0 && (int64_t)cand_18 < B1 ? cu_seqlens_q[(int64_t)cand_18] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_17 = n_16 + (int)(cand_18 < nseq && lt_imin(lt_imax(t178, 0), TQ) / 128 + cand_18 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_19 = lt_imin(b + 64, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t188 = (int64_t)cand_19 >= 0 && (int64_t)cand_19 < B1 ? cu_seqlens_q[(int64_t)cand_19] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_18 = n_17 + (int)(cand_19 < nseq && lt_imin(lt_imax(t188, 0), TQ) / 128 + cand_19 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_20 = lt_imin(b + 80, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t198 = (int64_t)cand_20 >= 0 && (int64_t)cand_20 < B1 ? cu_seqlens_q[(int64_t)cand_20] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_19 = n_18 + (int)(cand_20 < nseq && lt_imin(lt_imax(t198, 0), TQ) / 128 + cand_20 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_21 = lt_imin(b + 96, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t208 = (int64_t)cand_21 >= 0 && (int64_t)cand_21 < B1 ? cu_seqlens_q[(int64_t)cand_21] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_20 = n_19 + (int)(cand_21 < nseq && lt_imin(lt_imax(t208, 0), TQ) / 128 + cand_21 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_22 = lt_imin(b + 112, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t218 = (int64_t)cand_22 >= 0 && (int64_t)cand_22 < B1 ? cu_seqlens_q[(int64_t)cand_22] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_21 = n_20 + (int)(cand_22 < nseq && lt_imin(lt_imax(t218, 0), TQ) / 128 + cand_22 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_23 = lt_imin(b + 128, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t228 = (int64_t)cand_23 >= 0 && (int64_t)cand_23 < B1 ? cu_seqlens_q[(int64_t)cand_23] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_22 = n_21 + (int)(cand_23 < nseq && lt_imin(lt_imax(t228, 0), TQ) / 128 + cand_23 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_24 = lt_imin(b + 144, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t238 = (int64_t)cand_24 >= 0 && (int64_t)cand_24 < B1 ? cu_seqlens_q[(int64_t)cand_24] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_23 = n_22 + (int)(cand_24 < nseq && lt_imin(lt_imax(t238, 0), TQ) / 128 + cand_24 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_25 = lt_imin(b + 160, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t248 = (int64_t)cand_25 >= 0 && (int64_t)cand_25 < B1 ? cu_seqlens_q[(int64_t)cand_25] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_24 = n_23 + (int)(cand_25 < nseq && lt_imin(lt_imax(t248, 0), TQ) / 128 + cand_25 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_26 = lt_imin(b + 176, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t258 = (int64_t)cand_26 >= 0 && (int64_t)cand_26 < B1 ? cu_seqlens_q[(int64_t)cand_26] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_25 = n_24 + (int)(cand_26 < nseq && lt_imin(lt_imax(t258, 0), TQ) / 128 + cand_26 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_27 = lt_imin(b + 192, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t268 = (int64_t)cand_27 >= 0 && (int64_t)cand_27 < B1 ? cu_seqlens_q[(int64_t)cand_27] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_26 = n_25 + (int)(cand_27 < nseq && lt_imin(lt_imax(t268, 0), TQ) / 128 + cand_27 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_28 = lt_imin(b + 208, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t278 = (int64_t)cand_28 >= 0 && (int64_t)cand_28 < B1 ? cu_seqlens_q[(int64_t)cand_28] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_27 = n_26 + (int)(cand_28 < nseq && lt_imin(lt_imax(t278, 0), TQ) / 128 + cand_28 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_29 = lt_imin(b + 224, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t288 = (int64_t)cand_29 >= 0 && (int64_t)cand_29 < B1 ? cu_seqlens_q[(int64_t)cand_29] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_28 = n_27 + (int)(cand_29 < nseq && lt_imin(lt_imax(t288, 0), TQ) / 128 + cand_29 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_30 = lt_imin(b + 240, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t298 = (int64_t)cand_30 >= 0 && (int64_t)cand_30 < B1 ? cu_seqlens_q[(int64_t)cand_30] : 0;
+  // attention_varlen.lua:128: b = b + n * step
+  const int b_2 = b + (n_28 + (int)(cand_30 < nseq && lt_imin(lt_imax(t298, 0), TQ) / 128 + cand_30 <= slot)) * 16;
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_31 = lt_imin(b_2 + 1, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t310 = (int64_t)cand_31 >= 0 && (int64_t)cand_31 < B1 ? cu_seqlens_q[(int64_t)cand_31] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_29 = (int)(cand_31 < nseq && lt_imin(lt_imax(t310, 0), TQ) / 128 + cand_31 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_32 = lt_imin(b_2 + 2, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t320 = (int64_t)cand_32 >= 0 && (int64_t)cand_32 < B1 ? cu_seqlens_q[(int64_t)cand_32] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_30 = n_29 + (int)(cand_32 < nseq && lt_imin(lt_imax(t320, 0), TQ) / 128 + cand_32 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_33 = lt_imin(b_2 + 3, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t330 = (int64_t)cand_33 >= 0 && (int64_t)cand_33 < B1 ? cu_seqlens_q[(int64_t)cand_33] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_31 = n_30 + (int)(cand_33 < nseq && lt_imin(lt_imax(t330, 0), TQ) / 128 + cand_33 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_34 = lt_imin(b_2 + 4, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t340 = (int64_t)cand_34 >= 0 && (int64_t)cand_34 < B1 ? cu_seqlens_q[(int64_t)cand_34] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_32 = n_31 + (int)(cand_34 < nseq && lt_imin(lt_imax(t340, 0), TQ) / 128 + cand_34 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_35 = lt_imin(b_2 + 5, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t350 = (int64_t)cand_35 >= 0 && (int64_t)cand_35 < B1 ? cu_seqlens_q[(int64_t)cand_35] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_33 = n_32 + (int)(cand_35 < nseq && lt_imin(lt_imax(t350, 0), TQ) / 128 + cand_35 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_36 = lt_imin(b_2 + 6, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t360 = (int64_t)cand_36 >= 0 && (int64_t)cand_36 < B1 ? cu_seqlens_q[(int64_t)cand_36] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_34 = n_33 + (int)(cand_36 < nseq && lt_imin(lt_imax(t360, 0), TQ) / 128 + cand_36 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_37 = lt_imin(b_2 + 7, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t370 = (int64_t)cand_37 >= 0 && (int64_t)cand_37 < B1 ? cu_seqlens_q[(int64_t)cand_37] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_35 = n_34 + (int)(cand_37 < nseq && lt_imin(lt_imax(t370, 0), TQ) / 128 + cand_37 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_38 = lt_imin(b_2 + 8, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t380 = (int64_t)cand_38 >= 0 && (int64_t)cand_38 < B1 ? cu_seqlens_q[(int64_t)cand_38] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_36 = n_35 + (int)(cand_38 < nseq && lt_imin(lt_imax(t380, 0), TQ) / 128 + cand_38 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_39 = lt_imin(b_2 + 9, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t390 = (int64_t)cand_39 >= 0 && (int64_t)cand_39 < B1 ? cu_seqlens_q[(int64_t)cand_39] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_37 = n_36 + (int)(cand_39 < nseq && lt_imin(lt_imax(t390, 0), TQ) / 128 + cand_39 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_40 = lt_imin(b_2 + 10, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t400 = (int64_t)cand_40 >= 0 && (int64_t)cand_40 < B1 ? cu_seqlens_q[(int64_t)cand_40] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_38 = n_37 + (int)(cand_40 < nseq && lt_imin(lt_imax(t400, 0), TQ) / 128 + cand_40 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_41 = lt_imin(b_2 + 11, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t410 = (int64_t)cand_41 >= 0 && (int64_t)cand_41 < B1 ? cu_seqlens_q[(int64_t)cand_41] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_39 = n_38 + (int)(cand_41 < nseq && lt_imin(lt_imax(t410, 0), TQ) / 128 + cand_41 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_42 = lt_imin(b_2 + 12, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t420 = (int64_t)cand_42 >= 0 && (int64_t)cand_42 < B1 ? cu_seqlens_q[(int64_t)cand_42] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_40 = n_39 + (int)(cand_42 < nseq && lt_imin(lt_imax(t420, 0), TQ) / 128 + cand_42 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_43 = lt_imin(b_2 + 13, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t430 = (int64_t)cand_43 >= 0 && (int64_t)cand_43 < B1 ? cu_seqlens_q[(int64_t)cand_43] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_41 = n_40 + (int)(cand_43 < nseq && lt_imin(lt_imax(t430, 0), TQ) / 128 + cand_43 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_44 = lt_imin(b_2 + 14, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t440 = (int64_t)cand_44 >= 0 && (int64_t)cand_44 < B1 ? cu_seqlens_q[(int64_t)cand_44] : 0;
+  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  const int n_42 = n_41 + (int)(cand_44 < nseq && lt_imin(lt_imax(t440, 0), TQ) / 128 + cand_44 <= slot);
+  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  const int cand_45 = lt_imin(b_2 + 15, nseq);
+  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  const int t450 = (int64_t)cand_45 >= 0 && (int64_t)cand_45 < B1 ? cu_seqlens_q[(int64_t)cand_45] : 0;
+  // attention_varlen.lua:128: b = b + n * step
+  const int b_3 = b_2 + n_42 + (int)(cand_45 < nseq && lt_imin(lt_imax(t450, 0), TQ) / 128 + cand_45 <= slot);
+  // attention_varlen.lua:133: local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
+  const int t460 = (int64_t)b_3 >= 0 && (int64_t)b_3 < B1 ? cu_seqlens_q[(int64_t)b_3] : 0;
+  const int q_lo = lt_imin(lt_imax(t460, 0), TQ);
+  // attention_varlen.lua:134: local q_hi = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b + 1 })), q_lo), p.TQ)
+  const int t463 = (int64_t)b_3 + 1 >= 0 && (int64_t)b_3 + 1 < B1 ? cu_seqlens_q[(int64_t)b_3 + 1] : 0;
+  const int q_hi = lt_imin(lt_imax(t463, q_lo), TQ);
+  // attention_varlen.lua:135: local k_lo = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b })), 0), p.TK)
+  const int t465 = (int64_t)b_3 >= 0 && (int64_t)b_3 < B1 ? cu_seqlens_k[(int64_t)b_3] : 0;
+  const int k_lo = lt_imin(lt_imax(t465, 0), TK);
+  // attention_varlen.lua:136: local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
+  const int t468 = (int64_t)b_3 + 1 >= 0 && (int64_t)b_3 + 1 < B1 ? cu_seqlens_k[(int64_t)b_3 + 1] : 0;
+  const int k_hi = lt_imin(lt_imax(t468, k_lo), TK);
+  // attention_varlen.lua:137: local Sq, Sk = tile.min(q_hi - q_lo, p.max_seqlen_q), tile.min(k_hi - k_lo, p.max_seqlen_k)
+  const int Sq = lt_imin(q_hi - q_lo, max_seqlen_q);
+  const int Sk = lt_imin(k_hi - k_lo, max_seqlen_k);
+  // attention_varlen.lua:138: local diag = (k_hi - k_lo) - (q_hi - q_lo)   -- query i is aligned with key i + diag (bottom-right)
+  const int diag = k_hi - k_lo - (q_hi - q_lo);
+  // attention_varlen.lua:142: local qb = slot - (q_lo // BM + b)
+  const int qb = slot - (q_lo / 128 + b_3);
+  // attention_varlen.lua:145: if c.tma then q0 = tile.max(q0, 0) end
+  const int q0 = lt_imax((qb < 0 ? Sq : qb * 128), 0);
+  // attention_varlen.lua:149: local m0, q_end, rd = q_lo + q0, q_lo + Sq, q0 + diag
+  const int m0 = q_lo + q0;
+  const int q_end = q_lo + Sq;
+  const int rd = q0 + diag;
+  // attention_varlen.lua:155: local nkb = tile.cdiv(Sk, BN)
+  const int nkb = (Sk + 128 - 1) / 128;
+  // attention_varlen.lua:156: local lo_key, hi_key = rd - wl, rd + BM - 1 + wr
+  const int lo_key = rd - window_left;
+  const int hi_key = rd + 128 - 1 + window_right;
+  // attention_varlen.lua:158: if c.tma then first = tile.max(first, 0) end
+  const int first = lt_imax((window_left < 0 ? 0 : lt_imin(nkb, lt_imax(lo_key, 0) / 128)), 0);
+  // attention_varlen.lua:164: if c.tma then last = tile.where(q0:lt(Sq), last, first) end
+  const int last = q0 < Sq ? lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 128 + 1)))) : first;
+  // attention_varlen.lua:175: local c2 = c.tma and k.target == "sm90a" and p.scale * LOG2E
+  const float c2 = scale * 1.442695f;
+  /* the ring of the k:pipelined loop at attention_varlen.lua:179, 3 stages: j_full[i] says stage i's TMA copies have landed (65536 bytes), j_empty[i] that the 8 consumer warps are done with it */
+  if (tid == 0) {
+    #pragma unroll
+    for (int j_stage = 0; j_stage < 3; ++j_stage) {
+      lt_mbar_init(&j_full[j_stage], 1);   /* the producer's arrival, with the bytes to expect */
+      lt_mbar_init(&j_empty[j_stage], 8);   /* one arrival a consumer warp */
+    }
+    lt_mbar_init(j_pre, 1);   /* the copies before the loop */
+    lt_mbar_init_fence();
+  }
+  __syncthreads();   /* the mbarriers are set up before either role uses them */
+  if (tid >= 256) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<40>();   /* the registers it does not need go to the consumers */
+    if (tid == 256) {
+      lt_tma_prefetch_map(&Q_map);
+      lt_tma_prefetch_map(&K_map);
+      lt_tma_prefetch_map(&V_map);
+      // attention_varlen.lua:178: k:copy(Qb:tile({ h, 0, 0 }, { 1, BM, D }), Qs)
+      const int Qs_e = lt_tma_rows_e(m0, q_end, TQ, 128);   /* Q:rows(m0, q_end): the box's index in the map's dimension of row ends */
+      const bool Qs_thread = lt_tma_rows_by_thread(m0, q_end, TQ, 128);   /* an end below 128 rows: by this thread */
+      if (Qs_thread) lt_tma_rows_copy(&Qs[0][0][0], (const char *)(Q + (int64_t)h_2 * sqh), sqt * 2, m0, h_2 < Hq ? q_end : 0, TQ, 128, 2, 128, 256);
+      lt_mbar_arrive_expect_tx(j_pre, 32768 - (Qs_thread ? 32768 : 0));   /* the bytes the copies before the loop deliver */
+      if (!Qs_thread) {
+        lt_tma_load_4d(&Qs[0][0][0], &Q_map, 0, lt_tma_rows_r(m0, Qs_e, 128), Qs_e, h_2, j_pre);
+        lt_tma_load_4d(&Qs[1][0][0], &Q_map, 64, lt_tma_rows_r(m0, Qs_e, 128), Qs_e, h_2, j_pre);
+      }
+      int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity */
+      // attention_varlen.lua:179: k:pipelined(first, last, c.stages, function(j)
+      for (int j = first; j < last; ++j, j_phase ^= j_stage == 2, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
+        lt_mbar_wait(&j_empty[j_stage], j_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+        // attention_varlen.lua:180: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+        const int Ks_e = lt_tma_rows_e(k_lo + j * 128, k_lo + Sk, TK, 128);   /* K:rows(k_lo, k_lo + Sk): the box's index in the map's dimension of row ends */
+        const bool Ks_thread = lt_tma_rows_by_thread(k_lo + j * 128, k_lo + Sk, TK, 128);   /* an end below 128 rows: by this thread */
+        if (Ks_thread) lt_tma_rows_copy(&Ks[j_stage][0][0][0], (const char *)(K + (int64_t)hk * skh), skt * 2, k_lo + j * 128, hk < Hkv ? k_lo + Sk : 0, TK, 128, 2, 128, 256);
+        // attention_varlen.lua:181: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+        const int Vs_e = lt_tma_rows_e(k_lo + j * 128, k_lo + Sk, TK, 128);   /* V:rows(k_lo, k_lo + Sk): the box's index in the map's dimension of row ends */
+        const bool Vs_thread = lt_tma_rows_by_thread(k_lo + j * 128, k_lo + Sk, TK, 128);   /* an end below 128 rows: by this thread */
+        if (Vs_thread) lt_tma_rows_copy(&Vs[j_stage][0][0][0], (const char *)(V + (int64_t)hk * svh), svt * 2, k_lo + j * 128, hk < Hkv ? k_lo + Sk : 0, TK, 128, 2, 128, 256);
+        lt_mbar_arrive_expect_tx(&j_full[j_stage], 65536 - (Ks_thread ? 32768 : 0) - (Vs_thread ? 32768 : 0));   /* the bytes its copies deliver */
+        // attention_varlen.lua:180: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+        if (!Ks_thread) {
+          lt_tma_load_4d(&Ks[j_stage][0][0][0], &K_map, 0, lt_tma_rows_r(k_lo + j * 128, Ks_e, 128), Ks_e, hk, &j_full[j_stage]);
+          lt_tma_load_4d(&Ks[j_stage][1][0][0], &K_map, 64, lt_tma_rows_r(k_lo + j * 128, Ks_e, 128), Ks_e, hk, &j_full[j_stage]);
+        }
+        // attention_varlen.lua:181: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+        if (!Vs_thread) {
+          lt_tma_load_4d(&Vs[j_stage][0][0][0], &V_map, 0, lt_tma_rows_r(k_lo + j * 128, Vs_e, 128), Vs_e, hk, &j_full[j_stage]);
+          lt_tma_load_4d(&Vs[j_stage][1][0][0], &V_map, 64, lt_tma_rows_r(k_lo + j * 128, Vs_e, 128), Vs_e, hk, &j_full[j_stage]);
+        }
+      }
+    }
+  } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
+    int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity */
+    // attention_varlen.lua:169: local o = k:fragment("f32", { BM, D }, 0)
+    float o[64];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          o[ri * 32 + ci * 2 + vi] = 0.0f;
+        }
+      }
+    }
+    // attention_varlen.lua:170: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+    float m[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      m[ri] = -INFINITY;
+    }
+    // attention_varlen.lua:171: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+    float l[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      l[ri] = 0.0f;
+    }
+    lt_mbar_wait(j_pre, 0);   /* the copies before the loop have landed (its one phase) */
+    // attention_varlen.lua:179: k:pipelined(first, last, c.stages, function(j)
+    if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 183: 0 goes first */
+    uint32_t s_frag[8][1][4];   /* line 202's A ([16 of K][warp's 16 rows]), packed in one iteration, read by its wgmmas in the next */
+    for (int j = first; j < last; ++j, j_phase ^= j_stage == 2, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
+      lt_mbar_wait(&j_full[j_stage], j_phase);   /* the stage's copies have landed */
+      // attention_varlen.lua:182: local s = k:fragment("f32", { BM, BN }, 0)
+      float s[64];
+      lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
+      // attention_varlen.lua:183: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+      /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
+      lt_wgmma_settle(s);
+      lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n128k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+      /* attention_varlen.lua:202 of iteration j - 1, on its stage: behind these, in a group of its own (empty in the first iteration) */
+      if (j > first) {
+        lt_wgmma_settle(s_frag);
+        lt_wgmma_settle(o);
+        lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 128; kk += 16) {
+          lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage == 0 ? 2 : j_stage - 1][0][kk][0], 16384, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* so wgmma.wait_group 1 completes s alone */
+      } else {
+        lt_wgmma_fence();   /* on this path too, so that ptxas adds none where the two join */
+        lt_wgmma_commit();   /* so wgmma.wait_group 1 completes s alone */
+      }
+      lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
+      // attention_varlen.lua:205: local kend = (j + 1) * BN
+      const int kend = (j + 1) * 128;
+      // attention_varlen.lua:206: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(rd + wr + 1)),
+      const bool cuts = kend > Sk || ((window_right >= 0 && kend > rd + window_right + 1) || (window_left >= 0 && j * 128 < rd + 128 - 1 - window_left));
+      // attention_varlen.lua:208: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_varlen.lua:190: local row = k:iota({ BM, 1 }, 1) + (rd - j * BN)   -- the key aligned with the row, in block columns
+        int row[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          row[ri] = ri * 8 + row0 + (rd - j * 128);
+        }
+        // attention_varlen.lua:191: local lo = tile.where(wl:lt(0), 0, row - wl)
+        int lo[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+        }
+        // attention_varlen.lua:192: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+        int hi[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          hi[ri] = lt_imin(Sk - j * 128, (window_right < 0 ? 128 : row[ri] + window_right + 1));
+        }
+        lt_wgmma_wait<1>();   /* all but the newest 1 group in flight are done: those into s */
+        lt_wgmma_settle(s);   /* read below, after the wait */
+        // attention_varlen.lua:193: local col = k:iota({ BM, BN }, 2)
+        int col[64];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              col[ri * 32 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              s[ri * 32 + ci * 2 + vi] = col[ri * 32 + ci * 2 + vi] >= lo[ri] && col[ri * 32 + ci * 2 + vi] < hi[ri] ? s[ri * 32 + ci * 2 + vi] : -INFINITY;
+            }
+          }
+        }
+        // attention_varlen.lua:196: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t529[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t529[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t529[ri] = fmaxf(t529[ri], s[ri * 32 + ci * 2 + vi]);
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t529[ei] = fmaxf(t529[ei], __shfl_xor_sync(0xffffffffu, t529[ei], 2));
+          t529[ei] = fmaxf(t529[ei], __shfl_xor_sync(0xffffffffu, t529[ei], 1));
+        }
+        float m_new[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t529[ri]);
+        }
+        // attention_varlen.lua:197: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+        float mc[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri] * c2;
+        }
+        // attention_varlen.lua:198: k:assign(s, tile.exp2(log2units(s) - mc))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] * c2 - mc[ri]);
+            }
+          }
+        }
+        // attention_varlen.lua:199: local alpha = tile.exp2(log2units(m) - mc)
+        float alpha[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha[ri] = lt_exp2(m[ri] * c2 - mc[ri]);
+        }
+        // attention_varlen.lua:200: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t538[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t538[ri] = 0.0f;
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t538[ri] = t538[ri] + s[ri * 32 + ci * 2 + vi];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t538[ei] = t538[ei] + __shfl_xor_sync(0xffffffffu, t538[ei], 2);
+          t538[ei] = t538[ei] + __shfl_xor_sync(0xffffffffu, t538[ei], 1);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t538[ri];
+        }
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(o);   /* read below, after the wait */
+        // attention_varlen.lua:201: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
+            }
+          }
+        }
+        // attention_varlen.lua:202: k:gemm(s:cast(v.dtype), Vs, o)
+        /* into s_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
+        #pragma unroll
+        for (int kk = 0; kk < 128; kk += 16) {
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+            s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 32], s[i + 32 + 1]);
+            s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
+          }
+        }
+        // attention_varlen.lua:203: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new[ri];
+        }
+      } else {
+        lt_wgmma_wait<1>();   /* all but the newest 1 group in flight are done: those into s */
+        lt_wgmma_settle(s);   /* read below, after the wait */
+        // attention_varlen.lua:196: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t542[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t542[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t542[ri] = fmaxf(t542[ri], s[ri * 32 + ci * 2 + vi]);
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t542[ei] = fmaxf(t542[ei], __shfl_xor_sync(0xffffffffu, t542[ei], 2));
+          t542[ei] = fmaxf(t542[ei], __shfl_xor_sync(0xffffffffu, t542[ei], 1));
+        }
+        float m_new_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t542[ri]);
+        }
+        // attention_varlen.lua:197: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+        float mc_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri] * c2;
+        }
+        // attention_varlen.lua:198: k:assign(s, tile.exp2(log2units(s) - mc))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 32 + ci * 2 + vi] = lt_exp2(s[ri * 32 + ci * 2 + vi] * c2 - mc_2[ri]);
+            }
+          }
+        }
+        // attention_varlen.lua:199: local alpha = tile.exp2(log2units(m) - mc)
+        float alpha_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha_2[ri] = lt_exp2(m[ri] * c2 - mc_2[ri]);
+        }
+        // attention_varlen.lua:200: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t551[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t551[ri] = 0.0f;
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t551[ri] = t551[ri] + s[ri * 32 + ci * 2 + vi];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t551[ei] = t551[ei] + __shfl_xor_sync(0xffffffffu, t551[ei], 2);
+          t551[ei] = t551[ei] + __shfl_xor_sync(0xffffffffu, t551[ei], 1);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t551[ri];
+        }
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(o);   /* read below, after the wait */
+        // attention_varlen.lua:201: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
+            }
+          }
+        }
+        // attention_varlen.lua:202: k:gemm(s:cast(v.dtype), Vs, o)
+        /* into s_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
+        #pragma unroll
+        for (int kk = 0; kk < 128; kk += 16) {
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 64 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+            s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 32], s[i + 32 + 1]);
+            s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 34], s[i + 34 + 1]);
+          }
+        }
+        // attention_varlen.lua:203: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
+      }
+      if (j > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 2 : j_stage - 1]);   /* iteration j - 1's wgmmas are done: each warp gives its stage back to the producer */
+    }
+    /* attention_varlen.lua:202 of the last iteration, on its stage */
+    if (last > first) {
+      lt_wgmma_settle(s_frag);
+      lt_wgmma_settle(o);
+      lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage == 0 ? 2 : j_stage - 1][0][kk][0], 16384, 1024, 1), 1);
+      }
+      lt_wgmma_commit();
+    } else {
+      lt_wgmma_fence();   /* on this path too, so that ptxas adds none where the two join */
+      lt_wgmma_commit();
+    }
+    if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
+    // attention_varlen.lua:213: local seen = l:gt(0)
+    bool seen[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      seen[ri] = l[ri] > 0.0f;
+    }
+    // attention_varlen.lua:214: k:store(Ob:tile({ h, 0, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+    float t556[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      t556[ri] = seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f;
+    }
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(o);   /* read below, after the wait */
+    {
+      const bool ok = h_2 < Hq;
+      __half *base = O + (int64_t)h_2 * soh;
+      if (ok && (int64_t)m0 + 128 <= TQ && (int64_t)m0 + 128 <= q_end && (uintptr_t)base % 16 == 0 && sot % 8 == 0) {   /* the whole tile is inside O: out through O_out, 16 bytes of a row a thread */
+        lt_fence_proxy_async(); lt_named_barrier(3, 256);   /* every warp is done with the shared tiles O_out lies over */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            union { uint32_t v; __half e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * t556[ri]);
+            *(uint32_t *)&O_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+          }
+        }
+        lt_fence_proxy_async(); lt_named_barrier(3, 256);   /* O_out is whole */
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          *(uint4 *)(base + (int64_t)(m0 + tid / 16) * sot + (int64_t)(ri * 16) * sot + tid % 16 * 8) = *(const uint4 *)&O_out[ri * 16 + tid / 16][(tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3];
+        }
+      } else {
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            const int64_t gr = (int64_t)m0 + ri * 8 + row0;
+            const int gc = ci * 8 + col0;
+            __half *ptr = base + (int64_t)gr * sot + gc;
+            if (ok && gr < TQ && gr < q_end && (uintptr_t)ptr % 4 == 0) {
+              union { uint32_t v[1]; __half e[2]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * t556[ri]);
+              ((uint32_t *)ptr)[0] = h.v[0];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                if (ok && gr < TQ && gr < q_end) ptr[vi] = __float2half_rn(o[ri * 32 + ci * 2 + vi] * t556[ri]);
+              }
+            }
+          }
+        }
+      }
+    }
+    // attention_varlen.lua:215: k:store(LSEb:tile({ h, 0, 0 }, { 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+    {
+      const bool ok = h_2 < Hq && col0 == 0;
+      float *base = LSE + (int64_t)h_2 * TQ;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int64_t gr = (int64_t)m0 + ri * 8 + row0;
+        float *ptr = base + gr;
+        if (ok && gr < TQ && gr < q_end) ptr[0] = seen[ri] ? m[ri] * scale + logf(l[ri]) : INFINITY;
+      }
     }
   }
 }
@@ -1100,10 +2299,22 @@ extern "C" int attention_varlen_f16_d128(const void *Q, const void *K, const voi
   if ((int64_t)B1 - 1 > 4096) return cudaErrorInvalidValue;   /* attention_varlen.lua:93: at most max_seqs sequences (B1 - 1 <= max_seqs: the config's search) */
   const int64_t grid_x = ((int64_t)TQ / 128 + ((int64_t)B1 - 1)) * (int64_t)Hq;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
+  const uint64_t Q_map_dims[4] = {(uint64_t)128, (uint64_t)(TQ < 128 ? TQ : 128), (uint64_t)(TQ < 128 ? 1 : TQ - 127), (uint64_t)Hq}, Q_map_strides[3] = {(uint64_t)sqt, (uint64_t)sqt, (uint64_t)sqh};
+  const uint32_t Q_map_box[4] = {64, 128, 1, 1};
+  const uint64_t K_map_dims[4] = {(uint64_t)128, (uint64_t)(TK < 128 ? TK : 128), (uint64_t)(TK < 128 ? 1 : TK - 127), (uint64_t)Hkv}, K_map_strides[3] = {(uint64_t)skt, (uint64_t)skt, (uint64_t)skh};
+  const uint32_t K_map_box[4] = {64, 128, 1, 1};
+  const uint64_t V_map_dims[4] = {(uint64_t)128, (uint64_t)(TK < 128 ? TK : 128), (uint64_t)(TK < 128 ? 1 : TK - 127), (uint64_t)Hkv}, V_map_strides[3] = {(uint64_t)svt, (uint64_t)svt, (uint64_t)svh};
+  const uint32_t V_map_box[4] = {64, 128, 1, 1};
+  CUtensorMap Q_map, K_map, V_map;
+  if (lt_tma_encode(&Q_map, Q, LT_TMA_F16, 4, Q_map_dims, Q_map_strides, Q_map_box, 128) != 0 ||
+      lt_tma_encode(&K_map, K, LT_TMA_F16, 4, K_map_dims, K_map_strides, K_map_box, 128) != 0 ||
+      lt_tma_encode(&V_map, V, LT_TMA_F16, 4, V_map_dims, V_map_strides, V_map_box, 128) != 0)
+    return attention_varlen_f16_d128_cp(Q, K, V, O, LSE, cu_seqlens_q, cu_seqlens_k, Hq, TQ, Hkv, TK, B1, sqh, sqt, skh, skt, svh, svt, soh, sot, max_seqlen_q, max_seqlen_k, scale, window_left, window_right, stream);
   const dim3 grid((unsigned)grid_x, 1, 1);
-  /* 229376 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_varlen_f16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 229376);
+  /* 229432 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_varlen_f16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 229432);
   if (err != cudaSuccess) return (int)err;
-  attention_varlen_f16_d128_kernel<<<grid, dim3(256), 229376, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, (const int *)cu_seqlens_q, (const int *)cu_seqlens_k, Hq, TQ, Hkv, TK, B1, sqh, sqt, skh, skt, svh, svt, soh, sot, max_seqlen_q, max_seqlen_k, scale, window_left, window_right);
+  attention_varlen_f16_d128_kernel<<<grid, dim3(384), 229432, (cudaStream_t)stream>>>(Q_map, K_map, V_map, (const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, (const int *)cu_seqlens_q, (const int *)cu_seqlens_k, Hq, TQ, Hkv, TK, B1, sqh, sqt, skh, skt, svh, svt, soh, sot, max_seqlen_q, max_seqlen_k, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }

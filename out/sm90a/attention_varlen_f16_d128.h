@@ -40,6 +40,9 @@
  *          Hq % Hkv == 0 (attention_varlen.lua:91: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
  *          window_left < 1073741824 && window_right < 1073741824 (attention_varlen.lua:92: windows below 2^30, as sizes)
  *          B1 - 1 <= 4096 (attention_varlen.lua:93: at most max_seqs sequences (B1 - 1 <= max_seqs: the config's search))
+ * Fast path: TMA copies in a warp-specialized kernel, where Q, K, V start 16-byte aligned
+ * and sqh, sqt, skh, skt, svh, svt are multiples of 8 elements (16 bytes; any stride of a size-1 dimension);
+ * otherwise the launcher runs a cp.async kernel of the same tiles, which takes any alignment.
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_varlen_f16_d128.cu
  */
 #ifndef LUATILE_ATTENTION_VARLEN_F16_D128_H
