@@ -13,7 +13,7 @@ the rows before the first sequence and 5 past the last that must stay NaN.  O by
 +inf where a row sees no key.  A library that fails is not timed.
 
 Timing (every library that passes, but sm80's: built for sm_90, it is
-only checked): bf16, D 128, Hq 32 / Hkv 8, the mix {12, 37,
+only checked): bf16, D 128 (VARIANT=f16_d64: f16, D 64), Hq 32 / Hkv 8, the mix {12, 37,
 1000, 4096, 8191} (13336 tokens), causal and full; the dense kernel on
 one sequence of the same 13336 tokens, timed in each round beside the
 varlen builds (its time moves by up to 20% between runs); then each build
@@ -119,14 +119,16 @@ def pairs(lens, causal):
     return sum(s * (s + 1) // 2 if causal else s * s for s in lens)
 
 
-def bench(timed, lib):
-    """Times the bf16 d128 launcher of each (label, lib) of `timed` beside
-    the dense kernel of `lib` and SDPA, in rotated rounds."""
+def bench(timed, lib, variant):
+    """Times the launcher `variant` (bf16_d128, f16_d64) of each (label,
+    lib) of `timed` beside the dense kernel of `lib` and SDPA, in rotated
+    rounds."""
     import triton.testing as tt
-    D, Hq, Hkv, dt = 128, 32, 8, torch.bfloat16
+    name, D = variant.split("_d")[0], int(variant.split("_d")[1])
+    Hq, Hkv, dt = 32, 8, DT[name]
     lens = [12, 37, 1000, 4096, 8191]
     N = sum(lens)
-    dense = lib.attention_bf16_d128
+    dense = getattr(lib, f"attention_{variant}")
     dense.argtypes = [P] * 5 + [I] * 5 + [L64] * 12 + [FL, I, I, P]
     q, cuq = pack(lens, Hq, D, dt, 0)
     k, cuk = pack(lens, Hkv, D, dt, 0)
@@ -151,13 +153,13 @@ def bench(timed, lib):
                 if lb is None:
                     t_ds.append(tt.do_bench(run_dense))
                     continue
-                f = varlen_fn(lb, "bf16", D)
+                f = varlen_fn(lb, name, D)
                 t_vs[label].append(tt.do_bench(
                     lambda: call(f, q, k, v, o, lse, cuq, cuk, max(lens), max(lens), scale, causal)))
         fd = 4 * D * Hq * pairs([N], causal)
         t_d = sorted(t_ds)[2]
         td = fd / t_d / 1e9
-        say(f"bf16 d128 Hq 32 Hkv 8 lengths {lens} {'causal' if causal else 'full'}: dense on one sequence of "
+        say(f"{name} d{D} Hq 32 Hkv 8 lengths {lens} {'causal' if causal else 'full'}: dense on one sequence of "
             f"{N} tokens {t_d * 1e3:.1f} us {td:.1f} TFLOP/s (rounds {', '.join(f'{t * 1e3:.0f}' for t in t_ds)} us)")
         for label, ts in t_vs.items():
             t_v = sorted(ts)[2]
@@ -167,7 +169,7 @@ def bench(timed, lib):
         # where the gap comes from: each build on the one sequence of N tokens (no mix)
         cu1 = torch.tensor([0, N], dtype=torch.int32, device="cuda")
         for label, lb in timed:
-            f = varlen_fn(lb, "bf16", D)
+            f = varlen_fn(lb, name, D)
             t_1 = tt.do_bench(lambda: call(f, q, k, v, o, lse, cu1, cu1, N, N, scale, causal))
             say(f"  varlen {label} on one sequence of {N} tokens: {t_1 * 1e3:.1f} us {fd / t_1 / 1e9:.1f} TFLOP/s "
                 f"(ratio to dense {t_d / t_1:.3f})")
@@ -210,7 +212,7 @@ def main():
         good.append((label, lib, ok))
     timed = [(label, lib) for label, lib, ok in good if ok and label != "sm80"]
     if good and good[0][2]:
-        bench(timed, good[0][1])
+        bench(timed, good[0][1], os.environ.get("VARIANT", "bf16_d128"))
     else:
         say("not timed: the first library failed its check")
     out = os.environ.get("OUT")

@@ -8,7 +8,8 @@
 #   DIR=folder holding sm90a/ and sm80/ (default out), OUT=where results go,
 #   LIB=where the objects and libraries go (default /tmp/attention_varlen_lib),
 #   EXTRA="LABEL ..." more sm90a builds to check and time beside the first
-#   (an A/B): $DIR/LABEL/attention_varlen_bf16_d128.cu each.
+#   (an A/B): $DIR/LABEL/attention_varlen_$VARIANT.cu each; VARIANT=f16_d64 times the f16 d64
+#   launchers instead of bf16 d128 (attention_varlen.py).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=${DIR:-$here/../out}
@@ -34,7 +35,7 @@ link() {
 rm -f "$lib"/*.o "$lib"/*.log
 for n in attention_varlen_bf16_d128 attention_varlen_f16_d64 attention_bf16_d128; do compile sm90a $n; done
 for n in attention_varlen_bf16_d128 attention_varlen_f16_d64; do compile sm80 $n; done
-for x in ${EXTRA:-}; do compile $x attention_varlen_bf16_d128; done
+for x in ${EXTRA:-}; do compile $x attention_varlen_${VARIANT:-bf16_d128}; done
 wait   # every compile, in one parallel pool
 link sm90a
 link sm80
