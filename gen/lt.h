@@ -293,6 +293,12 @@ struct Stmt {
   Stmt *defer;          /* S_FOR SCHED_WARPSPEC: a gemm whose wgmmas go to the next iteration, issued behind
                            the opening gemm's (attention: O += P V after S = Q K^T; pass/defer.c) */
   int deferred;         /* S_GEMM in such a loop: packs its register A where it stands; the loop issues it */
+  Stmt *lates[2];       /* S_FOR SCHED_WARPSPEC: the gemms of its masked / unmasked step (the then branch's) whose
+                           wgmmas go to the next iteration, behind late_after's (attention backward: dV after the
+                           next S^T and dP^T; pass/defer_bwd.c); each such gemm of both branches is `deferred` */
+  int nlates;
+  Stmt *late_after;
+  int late_stage;       /* S_FOR SCHED_WARPSPEC: its third stage is gen's, for the deferred gemm (the DSL said 2) */
   Stmt *issue_first;    /* S_LOAD of a group of loads issued together (pass/issue.c): the group's first load, before
                            which every vector of the group is issued (lower/copy.c, ltL_issue) */
   Stmt *issue_next;     /* the group's next load, or NULL */
@@ -535,6 +541,8 @@ int ltP_add_inflight(const Sym **set, int n, const Sym *acc);         /* -1 past
 int ltP_uses(const Stmt *first, const Sym *x);    /* does a statement from first on name x? */
 int ltP_gemms(const Stmt *first);                /* plan.c: the gemms an iteration from first runs */
 void ltP_plan_defer(Kernel *k, Stmt *loop);      /* defer.c: Stmt.defer of a warp-specialized loop */
+void ltP_late_stage(Kernel *k, Stmt *loop, const Target *t);  /* defer_bwd.c: a third stage for Stmt.lates */
+void ltP_plan_defer_bwd(Kernel *k, Stmt *loop);  /* defer_bwd.c: Stmt.lates of a warp-specialized loop */
 int ltP_wait_keep(const Sym *const *inflight, int n, const Stmt *s);  /* defer.c: the newest wgmma groups that
                                                                           may stay in flight before s */
 int ltP_names(const Stmt *s, const Sym *x);       /* does statement s itself name x? */

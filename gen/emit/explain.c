@@ -51,6 +51,14 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
                   "group each; wgmma.wait_group 1 completes the latter, whose result the warpgroup works on while the "
                   "tensor cores run the former; the stage before goes back once they are done (pass/defer.c)\n",
                s->defer->line, s->open_gemm->line);
+  if (s->nlates)
+    ltU_printf(b, "    deferred: the wgmmas of line %d (and of its twin in the step's other branch) go to the next iteration, "
+                  "behind its wgmmas of line %d, a commit group each; the step waits for the groups up to the newest it "
+                  "needs, and packs its A once the wgmmas of the iteration before are done; the stage before goes back "
+                  "after the body%s (pass/defer_bwd.c)\n",
+               s->lates[0]->line, s->late_after->line,
+               s->late_stage ? "; the ring's third stage is gen's (the loop said 2), for the stage held an iteration "
+                               "longer" : "");
   if (k->pre_reload)
     ltU_printf(b, "    copies before the loop: by TMA from the producer, once a program, onto %s_pre (1 arrival with "
                   "expect-tx of %d bytes), which the consumers wait for before the loop; into their one buffer once "

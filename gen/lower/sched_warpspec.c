@@ -310,6 +310,10 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
     ltL_attn_consumer_loop(e, s, r);
     return;
   }
+  if (s->nlates) {   /* the step's gemms one iteration late (pass/defer_bwd.c) */
+    ltL_attn_bwd_consumer_loop(e, s, r);
+    return;
+  }
   const char *ph = ltU_fmt("%s_phase", r->v);
   Stmt *p = s->body.first;
   while (p && ltP_is_producer(p)) p = p->next;

@@ -124,13 +124,14 @@ static int reads(const Expr *x, const Sym *y) {
 ** first, one accumulator a group) may stay in flight before statement s
 ** of a loop with a deferred gemm: n where s names none of them; else
 ** those after the newest that it names (wgmma.wait_group with that
-** count); 0 before anything but register work, in-warp reductions (the
+** count); 0 before anything but register work, reads of shared tiles
+** (wgmmas only read them), in-warp reductions (the
 ** consumers have no others: plan.c), plain stores and gemms.  An if waits
 ** for what its condition names; its branches wait inside, each from the
 ** groups in flight at the if. */
 int ltP_wait_keep(const Sym *const *inflight, int n, const Stmt *s) {
   switch (s->kind) {
-  case S_LET: case S_FRAG: case S_ASSIGN: case S_LOAD: case S_REDUCE: case S_GEMM: case S_IF: break;
+  case S_LET: case S_FRAG: case S_ASSIGN: case S_LOAD: case S_SLOAD: case S_REDUCE: case S_GEMM: case S_IF: break;
   case S_STORE: if (!s->via) break; return 0;
   default: return 0;
   }

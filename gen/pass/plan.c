@@ -530,6 +530,7 @@ static void plan_loop(Kernel *k, Stmt *loop, const Target *t) {
     loop->sched = SCHED_PLAIN;
   } else if (t->warpspec && !(loop->why_plain = warpspec_why(k, loop, t))) {
     plan_warpspec(k, loop, t);
+    ltP_late_stage(k, loop, t);
   } else if (t->async_copy) {
     loop->sched = SCHED_RING;
   } else if (t->reg_prefetch && !(why = no_prefetch(k, loop, consumers(loop)))) {
@@ -940,6 +941,7 @@ static void plan_block(Kernel *k, Block *b, const Target *t) {
     if (s->kind == S_FOR && s->sched == SCHED_WARPSPEC) {
       plan_consumers(k, s);
       ltP_plan_defer(k, s);
+      ltP_plan_defer_bwd(k, s);
     }
     if (s->kind == S_FOR && s->sched == SCHED_PREFETCH && s->copies_first)
       note(k, t, s->line, "k:pipelined's copies_first = true has no effect on %s: without cp.async, iteration i + 1's "

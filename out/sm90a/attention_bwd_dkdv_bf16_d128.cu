@@ -1293,18 +1293,18 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
   __nv_bfloat16 (*Ks)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 0);
   /* Vs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __nv_bfloat16 (*Vs)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 32768);
-  /* Qs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  /* Qs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
   __nv_bfloat16 (*Qs)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 65536);
-  /* dOs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
-  __nv_bfloat16 (*dOs)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 98304);
-  float (*lses)[1][64] = (float (*)[1][64])(lt_smem + 131072);
-  float (*deltas)[1][64] = (float (*)[1][64])(lt_smem + 131584);
+  /* dOs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __nv_bfloat16 (*dOs)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 114688);
+  float (*lses)[1][64] = (float (*)[1][64])(lt_smem + 163840);
+  float (*deltas)[1][64] = (float (*)[1][64])(lt_smem + 164608);
   /* dK_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
-  __nv_bfloat16 (*dK_out)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 133120);
+  __nv_bfloat16 (*dK_out)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 165888);
   /* dV_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
-  __nv_bfloat16 (*dV_out)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 165888);
-  uint64_t *i_full = (uint64_t *)(lt_smem + 132096), *i_empty = i_full + 2;   /* the ring's mbarriers */
-  uint64_t *i_pre = i_full + 4;   /* the mbarrier of the copies before the loop */
+  __nv_bfloat16 (*dV_out)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 198656);
+  uint64_t *i_full = (uint64_t *)(lt_smem + 165376), *i_empty = i_full + 3;   /* the ring's mbarriers */
+  uint64_t *i_pre = i_full + 6;   /* the mbarrier of the copies before the loop */
   // attention_bwd_dkdv.lua:110: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 128 - 1) / 128;
   // attention_bwd_dkdv.lua:112: local kb = nkb - 1 - pid
@@ -1329,10 +1329,10 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
   // attention_bwd_dkdv.lua:207: local nqh = last - first
   const int nqh = last - first;
-  /* the ring of the k:pipelined loop at attention_bwd_dkdv.lua:210, 2 stages: i_full[i] says stage i's TMA copies have landed (33280 bytes), i_empty[i] that the 8 consumer warps are done with it */
+  /* the ring of the k:pipelined loop at attention_bwd_dkdv.lua:210, 3 stages: i_full[i] says stage i's TMA copies have landed (33280 bytes), i_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
-    for (int i_stage = 0; i_stage < 2; ++i_stage) {
+    for (int i_stage = 0; i_stage < 3; ++i_stage) {
       lt_mbar_init(&i_full[i_stage], 1);   /* the producer's arrival, with the bytes to expect */
       lt_mbar_init(&i_empty[i_stage], 8);   /* one arrival a consumer warp */
     }
@@ -1360,7 +1360,7 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
       lt_tma_load_4d(&Vs[1][0][0], &V_map, 64, kb * 128, hk, b, i_pre);
       int i_stage = 0, i_phase = 0;   /* the stage of the next fill and its phase's parity */
       // attention_bwd_dkdv.lua:210: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
-      for (int i = 0; i < group * nqh; ++i, i_phase ^= i_stage == 1, i_stage = i_stage == 1 ? 0 : i_stage + 1) {
+      for (int i = 0; i < group * nqh; ++i, i_phase ^= i_stage == 2, i_stage = i_stage == 2 ? 0 : i_stage + 1) {
         lt_mbar_wait(&i_empty[i_stage], i_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
         lt_mbar_arrive_expect_tx(&i_full[i_stage], 33280);   /* the bytes its copies deliver */
         // attention_bwd_dkdv.lua:146: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
@@ -1404,7 +1404,8 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
     }
     lt_mbar_wait(i_pre, 0);   /* the copies before the loop have landed (its one phase) */
     // attention_bwd_dkdv.lua:210: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
-    for (int i = 0; i < group * nqh; ++i, i_phase ^= i_stage == 1, i_stage = i_stage == 1 ? 0 : i_stage + 1) {
+    uint32_t st_frag[4][1][4];   /* line 178's A ([16 of K][warp's 16 rows]), packed in one iteration's step, read by its wgmmas in the next */
+    for (int i = 0; i < group * nqh; ++i, i_phase ^= i_stage == 2, i_stage = i_stage == 2 ? 0 : i_stage + 1) {
       lt_mbar_wait(&i_full[i_stage], i_phase);   /* the stage's copies have landed */
       // attention_bwd_dkdv.lua:150: local st = k:fragment("f32", { BN, BM }, 0)
       float st[32];
@@ -1428,17 +1429,30 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
         lt_wgmma_m64n64k16_bf16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&dOs[i_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
+      /* the step's deferred wgmmas of iteration i - 1, on its stage, behind these (empty groups in the first iteration) */
+      if (i > 0) {
+        lt_wgmma_settle(st_frag);
+        lt_wgmma_settle(dv);
+        lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n128k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[i_stage == 0 ? 2 : i_stage - 1][0][kk][0], 8192, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* dv in a group of its own */
+      } else {
+        lt_wgmma_fence();   /* on this path too, so that ptxas adds none where the two join */
+        lt_wgmma_commit();   /* empty, in dv's place: the waits count the same groups */
+      }
       // attention_bwd_dkdv.lua:209: local function qblock(i) return first + i % tile.max(nqh, 1) end
       const int j = first + i % lt_imax(nqh, 1);
       // attention_bwd_dkdv.lua:191: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
       // attention_bwd_dkdv.lua:192: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 128 > Sk || ((window_right >= 0 && k0 + 128 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(st);   /* read below, after the wait */
-      lt_wgmma_settle(dpt);   /* read below, after the wait */
       // attention_bwd_dkdv.lua:195: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
+        lt_wgmma_wait<2>();   /* all but the newest 2 groups in flight are done: those into st */
+        lt_wgmma_settle(st);   /* read below, after the wait */
         // attention_bwd_dkdv.lua:163: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -1508,8 +1522,11 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
             }
           }
         }
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dpt);   /* read below, after the wait */
+        lt_wgmma_settle(dv);   /* read below, after the wait */
         // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
-        uint32_t st_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+        /* into st_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           #pragma unroll
@@ -1521,14 +1538,6 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
             st_frag[kk / 16][mi][3] = lt_pack_bf16x2(st[i + 18], st[i + 18 + 1]);
           }
         }
-        lt_wgmma_settle(st_frag);
-        lt_wgmma_settle(dv);
-        lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
-        #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          lt_wgmma_m64n128k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[i_stage][0][kk][0], 8192, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
         // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
         float delta[16];
         // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
@@ -1573,9 +1582,10 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-        lt_wgmma_settle(dv);   /* read below, after the wait */
         lt_wgmma_settle(dk);   /* read below, after the wait */
       } else {
+        lt_wgmma_wait<2>();   /* all but the newest 2 groups in flight are done: those into st */
+        lt_wgmma_settle(st);   /* read below, after the wait */
         // attention_bwd_dkdv.lua:163: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -1608,8 +1618,11 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
             }
           }
         }
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(dpt);   /* read below, after the wait */
+        lt_wgmma_settle(dv);   /* read below, after the wait */
         // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
-        uint32_t st_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
+        /* into st_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           #pragma unroll
@@ -1621,14 +1634,6 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
             st_frag[kk / 16][mi][3] = lt_pack_bf16x2(st[i + 18], st[i + 18 + 1]);
           }
         }
-        lt_wgmma_settle(st_frag);
-        lt_wgmma_settle(dv);
-        lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
-        #pragma unroll
-        for (int kk = 0; kk < 64; kk += 16) {
-          lt_wgmma_m64n128k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[i_stage][0][kk][0], 8192, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
         // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
         float delta_2[16];
         // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
@@ -1673,11 +1678,26 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_bf16_d128_kernel(co
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dk run meanwhile */
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-        lt_wgmma_settle(dv);   /* read below, after the wait */
         lt_wgmma_settle(dk);   /* read below, after the wait */
       }
-      if (lane == 0) lt_mbar_arrive(&i_empty[i_stage]);   /* each warp gives the stage back to the producer */
+      if (i > 0 && lane == 0) lt_mbar_arrive(&i_empty[i_stage == 0 ? 2 : i_stage - 1]);   /* iteration i - 1's wgmmas are done: each warp gives its stage back to the producer */
     }
+    /* the step's deferred wgmmas of the last iteration, on its stage */
+    if ((group * nqh) > 0) {
+      lt_wgmma_settle(st_frag);
+      lt_wgmma_settle(dv);
+      lt_wgmma_fence();   /* st_frag and dv in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        lt_wgmma_m64n128k16_bf16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[i_stage == 0 ? 2 : i_stage - 1][0][kk][0], 8192, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* dv in a group of its own */
+    } else {
+      lt_wgmma_fence();   /* on this path too, so that ptxas adds none where the two join */
+      lt_wgmma_commit();   /* empty, in dv's place: the waits count the same groups */
+    }
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(dv);   /* read below, after the wait */
     // attention_bwd_dkdv.lua:221: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
     {   /* out by TMA stores (dK_map: only the elements inside dK are written), each consumer warpgroup its 64 rows, 128 columns at a time through dK_out[wg] */
       const int wg = tid / 128;   /* this thread's warpgroup */
@@ -1777,9 +1797,9 @@ extern "C" int attention_bwd_dkdv_bf16_d128(const void *Q, const void *K, const 
       lt_tma_encode(&dV_map, dV, LT_TMA_BF16, 4, dV_map_dims, dV_map_strides, dV_map_box, 128) != 0)
     return attention_bwd_dkdv_bf16_d128_cp(Q, K, V, dO, LSE, Delta, dK, dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right, stream);
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 198656 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_bf16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 198656);
+  /* 231424 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_bwd_dkdv_bf16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 231424);
   if (err != cudaSuccess) return (int)err;
-  attention_bwd_dkdv_bf16_d128_kernel<<<grid, dim3(384), 198656, (cudaStream_t)stream>>>(K_map, V_map, Q_map, dO_map, LSE_map, Delta_map, dK_map, dV_map, (const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right);
+  attention_bwd_dkdv_bf16_d128_kernel<<<grid, dim3(384), 231424, (cudaStream_t)stream>>>(K_map, V_map, Q_map, dO_map, LSE_map, Delta_map, dK_map, dV_map, (const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const __nv_bfloat16 *)dO, (const float *)LSE, (const float *)Delta, (__nv_bfloat16 *)dK, (__nv_bfloat16 *)dV, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sdob, sdoh, sdos, sdkb, sdkh, sdks, sdvb, sdvh, sdvs, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }
