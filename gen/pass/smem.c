@@ -145,12 +145,16 @@ static void out_tiles(Kernel *k, const Target *t) {
     s->direct = k->ws && !k->pingpong && (l->vec * eb == 4 || l->vec * eb == 8);   /* (undone where a tile is found) */
     /* small warp tiles keep the element-wise store: at 32x32 (the M = 16
     ** matmul bucket) the kernel ran 9% slower with the staged path in it,
-    ** though its tiles never took it (28.5 vs 31.0 TFLOP/s on H100) */
-    if (l->wtm / l->im * (l->wtn / l->in) < 16) continue;
-    if (tma_out(k, t, s, l)) {
+    ** though its tiles never took it (28.5 vs 31.0 TFLOP/s on H100).  By
+    ** TMA they go out too, but for the GEMM's ping-pong kernels, not
+    ** measured so: the d64 attention forward's (16 x 64 a warp) ran
+    ** 1.01-1.08x with its O by TMA (H200, 2026-11-25) */
+    int small = l->wtm / l->im * (l->wtn / l->in) < 16;
+    if (!(small && k->pingpong) && tma_out(k, t, s, l)) {
       s->direct = 0;
       continue;
     }
+    if (small) continue;
     if (k->pingpong) continue;   /* (ping-pong: a tile for both warpgroups would race) */
     int room = k->ws ? k->mbar_offset : k->smem_bytes;   /* (not over a warp-specialized ring's mbarriers) */
     int after = (k->smem_bytes + 1023) & ~1023;   /* persistent: beside the ring, which fills the next program's */
