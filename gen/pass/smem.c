@@ -5,7 +5,10 @@
 ** target's limit for static shared memory.  Last, a CUDA kernel's store of
 ** a gemm accumulator that follows every use of shared memory gets a tile
 ** laid over the dead ones to go out through (out_tiles): the emitter then
-** writes whole 16-byte row chunks instead of each lane's scattered pairs.
+** writes whole 16-byte row chunks instead of each lane's scattered pairs;
+** in a warp-specialized kernel it goes out by TMA stores instead, or,
+** where no tile fits, straight from registers with one test for the
+** whole tile (Stmt.direct).
 */
 #include <limits.h>
 
