@@ -258,6 +258,8 @@ struct Stmt {
   int copies_first;     /* S_FOR made by k:pipelined: refill at the body's top, not after the wgmma gemm that opens it */
   Sym *shared_b;        /* S_GEMM: the second operand */
   Sym *via;             /* S_STORE: a shared tile the stored accumulator goes out through (smem.c) */
+  int direct;           /* S_STORE of an accumulator with no tile to go through (via NULL): when the whole tile
+                           is inside, each lane's vectors go out from registers with no test (smem.c) */
   Sym *areg;            /* S_GEMM: a register-tile first operand fed from registers (mma.c) */
   int trans_a, trans_b; /* S_GEMM: operands stored [K, M] / [N, K] */
   int tf32;             /* S_GEMM: f32 operands may be rounded to tf32 for the tensor cores */

@@ -42,6 +42,7 @@ typedef struct E {
   int wide_idx;         /* i32 scalars print as (int64_t)NAME: a view offset whose int math could overflow (copy.c) */
   const char *lane;     /* the lane index ldmatrix addresses are made from ("lane", or a loop's copy) */
   int atomic;           /* the store being emitted adds to the tensor (k:atomic_add) */
+  int direct;           /* the store being emitted has the fast case of Stmt.direct (store_staged.c) */
   const char *barrier;  /* the block barrier: the target's, or with wgmma the one that also orders
                            shared-memory writes before the tensor cores' reads (lt_wgmma_barrier) */
   const Sym *inflight[8];   /* accumulators of wgmmas issued and not yet waited for (gemm_wgmma.c) */
@@ -154,6 +155,7 @@ void ltL_early_read(E *e, Stmt *s);   /* early.c: a staged load */
 const char *ltL_whole_tile(E *e, const View *v, int per16, int has_ok);
 const char *ltL_row_offset(E *e, const View *v, const Layout *l, const Ctx *c);
 void ltL_staged_store(E *e, const View *v, const Expr *val, const Sym *o, const Layout *l, int has_ok);
+void ltL_direct_store(E *e, const View *v, const Expr *val, const Layout *l, int has_ok);   /* (store_staged.c) */
 void ltL_bulk_reduce(E *e, const View *v, const Expr *val, const Sym *o, const Layout *l, int has_ok);   /* store_reduce.c */
 void ltL_tma_store(E *e, const Stmt *s);   /* a store by TMA through a staging tile (store_staged.c) */
 void ltL_reduce(E *e, Stmt *s);

@@ -152,9 +152,11 @@ void ltE_stmt(E *e, Stmt *s) {
     break;
   case S_STORE:
     e->atomic = s->atomic;
+    e->direct = s->direct;
     if (s->via && s->via->tma_out) ltL_tma_store(e, s);
     else ltL_load_store(e, s->view, NULL, s->val, NULL, NULL, NULL, s->via);
     e->atomic = 0;
+    e->direct = 0;
     break;
   case S_G2S:
     if (s->lead_in) ltE_line(e, "/* cp.async: lands with the first stage of the pipelined loop below */");

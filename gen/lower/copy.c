@@ -408,8 +408,10 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   int interior = async && v->rdim >= 0 && l->vec * ltI_dtypes[t->dt].bytes == 16 &&
                  (cols_overrun(v) || !ltI_view_never_inside(v));
   if (interior) interior_copy(e, v, sh, l, ok != NULL);
+  int direct = store && !via && e->direct;   /* (smem.c: Stmt.direct) */
   if (via && via->bulk_red) ltL_bulk_reduce(e, v, val, via, l, ok != NULL);
   else if (via) ltL_staged_store(e, v, val, via, l, ok != NULL);
+  else if (direct) ltL_direct_store(e, v, val, l, ok != NULL);
   /* (not a split access in the twin: its two-vector chunks ahead ran RMSNorm bf16 rows of 50257 at 0.78x) */
   const char *issued = store || sh || via ? NULL : issued_at(e, v, "0");   /* (by its group: ltL_issue) */
   int ahead = (v->ahead || issued) && !store && !sh && !via && !(v->split && e->split) && ltE_gpu(e) && !e->atomic;
@@ -587,7 +589,7 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
     ltE_close_loops(e, rows);
   }
   ltE_close_loops(e, n);
-  if (interior || via) {
+  if (interior || via || direct) {
     e->depth--;
     ltE_line(e, "}");
   }

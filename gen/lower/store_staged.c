@@ -9,7 +9,9 @@
 ** tile is inside the tensor; the element-wise store of copy.c is its else.
 ** In a warp-specialized kernel the tile goes out by TMA stores instead
 ** (ltL_tma_store), through a staging tile a consumer warpgroup, with no
-** else: the copy engine writes only what lies inside the tensor.
+** else: the copy engine writes only what lies inside the tensor; where
+** no tile fits beside its ring, the lanes' vectors go out from registers
+** without a test each when the whole tile is inside (ltL_direct_store).
 */
 #include "emit/emit.h"
 
@@ -70,6 +72,48 @@ void ltL_staged_store(E *e, const View *v, const Expr *val, const Sym *o, const 
     e->depth--;
     ltE_line(e, "}");
   }
+  e->depth--;
+  ltE_line(e, "} else {");
+  e->depth++;
+}
+
+/* The fast case of a store of an accumulator (layout l, an mma layout of
+** whole rows and columns of the view) with no tile in shared memory to go
+** through (Stmt.direct, smem.c): when the whole tile is inside the tensor
+** and its rows 16-byte aligned (the test of the staged store, uniform over
+** the block), each lane writes its vectors straight from registers, with
+** no test of its own.  A vector's address is its row's plus constants:
+** the row's 64-bit offset once a row, then the thread's column and the
+** unrolled chunk's, so that the compiler folds the chunk's offset into
+** the store instead of the element-wise path's 64-bit sums and alignment
+** test for each vector.  Opens the "else" that the element-wise store
+** fills. */
+void ltL_direct_store(E *e, const View *v, const Expr *val, const Layout *l, int has_ok) {
+  const Sym *t = v->t;
+  Dtype dt = t->dt;
+  int shape[2];
+  ltI_view_shape(v, shape);
+  const char *vt = l->vec * ltI_dtypes[dt].bytes == 4 ? "uint32_t" : "uint2";
+  ltE_line(e, "if (%s) {   /* the whole tile is inside %s: each lane's vectors from registers, no test an element */",
+           ltL_whole_tile(e, v, 16 / ltI_dtypes[dt].bytes, has_ok), t->name);
+  e->depth++;
+  Ctx c = {0};
+  int n = ltE_open_loops(e, &c, l, shape, 1, 1, 0);
+  const char *r0 = ltE_itext(e, v->origin[v->rdim]), *c0 = ltE_itext(e, v->origin[v->cdim]);
+  ltE_line(e, "const int gr = %s;", ltE_or0(ltE_sum(strcmp(r0, "0") ? r0 : NULL, ltE_tile_row(&c))));
+  Buf at = {0};
+  ltU_printf(&at, "base + (int64_t)gr * %s", ltE_paren(ltE_itext(e, t->strides[v->rdim])));
+  const char *cols[3] = {strcmp(c0, "0") ? c0 : NULL, l->col0, ltE_term(c.ci, l->cstride)};
+  for (int i = 0; i < 3; i++)
+    if (cols[i]) ltU_printf(&at, " + %s", cols[i]);
+  ltE_line(e, "%s *ptr = %s;", ltE_stype(e, dt), at.p);
+  Ctx ce = c;
+  ce.vi = "vi";
+  ltE_line(e, "union { %s v; %s e[%d]; } h;", vt, ltE_stype(e, dt), l->vec);
+  ltE_line(e, "#pragma unroll");
+  ltE_line(e, "for (int vi = 0; vi < %d; ++vi) h.e[vi] = %s;", l->vec, ltE_to_storage(e, dt, ltE_etext(e, val, &ce)));
+  ltE_line(e, "*(%s *)ptr = h.v;", vt);
+  ltE_close_loops(e, n);
   e->depth--;
   ltE_line(e, "} else {");
   e->depth++;

@@ -5,7 +5,10 @@
 ** target's limit for static shared memory.  Last, a CUDA kernel's store of
 ** a gemm accumulator that follows every use of shared memory gets a tile
 ** laid over the dead ones to go out through (out_tiles): the emitter then
-** writes whole 16-byte row chunks instead of each lane's scattered pairs.
+** writes whole 16-byte row chunks instead of each lane's scattered pairs;
+** in a warp-specialized kernel it goes out by TMA stores instead, or,
+** where no tile fits, straight from registers with one test for the
+** whole tile (Stmt.direct).
 */
 #include <limits.h>
 
@@ -123,7 +126,10 @@ static int tma_out(Kernel *k, const Target *t, Stmt *s, const Layout *l) {
 ** persistent grid, though, the producer fills the next program's stages
 ** meanwhile: the tile goes after the others, where it fits.)  In a
 ** warp-specialized kernel the store goes out by TMA where it can
-** (tma_out). */
+** (tma_out); where no tile fits (beside a ring that fills shared memory:
+** the d128 attention forward's), the store's fast case writes the lanes'
+** vectors from registers without a test each (Stmt.direct,
+** store_staged.c). */
 static void out_tiles(Kernel *k, const Target *t) {
   if (t->lang != LANG_CUDA || !k->smem_dynamic) return;
   for (Stmt *s = k->body.first; s; s = s->next) {
@@ -134,15 +140,25 @@ static void out_tiles(Kernel *k, const Target *t) {
     const View *v = s->view;
     const Layout *l = ltP_expr_layout(s->val);
     if (s->atomic || ltI_view_gathers(v) || v->mask || v->cache || !l || (l->mma != MMA_SYNC && l->mma != MMA_TF32 && l->mma != MMA_WGMMA) || v->rdim < 0) continue;
-    /* small warp tiles keep the element-wise store: at 32x32 (the M = 16
-    ** matmul bucket) the kernel ran 9% slower with the staged path in it,
-    ** though its tiles never took it (28.5 vs 31.0 TFLOP/s on H100) */
-    if (l->wtm / l->im * (l->wtn / l->in) < 16) continue;
     if (v->ext[v->rdim] != l->rows || v->ext[v->cdim] != l->cols || ltI_view_never_inside(v)) continue;
     long long cs;
     if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1) continue;
-    if (tma_out(k, t, s, l) || k->pingpong) continue;   /* (ping-pong: a tile for both warpgroups would race) */
     int eb = ltI_dtypes[v->t->dt].bytes, row = l->cols * eb;
+    /* (not yet measured in the GEMM's ping-pong kernels: they keep the element-wise store) */
+    s->direct = k->ws && !k->pingpong && (l->vec * eb == 4 || l->vec * eb == 8);   /* (undone where a tile is found) */
+    /* small warp tiles keep the element-wise store: at 32x32 (the M = 16
+    ** matmul bucket) the kernel ran 9% slower with the staged path in it,
+    ** though its tiles never took it (28.5 vs 31.0 TFLOP/s on H100).  By
+    ** TMA they go out too, but for the GEMM's ping-pong kernels, not
+    ** measured so: the d64 attention forward's (16 x 64 a warp) ran
+    ** 1.01-1.08x with its O by TMA (H200, 2026-11-25) */
+    int small = l->wtm / l->im * (l->wtn / l->in) < 16;
+    if (!(small && k->pingpong) && tma_out(k, t, s, l)) {
+      s->direct = 0;
+      continue;
+    }
+    if (small) continue;
+    if (k->pingpong) continue;   /* (ping-pong: a tile for both warpgroups would race) */
     int room = k->ws ? k->mbar_offset : k->smem_bytes;   /* (not over a warp-specialized ring's mbarriers) */
     int after = (k->smem_bytes + 1023) & ~1023;   /* persistent: beside the ring, which fills the next program's */
     /* persistent: where the whole tile does not fit beside the ring, a
@@ -170,6 +186,7 @@ static void out_tiles(Kernel *k, const Target *t) {
     if (k->persistent) k->smem_bytes = after + o->smem_bytes;
     o->name = ltU_fmt("%s_out", v->t->name);
     s->via = o;
+    s->direct = 0;
   }
 }
 

@@ -1615,22 +1615,37 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d128_kernel(const __gri
       {
         const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
         __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sos % 8 == 0) {   /* the whole tile is inside O: each lane's vectors from registers, no test an element */
           #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            const int gr = qb * 128 + ri * 8 + row0;
-            const int gc = ci * 8 + col0;
-            __nv_bfloat16 *ptr = base + (int64_t)gr * sos + gc;
-            if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
-              union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              const int gr = qb * 128 + ri * 8 + row0;
+              __nv_bfloat16 *ptr = base + (int64_t)gr * sos + col0 + ci * 8;
+              union { uint32_t v; __nv_bfloat16 e[2]; } h;
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t106[ri]);
-              ((uint32_t *)ptr)[0] = h.v[0];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t106[ri]);
+              *(uint32_t *)ptr = h.v;
+            }
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 16; ++ci) {
+              const int gr = qb * 128 + ri * 8 + row0;
+              const int gc = ci * 8 + col0;
+              __nv_bfloat16 *ptr = base + (int64_t)gr * sos + gc;
+              if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
+                union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t106[ri]);
+                ((uint32_t *)ptr)[0] = h.v[0];
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) {
+                  if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t106[ri]);
+                }
               }
             }
           }

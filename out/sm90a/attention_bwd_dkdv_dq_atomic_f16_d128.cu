@@ -1930,22 +1930,37 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_dq_atomic_f16_d128_
     {
       const bool ok = b < B && hk < Hkv;
       __half *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sdks % 8 == 0) {   /* the whole tile is inside dK: each lane's vectors from registers, no test an element */
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          const int gr = kb * 64 + ri * 8 + row0;
-          const int gc = ci * 8 + col0_128;
-          __half *ptr = base + (int64_t)gr * sdks + gc;
-          if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
-            union { uint32_t v[1]; __half e[2]; } h;
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            const int gr = kb * 64 + ri * 8 + row0;
+            __half *ptr = base + (int64_t)gr * sdks + col0_128 + ci * 8;
+            union { uint32_t v; __half e[2]; } h;
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 16 + ci * 2 + vi] * scale);
-            ((uint32_t *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+            *(uint32_t *)ptr = h.v;
+          }
+        }
+      } else {
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            const int gr = kb * 64 + ri * 8 + row0;
+            const int gc = ci * 8 + col0_128;
+            __half *ptr = base + (int64_t)gr * sdks + gc;
+            if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
+              union { uint32_t v[1]; __half e[2]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+              ((uint32_t *)ptr)[0] = h.v[0];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dk[ri * 16 + ci * 2 + vi] * scale);
+              }
             }
           }
         }
@@ -1955,22 +1970,37 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_dq_atomic_f16_d128_
     {
       const bool ok = b < B && hk < Hkv;
       __half *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      if (ok && kb * 64 >= 0 && kb * 64 + 64 <= Sk && (uintptr_t)base % 16 == 0 && sdvs % 8 == 0) {   /* the whole tile is inside dV: each lane's vectors from registers, no test an element */
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          const int gr = kb * 64 + ri * 8 + row0;
-          const int gc = ci * 8 + col0_128;
-          __half *ptr = base + (int64_t)gr * sdvs + gc;
-          if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
-            union { uint32_t v[1]; __half e[2]; } h;
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            const int gr = kb * 64 + ri * 8 + row0;
+            __half *ptr = base + (int64_t)gr * sdvs + col0_128 + ci * 8;
+            union { uint32_t v; __half e[2]; } h;
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 16 + ci * 2 + vi]);
-            ((uint32_t *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dv[ri * 16 + ci * 2 + vi]);
+            *(uint32_t *)ptr = h.v;
+          }
+        }
+      } else {
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            const int gr = kb * 64 + ri * 8 + row0;
+            const int gc = ci * 8 + col0_128;
+            __half *ptr = base + (int64_t)gr * sdvs + gc;
+            if (ok && gr >= 0 && gr < Sk && (uintptr_t)ptr % 4 == 0) {
+              union { uint32_t v[1]; __half e[2]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(dv[ri * 16 + ci * 2 + vi]);
+              ((uint32_t *)ptr)[0] = h.v[0];
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                if (ok && gr >= 0 && gr < Sk) ptr[vi] = __float2half_rn(dv[ri * 16 + ci * 2 + vi]);
+              }
             }
           }
         }
