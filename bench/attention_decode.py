@@ -4,7 +4,9 @@ reference, then times them beside a device-to-device copy and torch SDPA
 (the best of its backends that runs) in the same process.
 
 Checks (every library given): contiguous and paged caches (pages of 16
-and 256, shuffled), Sq in {1, 4, 16}, GQA 4:1 and 1:1, ragged lengths with
+and 256, shuffled; pages of 256 also through the paged launcher of 16-key
+blocks), Sq in {1, 2, 3, 4, 16}, GQA 8:1, 4:1 and 1:1 (the paged launcher's
+rows16 build up to 16 rows a KV head, rows64 past it), ragged lengths with
 a 0 among them, a softcap and a left window; O (bf16 or f16) by ||out - ref|| / ||ref|| < 1e-2 and LSE
 within 1e-3 (relative) with +inf where a row sees no key; outputs and the
 workspace poisoned (NaN) first.  A library that fails is not timed.
@@ -25,6 +27,8 @@ cache with enable_gqa=True (Sq > 1: a bottom-right causal mask).
 
 usage: python3 bench/attention_decode.py LABEL=LIB.so [LABEL=LIB.so ...]
        (the first library is timed; the others only checked)
+  CACHES=contig,page16,page256: the caches timed (default all three);
+  SDPA=0: SDPA not timed (a second run that times another library).
 Writes attention_decode.txt to $OUT (else bench/results/<date>-attention-decode.txt)."""
 import ctypes
 import datetime
@@ -74,7 +78,7 @@ class Call:
     """One decode call's buffers and launches: q [B, Sq, Hq, D], the cache (contiguous [B, S, Hkv, D]
     or paged [NP, PS, Hkv, D] with a block table), lengths, the workspace, O and LSE."""
 
-    def __init__(self, lib, dt, q, lens, Hkv, k, v, bt=None, softcap=0.0, window_left=-1):
+    def __init__(self, lib, dt, q, lens, Hkv, k, v, bt=None, softcap=0.0, window_left=-1, narrow=False):
         self.c, self.p, self.m, rows = lib.fns("bf16" if dt == torch.bfloat16 else "f16", q.shape[3])
         self.q, self.lens, self.k, self.v, self.bt, self.Hkv = q, lens, k, v, bt, Hkv
         B, Sq, Hq, D = q.shape
@@ -86,6 +90,7 @@ class Call:
         self.stream = ctypes.c_void_p(torch.cuda.current_stream().cuda_stream)
         self.scale = 1 / math.sqrt(D)
         self.softcap, self.wl = softcap, window_left
+        self.narrow = narrow   # the paged launcher (16-key blocks) whatever the page size
 
     def __call__(self):
         q, k, v = self.q, self.k, self.v
@@ -96,7 +101,7 @@ class Call:
             rc = self.c(ptr(q), ptr(k), ptr(v), ptr(self.lens), ptr(self.ws), B, Sq, Hq, self.Hkv, k.shape[1],
                         self.rows, *qs, *kv_strides(k), *kv_strides(v), self.scale, self.softcap, self.wl, self.stream)
         else:
-            paged = self.p[1] if k.shape[1] % 64 == 0 else self.p[0]   # paged64 where the pages allow
+            paged = self.p[1] if k.shape[1] % 64 == 0 and not self.narrow else self.p[0]   # paged64 where the pages allow
             rc = paged(ptr(q), ptr(k), ptr(v), ptr(self.bt), ptr(self.lens), ptr(self.ws), B, Sq, Hq, k.shape[0],
                         self.Hkv, k.shape[1], self.bt.shape[1], self.rows, *qs, *kv_strides(k),
                         *kv_strides(v), self.scale, self.softcap, self.wl, self.stream)
@@ -156,7 +161,9 @@ def check(lib, label, log):
     """Every check case on library lib; returns the number of failures."""
     gen = torch.Generator().manual_seed(1)
     fails = 0
-    cases = [  # dtype, D, B, Sq, Hq, Hkv, S, page size (0: contiguous), softcap (0: none), window_left (-1: none)
+    # dtype, D, B, Sq, Hq, Hkv, S, page size (0: contiguous; < 0: pages of -PS through the paged launcher of
+    # 16-key blocks, not paged64), softcap (0: none), window_left (-1: none)
+    cases = [
         (torch.bfloat16, 128, 5, 1, 32, 8, 1000, 0, 0, -1), (torch.bfloat16, 128, 3, 4, 8, 8, 777, 0, 0, -1),
         (torch.bfloat16, 128, 4, 16, 32, 8, 300, 0, 0, -1), (torch.float16, 64, 6, 1, 8, 2, 2050, 0, 0, -1),
         (torch.bfloat16, 128, 5, 1, 32, 8, 1000, 16, 0, -1), (torch.bfloat16, 128, 3, 4, 8, 8, 777, 256, 0, -1),
@@ -164,8 +171,15 @@ def check(lib, label, log):
         (torch.bfloat16, 128, 1, 1, 32, 8, 70000, 0, 0, -1), (torch.bfloat16, 128, 1, 1, 32, 8, 70000, 16, 0, -1),
         (torch.bfloat16, 128, 5, 4, 32, 8, 3000, 0, 1.0, -1), (torch.bfloat16, 128, 5, 4, 32, 8, 3000, 0, 0, 700),
         (torch.bfloat16, 128, 3, 1, 32, 8, 5000, 16, 1.0, 1000), (torch.float16, 64, 4, 16, 8, 2, 2000, 256, 1.0, 100),
+        # the paged launcher's two builds on either side of 16 rows a KV head (Sq x Hq / Hkv)
+        (torch.bfloat16, 128, 6, 1, 64, 8, 3000, 16, 0, -1), (torch.bfloat16, 128, 6, 2, 64, 8, 3000, 16, 0, -1),
+        (torch.bfloat16, 128, 6, 3, 64, 8, 3000, 16, 0, -1), (torch.bfloat16, 128, 6, 4, 32, 8, 3000, 16, 0, -1),
+        (torch.bfloat16, 128, 4, 16, 8, 8, 2000, 16, 0, -1), (torch.bfloat16, 128, 4, 17, 8, 8, 2000, 16, 0, -1),
+        (torch.bfloat16, 128, 5, 1, 32, 8, 4000, -256, 0, -1), (torch.bfloat16, 128, 5, 16, 64, 8, 4000, -256, 0, -1),
+        (torch.float16, 64, 7, 2, 64, 8, 1500, 16, 1.0, 200), (torch.bfloat16, 128, 64, 1, 32, 8, 1024, 16, 0, -1),
     ]
     for dt, D, B, Sq, Hq, Hkv, S, PS, cap, wl in cases:
+        narrow, PS = PS < 0, abs(PS)
         q = torch.randn((B, Sq, Hq, D), generator=gen).to("cuda", dt)
         kc = torch.randn((B, S, Hkv, D), generator=gen).to("cuda", dt)
         vc = torch.randn((B, S, Hkv, D), generator=gen).to("cuda", dt)
@@ -179,7 +193,7 @@ def check(lib, label, log):
             vp = torch.empty_like(kp)
             vp[bt.flatten().long()] = torch.nn.functional.pad(vc, (0, 0, 0, 0, 0, bt.shape[1] * PS - S)).view(
                 -1, PS, Hkv, D)
-            call = Call(lib, dt, q, lens, Hkv, kp, vp, bt, cap, wl)
+            call = Call(lib, dt, q, lens, Hkv, kp, vp, bt, cap, wl, narrow)
         else:
             call = Call(lib, dt, q, lens, Hkv, kc, vc, None, cap, wl)
         call()
@@ -192,7 +206,7 @@ def check(lib, label, log):
         ok = err < 1e-2 and lerr < 1e-3 and inf_ok and not torch.isnan(call.o).any().item()
         fails += not ok
         log(f"{'PASS' if ok else 'FAIL'} {label} {str(dt)[6:]} D={D} B={B} Sq={Sq} Hq={Hq} Hkv={Hkv} S={S} "
-            f"{'page ' + str(PS) if PS else 'contig'}{f' softcap {cap}' if cap else ''}"
+            f"{'page ' + str(PS) if PS else 'contig'}{' (16-key blocks)' if narrow else ''}{f' softcap {cap}' if cap else ''}"
             f"{f' window_left {wl}' if wl >= 0 else ''}: O rel err {err:.2e}, LSE {lerr:.1e}, inf rows ok {inf_ok}")
     return fails
 
@@ -235,6 +249,7 @@ def bench(lib, label, log):
         lens = torch.full((B,), S, dtype=torch.int32, device="cuda")
         kv_bytes = 2 * B * S * Hkv * D * 2
         sd = None
+        caches = os.environ.get("CACHES", "contig,page16,page256").split(",")
         qt, kt, vt = q.transpose(1, 2), kc.transpose(1, 2), vc.transpose(1, 2)
         mask = None
         if Sq > 1:
@@ -242,6 +257,8 @@ def bench(lib, label, log):
         from torch.nn.attention import SDPBackend, sdpa_kernel
         for name, be in (("flash", SDPBackend.FLASH_ATTENTION), ("cudnn", SDPBackend.CUDNN_ATTENTION),
                          ("efficient", SDPBackend.EFFICIENT_ATTENTION), ("math", SDPBackend.MATH)):
+            if os.environ.get("SDPA") == "0":
+                break
             if name == "math" and kv_bytes > (1 << 31):
                 continue
             try:
@@ -253,6 +270,8 @@ def bench(lib, label, log):
             except Exception:
                 pass
         for PS in (0, 16, 256):
+            if ("page%d" % PS if PS else "contig") not in caches:
+                continue
             if PS:
                 kp, bt = paged_copy(kc, PS, gen)
                 vp = torch.randn_like(kp)
@@ -297,6 +316,7 @@ def main():
     if fails[label]:
         log(f"{label} failed its checks: not timed")
         return
+    log(f"timed: {label} ({p})")
     bench(Lib(p), label, log)
 
 

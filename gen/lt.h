@@ -361,6 +361,10 @@ typedef struct Kernel {
   const char *bucket;   /* that bucket ("C=4096,R=32768"), else NULL */
   const char *tuned;    /* the variant whose tuned entries it takes: launcher, or its tuned_as */
   int nbuckets;         /* how many buckets the variant has (0: no dispatch) */
+  int build;            /* the bucket is a build of the kernel's `builds`, not a tuned one (lua/variants.c) */
+  Expr *when;           /* k:runs_when: the sizes this build runs for (the launcher tries the builds in order) */
+  const char *when_text;
+  int when_line;
   const char *doc;
   const char *variant_desc;   /* "dtype=bf16" */
   const char *config_desc;    /* "BC=4096 threads=256" */

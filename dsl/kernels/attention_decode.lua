@@ -13,7 +13,11 @@
 --
 -- Two launchers run one after the other on a stream:
 --   contig / paged / paged64: one program per (KV head, block of BM query rows,
---     split) of a sequence.  The Sq x Hq / Hkv queries of one KV head are
+--     split) of a sequence.  The paged pass has two builds (`builds`): where
+--     the Sq G query rows of a KV head fit in 16 (Sq 1 to 4 at GQA 4:1), its
+--     launcher runs rows16, 16-row tiles of one warp, else rows64, the
+--     64-row tiles of the other passes (pages of 16 at B 64, Sq 1 on an
+--     H200: 2x faster with 16 rows; Sq 16, 64 rows: 3x slower).  The Sq x Hq / Hkv queries of one KV head are
 --     the rows of one tile (GQA packing), so they share each read of K and
 --     V; the sequence's key blocks are cut into NS splits, each a program,
 --     which writes its softmax-normalized partial O and its LSE (f32) into
@@ -27,13 +31,14 @@
 -- NS is chosen by both launchers alike from the sizes and the device's
 -- multiprocessors (k:sm_count): as many programs as run at once, 2 a
 -- multiprocessor (up to 112 KB of shared memory each at d128), in one wave
--- (NS = that // (B x Hkv x row blocks)), or in two where that gives more
+-- (NS = that // (B x Hkv x blocks of WB rows)), or in two where that gives more
 -- than twice the splits; at most MAXS, and 1 (no split) once the programs
 -- of one split fill two waves.  The combine runs CM rows a program
 -- and reads the partials of CU splits at a time, their loads in flight
 -- together.  The workspace Ws [B, Hkv, WR, D + 4] f32 needs WR >= the rows that
 -- `<launcher>_workspace_rows(B, Sq, Hq, Hkv)` returns (the launchers
--- check); the launchers allocate nothing and never wait on the device, so
+-- check: a split's rows start every WB x ceil(Sq G / WB) rows, whatever
+-- build wrote them, so the combine reads both alike); the launchers allocate nothing and never wait on the device, so
 -- a call can be captured in a CUDA graph.  A row with no visible key (a
 -- sequence of length 0) gets O = 0 and LSE = +inf, as attention.lua.
 -- Lengths are clamped to [0, Smax] (contig) or [0, MP x PS] (paged); in
@@ -44,11 +49,12 @@ local tile = require "tile"
 local LOG2E = 1.4426950408889634
 local LN2 = 0.69314718055994531
 
--- The number of splits, the row blocks of a KV head and the group size
--- Hq / Hkv: both passes compute them alike from the same sizes.
+-- The number of splits, the blocks of WB rows of a KV head (a split's rows
+-- in Ws) and the group size Hq / Hkv: every pass and build computes them
+-- alike from the same sizes.
 local function splits(k, p, c)
   local G = p.Hq // p.Hkv
-  local nrb = tile.cdiv(p.Sq * G, c.BM)
+  local nrb = tile.cdiv(p.Sq * G, c.WB)
   local progs = p.B * p.Hkv * nrb
   local want = 2 * k:sm_count()
   -- one wave (w1 splits) unless two waves take more than twice the splits
@@ -72,7 +78,8 @@ return tile.kernel {
     hdim = { "d64", "d128" },
     pass = { "contig", "paged", "paged64", "combine" },
   },
-  config = { BM = 64, BN = 64, stages = 3, threads = 128, MAXS = 64, CM = 8, CU = 8 },
+  -- WB: the rows of Ws a split takes come in blocks of WB (BM of rows64)
+  config = { BM = 64, BN = 64, stages = 3, threads = 128, MAXS = 64, CM = 8, CU = 8, WB = 64 },
   -- a key block lies in one page: 16 keys for every page size that is a
   -- multiple of 16, 64 for the multiples of 64.  The contiguous cache on
   -- sm90a: blocks of 32 keys, 5 stages (3 blocks in flight a program, 96 KB
@@ -81,6 +88,13 @@ return tile.kernel {
   variant_config = function(v, target)
     if v.pass == "paged" then return { BN = 16, stages = 6 } end
     if v.pass == "contig" and target == "sm90a" then return { BN = 32, stages = 5 } end
+  end,
+  -- the paged pass (16-key blocks): 16-row tiles of one warp (wave) where
+  -- the body's k:runs_when holds, the 64-row ones elsewhere
+  builds = function(v, target)
+    if v.pass ~= "paged" then return nil end
+    local warp = (target == "gfx90a" or target == "gfx942") and 64 or 32
+    return { { "rows16", { BM = 16, threads = warp } }, { "rows64", {} } }
   end,
   params = function(v, c)
     local D = tonumber(v.hdim:sub(2))
@@ -112,22 +126,25 @@ return tile.kernel {
     local D = tonumber(v.hdim:sub(2))
     local BM, BN = c.BM, c.BN
     k:require((p.Hq % p.Hkv):eq(0), "Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads)")
+    local WB = c.WB
     local NS, nrb, G = splits(k, p, c)
-    k:export("workspace_rows", NS * nrb * BM, "the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32")
-    k:require(p.WR:ge(NS * nrb * BM), "the workspace has the rows <launcher>_workspace_rows gives")
+    if WB % BM ~= 0 then error(("BM = %d does not divide WB = %d: a split's rows in the workspace come in blocks of WB"
+                                .. " rows, each of whole row tiles"):format(BM, WB)) end
+    k:export("workspace_rows", NS * nrb * WB, "the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32")
+    k:require(p.WR:ge(NS * nrb * WB), "the workspace has the rows <launcher>_workspace_rows gives")
     if v.pass == "combine" then
-      -- CM rows a program (a divisor of BM, so one row block of the split
-      -- pass holds them); its splits' partials are read CU at a time, all
-      -- CU loads in flight before the first is used
+      -- CM rows a program (a divisor of WB, so one block of a split's rows
+      -- holds them); its splits' partials are read CU at a time, all CU
+      -- loads in flight before the first is used
       local CM, CU = c.CM, c.CU
-      if BM % CM ~= 0 then error(("CM = %d does not divide BM = %d: a combine program's rows must lie in one row "
-                                  .. "block of the split pass"):format(CM, BM)) end
+      if WB % CM ~= 0 then error(("CM = %d does not divide WB = %d: a combine program's rows must lie in one block of "
+                                  .. "a split's rows"):format(CM, WB)) end
       local nrc = tile.cdiv(p.Sq * G, CM)
       local prog = k:grid(nrc * p.B * p.Hkv)
       local rc = prog % nrc   -- this program's block of CM rows
       local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
       local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
-      local rb0, off = rc * CM // BM, rc * CM % BM   -- the rows' block of the split pass, and their first row in it
+      local rb0, off = rc * CM // WB, rc * CM % WB   -- the rows' block of WB rows, and their first row in it
       local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
       local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
       local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
@@ -135,7 +152,7 @@ return tile.kernel {
         local lse, oi = {}, {}
         for u = 1, CU do
           local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
-          local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * BM + off
+          local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
           local ok = tile.both(inside, sp:lt(NS))
           lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
           oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
@@ -160,10 +177,14 @@ return tile.kernel {
       return
     end
 
+    if BM < WB then   -- rows16: a KV head's rows in one tile
+      k:runs_when((p.Sq * p.Hq):le(BM * p.Hkv), ("the Sq x Hq / Hkv query rows of a KV head are %d or fewer"):format(BM))
+    end
     -- one program per row block of a KV head of a sequence, and split
-    local prog, split = k:grid(nrb * p.B * p.Hkv, NS)
-    local rb = prog % nrb
-    local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
+    local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+    local prog, split = k:grid(ntb * p.B * p.Hkv, NS)
+    local rb = prog % ntb
+    local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
     local paged = v.pass ~= "contig"
     local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
     if paged then
@@ -233,7 +254,7 @@ return tile.kernel {
       end
     end)
     local seen = l:gt(0)
-    local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
+    local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
     k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
     k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
             { mask = inside })

@@ -6,7 +6,9 @@
 ** one size (a row length: "C=4096") make a chain of comparisons on it,
 ** where a bucket's entry may send the rows that start off the 16-byte grid
 ** to another bucket's kernel (off_grid, tuned.c); others, a distance per
-** bucket summed over its sizes.
+** bucket summed over its sizes.  A variant's builds (the kernel's builds,
+** lua/variants.c) come the same way, one kernel and launcher each; the
+** extern launcher runs the first whose k:runs_when holds (builds_chain).
 */
 #include "emit/emit.h"
 
@@ -92,6 +94,37 @@ static void one_size_chain(E *e, Kernel **ks, int n, const char *key, const long
   bucket_lines(e, ks, n, 0, "", args, ws, test);
 }
 
+/* The launcher of a variant of several builds ks[0..n-1] (Kernel.build):
+** runs the first whose k:runs_when condition holds for the call's sizes,
+** tested in 64 bits, else the last; ps are the parameters. */
+static void builds_chain(E *e, Kernel **ks, int n, Sym **ps, int np) {
+  Buf args = {0};
+  for (int i = 0; i < np; i++)
+    if (!ps[i]->device) ltU_printf(&args, "%s, ", ps[i]->name);
+  ltU_put(&args, "stream");
+  ltU_put(e->b, "\n");
+  ltE_line(e, "/* Runs the first of %s's builds whose k:runs_when holds for these sizes, else %s. */", ks[0]->launcher,
+           ks[n - 1]->bucket);
+  ltE_line(e, "%s%s", ltE_gpu(e) ? "extern \"C\" " : "", ltE_launcher_proto(e, ks[0]->launcher, ps, np));
+  ltE_line(e, "{");
+  e->depth++;
+  if (e->emu) {   /* tests/emu runs each build on its small shapes */
+    ltE_line(e, "/* the emulator: LT_EMU_BUCKET=i runs build i, whatever the sizes */");
+    ltE_line(e, "const long forced = lt_emu::env_long(\"LT_EMU_BUCKET\", -1);");
+    for (int i = 0; i < n; i++) ltE_line(e, "if (forced == %d) return %s(%s);", i, ks[i]->name, args.p);
+  }
+  for (int i = 0; i < n - 1; i++) {
+    e->wide = 1;
+    const char *c = ltE_itext(e, ks[i]->when);
+    e->wide = 0;
+    ltE_line(e, "if (%s)   /* %s:%d: %s */", c, e->base, ks[i]->when_line, ltE_comment_text(ks[i]->when_text));
+    ltE_line(e, "  return %s(%s);", ks[i]->name, args.p);
+  }
+  ltE_line(e, "return %s(%s);", ks[n - 1]->name, args.p);
+  e->depth--;
+  ltE_line(e, "}");
+}
+
 /* The launcher of a variant tuned for several shape buckets (ks[0..n-1],
 ** in ltN_buckets' order): runs the bucket whose sizes are nearest the
 ** call's, in log2 steps after rounding each size up to a power of two as
@@ -100,6 +133,10 @@ static void one_size_chain(E *e, Kernel **ks, int n, const char *key, const long
 ** a workspace, and NAME and NAME_workspace follow (ltE_splitk_entries). */
 void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
   Kernel *k = ks[0];
+  if (k->build) {
+    builds_chain(e, ks, n, ps, np);
+    return;
+  }
   const char *sizes[128];
   int nsizes = 0;
   for (int i = 0; i < np; i++)

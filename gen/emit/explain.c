@@ -179,7 +179,10 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
   ltE_name_syms(k);
   E e = {.b = b, .k = k, .t = t, .base = ltE_basename(ltU_file), .lane = "lane"};
   ltU_printf(b, "%s on %s (%s)\n", k->name, t->name, t->desc);
-  if (k->bucket)
+  if (k->build)
+    ltU_printf(b, "  build %s: %s runs it %s (1 of %d builds)\n", k->bucket, k->launcher,
+               k->when ? ltU_fmt("where %s", k->when_text) : "where no build before it runs", k->nbuckets);
+  else if (k->bucket)
     ltU_printf(b, "  tuned for shape bucket %s: %s runs it for the sizes nearest it (1 of %d configs)\n", k->bucket,
                k->launcher, k->nbuckets);
   ltU_put(b, "  grid:");

@@ -95,7 +95,9 @@ const char *ltE_header(E *e, Sym **ps, int n) {
   int npc = ltE_preconds(&he, &pc);
   for (int i = 0; i < npc; i++)
     ltU_printf(&h, " * %s %s (%s)\n", i ? "        " : "Requires", ltE_itext(&he, pc[i].holds), pc[i].why);
-  if (k->bucket)
+  if (k->build)
+    ltU_printf(&h, " * Runs the first of its %d builds whose sizes these are (see the source).\n", k->nbuckets);
+  else if (k->bucket)
     ltU_printf(&h, " * Runs the config tuned for the shape bucket nearest the sizes (%d buckets; see the source).\n",
                k->nbuckets);
   if (k->sm_count)

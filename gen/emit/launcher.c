@@ -430,7 +430,8 @@ void ltE_launcher(E *e, Sym **ps, int n) {
   const Target *t = e->t;
   ltU_put(e->b, "\n");
   ltE_line(e, "/* Checks the arguments, then runs %s over its grid%s%s. */", k->name, ltE_gpu(e) ? " on `stream`" : "",
-           k->bucket ? ltU_fmt(" (the config tuned for %s)", k->bucket) : "");
+           k->build ? ltU_fmt(" (build %s)", k->bucket)
+           : k->bucket ? ltU_fmt(" (the config tuned for %s)", k->bucket) : "");
   int ws = ltE_gpu(e) && k->splitk;
   if (k->bucket || k->fallback)
     ltE_line(e, "static %s", ws ? ltE_launcher_proto_ws(e, k->name, ps, n) : ltE_launcher_proto(e, k->name, ps, n));

@@ -81,7 +81,8 @@ Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
   if (n == 1) {
     ltU_printf(&src, " *\n * Config: %s.\n", *k->config_desc ? ltE_comment_text(k->config_desc) : "none");
   } else {
-    ltU_printf(&src, " *\n * Configs, one per tuned shape bucket; the launcher runs the nearest's:\n");
+    ltU_printf(&src, k->build ? " *\n * Configs, one per build; the launcher runs the first whose sizes the call's are:\n"
+                              : " *\n * Configs, one per tuned shape bucket; the launcher runs the nearest's:\n");
     for (int i = 0; i < n; i++) ltU_printf(&src, " *   %s: %s\n", ltE_comment_text(ks[i]->bucket), ltE_comment_text(ks[i]->config_desc));
   }
   ltU_printf(&src, " * Build: %s %s%s\n */\n", ltE_build_hint(&e), k->launcher, ltE_src_ext(&e));

@@ -860,7 +860,7 @@ void ltD_run(GenRequest *req, VariantFn fn, void *ud, Buf *listing) {
   cpu_limit(1);
   open_state();
   ltU_raise = raise_from_util;
-  Run run = {req, fn, ud, listing, NULL};
+  Run run = {req, fn, ud, listing, NULL, 0, 0};
   lua_pushcfunction(L, msgh);
   lua_pushcfunction(L, ltF_run_file);
   lua_pushlightuserdata(L, &run);

@@ -55,6 +55,7 @@ typedef struct Run {
   void *ud;
   Buf *listing;     /* --list: the text to fill instead of building */
   const char *kname;   /* the kernel's name, as checked when first read (variants.c) */
+  int build, nbuilds;  /* building build `build` (0-based) of the variant's nbuilds (0: no builds) */
 } Run;
 
 /* ---- api.c: errors ---- */

@@ -2,8 +2,8 @@
 ** lua/kernel.c: tile.kernel, its params, and the IR of one variant.
 **
 ** The kernel file returns tile.kernel { name, doc, variants, config,
-** target_config, tuned_as, unsupported, variant_config, params, body,
-** tune }; c_kernel checks its fields and records its line.  For each
+** target_config, tuned_as, unsupported, variant_config, builds, params,
+** body, tune }; c_kernel checks its fields and records its line.  For each
 ** variant (variants.c), ltF_build_variant calls params(v, c), which
 ** declares tensors and scalars with tile.tensor / tile.scalar (descriptor
 ** tables, made here); build_params turns them, in declaration order, into
@@ -52,15 +52,15 @@ const char *ltF_name_instead(const char *n) {
 static int c_kernel(lua_State *l) {
   if (!lua_istable(l, 1)) return ltF_error("tile.kernel takes a table: tile.kernel { name = ..., body = ... }");
   static const char *const fields[] = {"name",     "doc",         "variants",       "config", "target_config",
-                                      "tuned_as", "unsupported", "variant_config", "params", "body",
-                                      "tune",     NULL};
+                                      "tuned_as", "unsupported", "variant_config", "builds", "params",
+                                      "body",     "tune",        NULL};
   lua_pushnil(l);
   while (lua_next(l, 1)) {
     const char *key = lua_type(l, -2) == LUA_TSTRING ? lua_tostring(l, -2) : "?";
     int ok = 0;
     for (int i = 0; fields[i]; i++) ok |= strcmp(fields[i], key) == 0;
     if (!ok) return ltF_error("tile.kernel has no field '%s' (fields: name, doc, variants, config, target_config, tuned_as, "
-                       "unsupported, variant_config, params, body, tune)", key);
+                       "unsupported, variant_config, builds, params, body, tune)", key);
     lua_pop(l, 1);
   }
   int line = ltF_line();
@@ -442,6 +442,16 @@ static void build_once(Run *run, int kt, int vt, int ct, const char *vname, cons
   lua_pop(L, 1);
   if (!K->ngrid)
     ltF_error_at(K->body_line, "the body never called k:grid(...): say how many programs (blocks) run");
+  K->build = run->nbuilds > 0;
+  if (K->when && !run->nbuilds)
+    ltU_error(K->when_line, "k:runs_when belongs to a build of the kernel's builds (builds = function(v, target) "
+              "return { { \"rows16\", { BM = 16 } }, { \"rows64\", {} } } end); this variant has none");
+  if (run->nbuilds && run->build < run->nbuilds - 1 && !K->when)
+    ltU_error(K->body_line, "build %s is not the last of %s's builds: its body says the sizes it runs for with "
+              "k:runs_when(cond, \"what\")", bucket, vname);
+  if (run->nbuilds && run->build == run->nbuilds - 1 && K->when)
+    ltU_error(K->when_line, "build %s is the last of %s's builds, which runs wherever no other does: it takes no "
+              "k:runs_when", bucket, vname);
   for (int i = 0; i < K->nsyms; i++)
     if (K->syms[i]->kind == SYM_TENSOR && !K->syms[i]->loaded && !K->syms[i]->stored) {
       Sym *t = K->syms[i];

@@ -637,6 +637,35 @@ static int k_require(lua_State *l) {
   return 0;
 }
 
+/* k:runs_when(cond, text): the sizes that this build of the kernel (one
+** of its `builds`, variants.c) runs for; the variant's launcher runs the
+** first build whose condition holds, else the last, which has none.  cond
+** is a comparison over sizes, strides and scalars, as k:require's. */
+static int k_runs_when(lua_State *l) {
+  ltF_name_locals();
+  if (lua_gettop(l) != 3 || lua_type(l, 3) != LUA_TSTRING)
+    return ltF_error("k:runs_when takes (cond, \"what it means\"), e.g. k:runs_when((p.Sq * p.G):le(16), "
+                     "\"16 query rows or fewer\")");
+  size_t n;
+  const char *text = lua_tolstring(l, 3, &n);
+  if (n == 0 || n > 200) return ltF_error("k:runs_when's text must be 1 to 200 characters, not %zu", n);
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)text[i] < 32 || text[i] == 127)
+      return ltF_error("k:runs_when's text must be one line of printable characters");
+  if (ltF_K->when) return ltF_error("k:runs_when is said once a build (line %d said it)", ltF_K->when_line);
+  Expr *c = lua_isboolean(l, 2) ? NULL : ltF_arg_expr(2, "k:runs_when's condition");
+  if (!c || c->rank || c->dt != DT_BOOL)
+    return ltF_error("k:runs_when's condition must be a comparison of sizes such as (p.Sq * G):le(16)");
+  Expr *h = ltI_host_expr(c);
+  if (!h)
+    return ltF_error("k:runs_when's condition may read only sizes, strides and scalars (the launcher tests it "
+                     "before the grid runs), not program ids, loop indices or loaded values");
+  ltF_K->when = h;
+  ltF_K->when_text = ltU_fmt("%s", text);
+  ltF_K->when_line = ltF_line();
+  return 0;
+}
+
 /* k:sm_count(): an i32 scalar, the number of multiprocessors (SMs, CUs)
 ** of the device the launcher runs on: the launcher queries it before its
 ** checks (cudaDeviceGetAttribute / hipDeviceGetAttribute; 1 on `c`, where
@@ -804,7 +833,7 @@ static const luaL_Reg k_methods[] = {
   {"store", k_store}, {"atomic_add", k_atomic_add}, {"copy", k_copy}, {"fill", k_fill}, {"assign", k_assign},
   {"reduce_sum", k_reduce_sum}, {"reduce_max", k_reduce_max}, {"reduce_min", k_reduce_min},
   {"iota", k_iota}, {"serial", k_serial}, {"pipelined", k_pipelined}, {"when", k_when},
-  {"gemm", k_gemm}, {"require", k_require}, {"sm_count", k_sm_count},
+  {"gemm", k_gemm}, {"require", k_require}, {"runs_when", k_runs_when}, {"sm_count", k_sm_count},
   {"export", k_export}, {NULL, NULL},
 };
 

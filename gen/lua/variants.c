@@ -14,7 +14,10 @@
 **                          the keys variant_config set alone)
 **
 ** and -D key=value from the command line wins over all of them.
-** unsupported(v, t) leaves a variant out on a target.  A variant with
+** unsupported(v, t) leaves a variant out on a target.  builds(v, t) may
+** make a variant several builds, each its own config overlay (under the
+** -D keys), under one launcher that runs the first whose k:runs_when
+** holds for the call's sizes, else the last (dispatch.c).  A variant with
 ** several tuned shape buckets becomes one kernel per bucket (unless they
 ** all give one config) under one launcher.  kernel.c builds each; --list
 ** only prints the variants and their configs.
@@ -218,6 +221,47 @@ static int apply_variant_config(int kt, int vt, int ct, int cv, const char *vnam
   }
   lua_pop(L, 1);
   return nvc;
+}
+
+/* The kernel's builds(v, target) for the variant at vt, left on the stack
+** (nil where it has none, or no target is set): an array of two to 16
+** { "name", { config values } }, each name a few letters and digits that
+** end the build's kernel name (attention_decode_bf16_d128_paged_rows16).
+** Returns how many builds; 0: one, the variant's config as it is. */
+static int variant_builds(int kt, int vt, int ct, const char *vname, int kline) {
+  if (!ltF_target) return lua_pushnil(L), 0;
+  int line;
+  const char *eg = "function(v, target) return { { \"rows16\", { BM = 16 } }, { \"rows64\", {} } } end";
+  call_variant_fn(kt, vt, "builds", eg, kline, &line);
+  if (lua_isnil(L, -1)) return 0;
+  int bt = lua_gettop(L);
+  int n = lua_istable(L, bt) ? (int)lua_rawlen(L, bt) : 0;
+  if (n < 2 || n > 16)
+    ltF_error_at(line, "builds returned %s for %s; it returns nil or an array of 2 to 16 { \"name\", { config "
+                 "values } }, e.g. %s", lua_istable(L, bt) ? ltU_fmt("a list of %d", n) : luaL_typename(L, bt), vname,
+                 eg);
+  for (int b = 1; b <= n; b++) {
+    lua_rawgeti(L, bt, b);
+    int et = lua_gettop(L);
+    lua_rawgeti(L, et, 1);
+    lua_rawgeti(L, et, 2);
+    const char *name = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : NULL;
+    int ok = lua_istable(L, et) && name && *name && strlen(name) <= 16 && lua_istable(L, -1);
+    for (const char *c = name; ok && *c; c++) ok = (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9');
+    if (!ok)
+      ltF_error_at(line, "builds(%s)[%d] is { \"name\", { config values } }, the name 1 to 16 lower-case letters "
+                   "and digits; e.g. %s", vname, b, eg);
+    for (int o = 1; o < b; o++) {
+      lua_rawgeti(L, bt, o);
+      lua_rawgeti(L, -1, 1);
+      if (strcmp(lua_tostring(L, -1), name) == 0)
+        ltF_error_at(line, "builds(%s) names build '%s' twice", vname, name);
+      lua_pop(L, 2);
+    }
+    overlay_config(lua_gettop(L), ct, ltU_fmt("builds(%s).%s", vname, name), line, 0, NULL, 0, NULL, NULL);
+    lua_settop(L, bt);
+  }
+  return n;
 }
 
 /* ------------------------------------------------------------------ */
@@ -545,10 +589,31 @@ int ltF_run_file(lua_State *l) {
     if (nb >= 2 && one_config(cv, vars, vname.p, tname, buckets, nb, ckeys, nc, vc, nvc, dcfg, ndcfg))
       for (int b = 1; b < nb; b++) ltU_printf(&same, "%s%s", b > 1 ? ", " : "; the same for ", buckets[b]);
     if (nb < 2 || same.p) nb = 0, buckets[0] = NULL;
+    int nbuild = variant_builds(kt, vt, ct, vname.p, kline), bt = lua_gettop(L);
+    if (nbuild && nb)
+      return ltF_error_at(kline, "%s has builds and tuned shape buckets; one launcher dispatches on one of them",
+                          vname.p);
+    if (nbuild) {   /* the builds take the places of buckets, each its overlay laid over the config */
+      nb = nbuild;
+      for (int b = 0; b < nb; b++) {
+        lua_rawgeti(L, bt, b + 1);
+        lua_rawgeti(L, -1, 1);
+        buckets[b] = ltU_strdup(lua_tostring(L, -1));
+        lua_pop(L, 2);
+      }
+    }
     for (int b = 0; b < (nb ? nb : 1); b++) {
       int cb = push_copy(cv);   /* this bucket's copy of the config */
+      if (nbuild) {
+        lua_rawgeti(L, bt, b + 1);
+        lua_rawgeti(L, -1, 2);
+        overlay_config(lua_gettop(L), ct, ltU_fmt("builds(%s).%s", vname.p, buckets[b]), kline, cb, dcfg, ndcfg,
+                       NULL, NULL);
+        lua_pop(L, 2);
+      }
+      run->build = b, run->nbuilds = nbuild;
       const char *config =
-          tuned_config(cb, vars, vname.p, tname, buckets[b], ckeys, nc, vc, nvc, dcfg, ndcfg,
+          tuned_config(cb, vars, vname.p, tname, nbuild ? NULL : buckets[b], ckeys, nc, vc, nvc, dcfg, ndcfg,
                        run->listing && req->target);
       size_t len = strlen(config);
       if (same.p && len && config[len - 1] == ')') config = ltU_fmt("%.*s%s)", (int)len - 1, config, same.p);

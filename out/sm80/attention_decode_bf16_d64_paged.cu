@@ -4,7 +4,9 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=16 CM=8 CU=8 MAXS=64 stages=6 threads=128.
+ * Configs, one per build; the launcher runs the first whose sizes the call's are:
+ *   rows16: BM=16 BN=16 CM=8 CU=8 MAXS=64 WB=64 stages=6 threads=32
+ *   rows64: BM=64 BN=16 CM=8 CU=8 MAXS=64 WB=64 stages=6 threads=128
  * Build: nvcc -O3 -arch=sm_80 -c attention_decode_bf16_d64_paged.cu
  */
 #include <cuda_runtime.h>
@@ -119,13 +121,13 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
 static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* One block (128 threads) of attention_decode_bf16_d64_paged. */
-__global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+/* One block (32 threads) of attention_decode_bf16_d64_paged_rows16. */
+__global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 16] accumulator */
-  const int warp_row = tid / 32 * 16;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [16, 16] accumulator */
+  const int warp_row = 0;
   const int warp_col = 0;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
   const int row0 = warp_row + lane / 4;
@@ -133,68 +135,70 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
   const int prog = blockIdx.x;
   const int split = blockIdx.y;
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) __nv_bfloat16 Qs[64][64];
+  __shared__ __attribute__((aligned(16))) __nv_bfloat16 Qs[16][64];
   /* Ks (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) __nv_bfloat16 Ks[6][16][64];
   /* Vs (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) __nv_bfloat16 Vs[6][16][64];
-  // attention_decode.lua:50: local G = p.Hq // p.Hkv
+  // attention_decode.lua:56: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:51: local nrb = tile.cdiv(p.Sq * G, c.BM)
+  // attention_decode.lua:57: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:52: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:58: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:53: local want = 2 * k:sm_count()
+  // attention_decode.lua:59: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:56: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:62: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:57: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:63: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:165: local rb = prog % nrb
-  const int rb = prog % nrb;
-  // attention_decode.lua:166: local b, hk = prog // nrb // p.Hkv, prog // nrb % p.Hkv
-  const int b = prog / nrb / Hkv;
-  const int hk = prog / nrb % Hkv;
-  // attention_decode.lua:168: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:184: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  const int ntb = (Sq * G + 16 - 1) / 16;
+  // attention_decode.lua:186: local rb = prog % ntb
+  const int rb = prog % ntb;
+  // attention_decode.lua:187: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  const int b = prog / ntb / Hkv;
+  const int hk = prog / ntb % Hkv;
+  // attention_decode.lua:189: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:176: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t30 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t30, 0), Sk);
-  // attention_decode.lua:177: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:197: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t36 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t36, 0), Sk);
+  // attention_decode.lua:198: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:180: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  // attention_decode.lua:201: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:181: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:202: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:182: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:203: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:183: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:204: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:185: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t48[2];
+  // attention_decode.lua:206: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t54[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t48[ri] = ri * 8 + row0 + rb * 64;
+    t54[ri] = ri * 8 + row0 + rb * 16;
   }
-  // attention_decode.lua:63: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:69: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    s0[ri] = lt_imin(t48[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t54[ri] / G, Sq - 1);
   }
   int h0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    h0[ri] = hk * G + t48[ri] % G;
+    h0[ri] = hk * G + t54[ri] % G;
   }
   bool inside[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    inside[ri] = t48[ri] < Sq * G;
+    inside[ri] = t54[ri] < Sq * G;
   }
-  // attention_decode.lua:187: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t54[32];
+  // attention_decode.lua:208: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  float t60[32];
   {
     const bool ok = b < B && b >= 0;
     const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
@@ -210,11 +214,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
           union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
           h.v[0] = ((const uint32_t *)ptr)[0];
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) t54[ri * 16 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+          for (int vi = 0; vi < 2; ++vi) t60[ri * 16 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t54[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __bfloat162float(ptr[vi]) : 0.0f;
+            t60[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __bfloat162float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -226,11 +230,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
     for (int ci = 0; ci < 8; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(t54[ri * 16 + ci * 2 + vi]);
+        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(t60[ri * 16 + ci * 2 + vi]);
       }
     }
   }
-  // attention_decode.lua:190: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:211: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -242,64 +246,76 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
       }
     }
   }
-  // attention_decode.lua:191: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:212: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:192: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:213: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:193: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:214: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 5 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 5; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:195: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+      // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
       const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-      // attention_decode.lua:196: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
         if (ok && j * 16 % PS >= 0 && j * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
-          lt_cp_async16(&Ks[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(j * 16 % PS + tid / 8) * sks + tid % 8 * 8, 16);
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Ks[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], base + (int64_t)(j * 16 % PS + tid / 8) * sks + (int64_t)(ri * 4) * sks + tid % 8 * 8, 16);
+          }
         } else {
-          const int gr = j * 16 % PS + tid / 8;
-          const int gc = tid % 8 * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
-            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Ks[j_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j * 16 % PS + ri * 4 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_stage][ri * 4 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 4 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
             }
           }
         }
       }
-      // attention_decode.lua:197: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
         if (ok && j * 16 % PS >= 0 && j * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
-          lt_cp_async16(&Vs[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(j * 16 % PS + tid / 8) * svs + tid % 8 * 8, 16);
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Vs[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], base + (int64_t)(j * 16 % PS + tid / 8) * svs + (int64_t)(ri * 4) * svs + tid % 8 * 8, 16);
+          }
         } else {
-          const int gr = j * 16 % PS + tid / 8;
-          const int gc = tid % 8 * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
-            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Vs[j_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j * 16 % PS + ri * 4 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_stage][ri * 4 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 4 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
             }
           }
         }
@@ -313,46 +329,58 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
     const int j_next = j + 5;
     const int j_next_stage = j_stage == 0 ? 5 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:195: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+      // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
       const int page = b >= 0 && b < B && j_next * 16 / PS >= 0 && j_next * 16 / PS < MP ? BT[(int64_t)b * MP + j_next * 16 / PS] : -1;
-      // attention_decode.lua:196: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
         if (ok && j_next * 16 % PS >= 0 && j_next * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
-          lt_cp_async16(&Ks[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(j_next * 16 % PS + tid / 8) * sks + tid % 8 * 8, 16);
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 16 % PS + tid / 8) * sks + (int64_t)(ri * 4) * sks + tid % 8 * 8, 16);
+          }
         } else {
-          const int gr = j_next * 16 % PS + tid / 8;
-          const int gc = tid % 8 * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
-            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Ks[j_next_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j_next * 16 % PS + ri * 4 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 4 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
             }
           }
         }
       }
-      // attention_decode.lua:197: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
         if (ok && j_next * 16 % PS >= 0 && j_next * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
-          lt_cp_async16(&Vs[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(j_next * 16 % PS + tid / 8) * svs + tid % 8 * 8, 16);
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 16 % PS + tid / 8) * svs + (int64_t)(ri * 4) * svs + tid % 8 * 8, 16);
+          }
         } else {
-          const int gr = j_next * 16 % PS + tid / 8;
-          const int gc = tid % 8 * 8;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
-            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Vs[j_next_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2bfloat16_rn(0.0f);
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j_next * 16 % PS + ri * 4 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 4 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2bfloat16_rn(0.0f);
+              }
             }
           }
         }
@@ -360,7 +388,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:202: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:223: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -372,7 +400,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
         }
       }
     }
-    // attention_decode.lua:203: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:224: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -423,17 +451,17 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
         }
       }
     }
-    // attention_decode.lua:224: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    // attention_decode.lua:245: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:229: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:250: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:230: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:251: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:226: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:247: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:207: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:208: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -445,7 +473,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
             }
           }
         } else {
-          // attention_decode.lua:209: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -457,13 +485,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
             }
           }
         }
-        // attention_decode.lua:211: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+        // attention_decode.lua:232: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
         int diag[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 16);
+          diag[ri] = (ri * 8 + row0 + rb * 16) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:212: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:233: local col = k:iota({ BM, BN }, 2)
         int col[8];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -476,36 +504,36 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
             }
           }
         }
-        // attention_decode.lua:215: local m_new = tile.max(m, k:reduce_max(s, 2))
-        float t99[2];
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t105[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t99[ri] = -INFINITY;
+          t105[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t99[ri] = fmaxf(t99[ri], s[ri * 4 + ci * 2 + vi]);
+              t105[ri] = fmaxf(t105[ri], s[ri * 4 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t99[ei] = fmaxf(t99[ei], __shfl_xor_sync(0xffffffffu, t99[ei], 2));
-          t99[ei] = fmaxf(t99[ei], __shfl_xor_sync(0xffffffffu, t99[ei], 1));
+          t105[ei] = fmaxf(t105[ei], __shfl_xor_sync(0xffffffffu, t105[ei], 2));
+          t105[ei] = fmaxf(t105[ei], __shfl_xor_sync(0xffffffffu, t105[ei], 1));
         }
         float m_new[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t99[ri]);
+          m_new[ri] = fmaxf(m[ri], t105[ri]);
         }
-        // attention_decode.lua:216: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:217: k:assign(s, tile.exp2(s - mc))
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -516,35 +544,35 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
             }
           }
         }
-        // attention_decode.lua:218: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
         float alpha[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:219: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        float t105[2];
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t111[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t105[ri] = 0.0f;
+          t111[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t105[ri] = t105[ri] + s[ri * 4 + ci * 2 + vi];
+              t111[ri] = t111[ri] + s[ri * 4 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t105[ei] = t105[ei] + __shfl_xor_sync(0xffffffffu, t105[ei], 2);
-          t105[ei] = t105[ei] + __shfl_xor_sync(0xffffffffu, t105[ei], 1);
+          t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 2);
+          t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 1);
         }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t105[ri];
+          l[ri] = l[ri] * alpha[ri] + t111[ri];
         }
-        // attention_decode.lua:220: k:assign(o, o * alpha)
+        // attention_decode.lua:241: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -555,7 +583,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
             }
           }
         }
-        // attention_decode.lua:221: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           uint32_t s_frag[1][4];
@@ -592,15 +620,15 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
             }
           }
         }
-        // attention_decode.lua:222: k:assign(m, m_new)
+        // attention_decode.lua:243: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:207: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:208: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -612,7 +640,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
             }
           }
         } else {
-          // attention_decode.lua:209: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -624,36 +652,36 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
             }
           }
         }
-        // attention_decode.lua:215: local m_new = tile.max(m, k:reduce_max(s, 2))
-        float t117[2];
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t123[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t117[ri] = -INFINITY;
+          t123[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t117[ri] = fmaxf(t117[ri], s[ri * 4 + ci * 2 + vi]);
+              t123[ri] = fmaxf(t123[ri], s[ri * 4 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t117[ei] = fmaxf(t117[ei], __shfl_xor_sync(0xffffffffu, t117[ei], 2));
-          t117[ei] = fmaxf(t117[ei], __shfl_xor_sync(0xffffffffu, t117[ei], 1));
+          t123[ei] = fmaxf(t123[ei], __shfl_xor_sync(0xffffffffu, t123[ei], 2));
+          t123[ei] = fmaxf(t123[ei], __shfl_xor_sync(0xffffffffu, t123[ei], 1));
         }
         float m_new_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t117[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t123[ri]);
         }
-        // attention_decode.lua:216: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:217: k:assign(s, tile.exp2(s - mc))
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -664,35 +692,35 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
             }
           }
         }
-        // attention_decode.lua:218: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
         float alpha_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:219: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        float t123[2];
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t129[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t123[ri] = 0.0f;
+          t129[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t123[ri] = t123[ri] + s[ri * 4 + ci * 2 + vi];
+              t129[ri] = t129[ri] + s[ri * 4 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t123[ei] = t123[ei] + __shfl_xor_sync(0xffffffffu, t123[ei], 2);
-          t123[ei] = t123[ei] + __shfl_xor_sync(0xffffffffu, t123[ei], 1);
+          t129[ei] = t129[ei] + __shfl_xor_sync(0xffffffffu, t129[ei], 2);
+          t129[ei] = t129[ei] + __shfl_xor_sync(0xffffffffu, t129[ei], 1);
         }
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t123[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t129[ri];
         }
-        // attention_decode.lua:220: k:assign(o, o * alpha)
+        // attention_decode.lua:241: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -703,7 +731,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
             }
           }
         }
-        // attention_decode.lua:221: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           uint32_t s_frag[1][4];
@@ -740,7 +768,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
             }
           }
         }
-        // attention_decode.lua:222: k:assign(m, m_new)
+        // attention_decode.lua:243: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
@@ -749,19 +777,19 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:235: local seen = l:gt(0)
+  // attention_decode.lua:256: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:236: local ws_row = (split * nrb + rb) * BM   -- this program's first row of Ws
-  const int ws_row = (split * nrb + rb) * 64;
-  // attention_decode.lua:237: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t130[2];
+  // attention_decode.lua:257: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  const int ws_row = split * nrb * 64 + rb * 16;
+  // attention_decode.lua:258: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t137[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t130[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t137[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -776,18 +804,18 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t130[ri];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t137[ri];
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t130[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t137[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:238: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:259: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -800,8 +828,728 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_kernel(co
   }
 }
 
-/* Checks the arguments, then runs attention_decode_bf16_d64_paged over its grid on `stream`. */
-extern "C" int attention_decode_bf16_d64_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+/* Checks the arguments, then runs attention_decode_bf16_d64_paged_rows16 over its grid on `stream` (build rows16). */
+static int attention_decode_bf16_d64_paged_rows16(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return cudaErrorInvalidValue;
+  if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return cudaErrorInvalidValue;
+  if (B > 1073741823 || Sq > 1073741823 || Hq > 1073741823 || NP > 1073741823 || Hkv > 1073741823 || PS > 1073741823 || MP > 1073741823 || WR > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Sq - 1) * sqs + (double)(Hq - 1) * sqh + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(NP - 1) * skp + (double)(Hkv - 1) * skh + (double)(PS - 1) * sks + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(NP - 1) * svp + (double)(Hkv - 1) * svh + (double)(PS - 1) * svs + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)B * Hkv * WR * 68 >= 0x1p62) return cudaErrorInvalidValue;
+  if (!(scale > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)BT % 4 != 0 || (uintptr_t)L % 4 != 0 || (uintptr_t)Ws % 4 != 0) return cudaErrorMisalignedAddress;
+  /* the device's multiprocessors (k:sm_count) */
+  int sm_count = 0;
+  int dev = 0;
+  cudaError_t sm_err = cudaGetDevice(&dev);
+  if (sm_err == cudaSuccess) sm_err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev);
+  if (sm_err != cudaSuccess) return (int)sm_err;
+  if (sm_count < 1) return cudaErrorInvalidValue;
+  if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:128: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:134: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:191: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:192: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:194: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:195: window_left below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  attention_decode_bf16_d64_paged_rows16_kernel<<<grid, dim3(32), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
+  return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of attention_decode_bf16_d64_paged_rows64. */
+__global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 16] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int prog = blockIdx.x;
+  const int split = blockIdx.y;
+  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __nv_bfloat16 Qs[64][64];
+  /* Ks (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __nv_bfloat16 Ks[6][16][64];
+  /* Vs (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __nv_bfloat16 Vs[6][16][64];
+  // attention_decode.lua:56: local G = p.Hq // p.Hkv
+  const int G = Hq / Hkv;
+  // attention_decode.lua:57: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  const int nrb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:58: local progs = p.B * p.Hkv * nrb
+  const int progs = B * Hkv * nrb;
+  // attention_decode.lua:59: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:62: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:63: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:184: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  const int ntb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:186: local rb = prog % ntb
+  const int rb = prog % ntb;
+  // attention_decode.lua:187: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  const int b = prog / ntb / Hkv;
+  const int hk = prog / ntb % Hkv;
+  // attention_decode.lua:189: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  const int Sk = MP * PS;
+  // attention_decode.lua:197: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t33 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t33, 0), Sk);
+  // attention_decode.lua:198: local nkb = tile.cdiv(len, BN)
+  const int nkb = (len + 16 - 1) / 16;
+  // attention_decode.lua:201: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
+  // attention_decode.lua:202: local chunk = tile.cdiv(nkb - kb0, NS)
+  const int chunk = (nkb - kb0 + NS - 1) / NS;
+  // attention_decode.lua:203: local first = tile.min(nkb, kb0 + split * chunk)
+  const int first = lt_imin(nkb, kb0 + split * chunk);
+  // attention_decode.lua:204: local last = tile.min(nkb, first + chunk)
+  const int last = lt_imin(nkb, first + chunk);
+  // attention_decode.lua:206: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t51[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t51[ri] = ri * 8 + row0 + rb * 64;
+  }
+  // attention_decode.lua:69: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  int s0[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    s0[ri] = lt_imin(t51[ri] / G, Sq - 1);
+  }
+  int h0[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    h0[ri] = hk * G + t51[ri] % G;
+  }
+  bool inside[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    inside[ri] = t51[ri] < Sq * G;
+  }
+  // attention_decode.lua:208: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  float t57[32];
+  {
+    const bool ok = b < B && b >= 0;
+    const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        const int g1 = s0[ri];
+        const int gr = h0[ri];
+        const int gc = ci * 8 + col0;
+        const __nv_bfloat16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
+          union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+          h.v[0] = ((const uint32_t *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) t57[ri * 16 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t57[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+    }
+  }
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(t57[ri * 16 + ci * 2 + vi]);
+      }
+    }
+  }
+  // attention_decode.lua:211: local o = k:fragment("f32", { BM, D }, 0)
+  float o[32];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        o[ri * 16 + ci * 2 + vi] = 0.0f;
+      }
+    }
+  }
+  // attention_decode.lua:212: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  float m[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    m[ri] = -INFINITY;
+  }
+  // attention_decode.lua:213: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    l[ri] = 0.0f;
+  }
+  __syncthreads();
+  // attention_decode.lua:214: k:pipelined(first, last, c.stages, function(j)
+  /* prologue: start the copies of the first 5 iterations, one commit group each */
+  for (int j_stage = 0; j_stage < 5; ++j_stage) {
+    const int j = first + j_stage;
+    if (j < last) {
+      // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+      const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+      // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __nv_bfloat16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+        if (ok && j * 16 % PS >= 0 && j * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          lt_cp_async16(&Ks[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(j * 16 % PS + tid / 8) * sks + tid % 8 * 8, 16);
+        } else {
+          const int gr = j * 16 % PS + tid / 8;
+          const int gc = tid % 8 * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+            lt_cp_async16(&Ks[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Ks[j_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            }
+          }
+        }
+      }
+      // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __nv_bfloat16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+        if (ok && j * 16 % PS >= 0 && j * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          lt_cp_async16(&Vs[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(j * 16 % PS + tid / 8) * svs + tid % 8 * 8, 16);
+        } else {
+          const int gr = j * 16 % PS + tid / 8;
+          const int gc = tid % 8 * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+            lt_cp_async16(&Vs[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Vs[j_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 5 ? 0 : j_stage + 1) {
+    lt_cp_async_wait<4>();   /* this thread's copies for iteration j have landed */
+    __syncthreads();   /* everyone's have; and stage j - 1 is free again */
+    const int j_next = j + 5;
+    const int j_next_stage = j_stage == 0 ? 5 : j_stage - 1;
+    if (j_next < last) {
+      // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+      const int page = b >= 0 && b < B && j_next * 16 / PS >= 0 && j_next * 16 / PS < MP ? BT[(int64_t)b * MP + j_next * 16 / PS] : -1;
+      // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __nv_bfloat16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+        if (ok && j_next * 16 % PS >= 0 && j_next * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          lt_cp_async16(&Ks[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(j_next * 16 % PS + tid / 8) * sks + tid % 8 * 8, 16);
+        } else {
+          const int gr = j_next * 16 % PS + tid / 8;
+          const int gc = tid % 8 * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+            lt_cp_async16(&Ks[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Ks[j_next_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            }
+          }
+        }
+      }
+      // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __nv_bfloat16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+        if (ok && j_next * 16 % PS >= 0 && j_next * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          lt_cp_async16(&Vs[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(j_next * 16 % PS + tid / 8) * svs + tid % 8 * 8, 16);
+        } else {
+          const int gr = j_next * 16 % PS + tid / 8;
+          const int gc = tid % 8 * 8;
+          const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+            lt_cp_async16(&Vs[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Vs[j_next_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2bfloat16_rn(0.0f);
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+    const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
+    // attention_decode.lua:223: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[8];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          s[ri * 4 + ci * 2 + vi] = 0.0f;
+        }
+      }
+    }
+    // attention_decode.lua:224: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
+    #pragma unroll
+    for (int mi = 0; mi < 1; ++mi) {
+      const int r = warp_row + mi * 16 + (j_lane & 15);
+      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+    }
+    #pragma unroll
+    for (int ni = 0; ni < 2; ni += 2) {
+      uint32_t t[4];
+      const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+      lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
+      Ks_frag[0][ni][0] = t[0];
+      Ks_frag[0][ni][1] = t[1];
+      Ks_frag[0][ni + 1][0] = t[2];
+      Ks_frag[0][ni + 1][1] = t[3];
+    }
+    #pragma unroll
+    for (int kk = 0; kk < 64; kk += 16) {
+      const int cur = kk / 16 % 2;
+      if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int r = warp_row + mi * 16 + (j_lane & 15);
+          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 2; ni += 2) {
+          uint32_t t[4];
+          const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+          lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+          Ks_frag[cur ^ 1][ni][0] = t[0];
+          Ks_frag[cur ^ 1][ni][1] = t[1];
+          Ks_frag[cur ^ 1][ni + 1][0] = t[2];
+          Ks_frag[cur ^ 1][ni + 1][1] = t[3];
+        }
+      }
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        #pragma unroll
+        for (int ni = 0; ni < 2; ++ni) {
+          const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+          float d[4] = {s[i], s[i + 1], s[i + 4], s[i + 5]};
+          lt_mma_16816_bf16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
+          s[i] = d[0];
+          s[i + 1] = d[1];
+          s[i + 4] = d[2];
+          s[i + 5] = d[3];
+        }
+      }
+    }
+    // attention_decode.lua:245: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
+    // attention_decode.lua:250: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:251: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:247: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+              }
+            }
+          }
+        } else {
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+              }
+            }
+          }
+        }
+        // attention_decode.lua:232: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+        int diag[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 16);
+        }
+        // attention_decode.lua:233: local col = k:iota({ BM, BN }, 2)
+        int col[8];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              col[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              s[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + ci * 2 + vi] >= diag[ri] - window_left) ? s[ri * 4 + ci * 2 + vi] : -INFINITY;
+            }
+          }
+        }
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t102[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t102[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t102[ri] = fmaxf(t102[ri], s[ri * 4 + ci * 2 + vi]);
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t102[ei] = fmaxf(t102[ei], __shfl_xor_sync(0xffffffffu, t102[ei], 2));
+          t102[ei] = fmaxf(t102[ei], __shfl_xor_sync(0xffffffffu, t102[ei], 1));
+        }
+        float m_new[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t102[ri]);
+        }
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+        }
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 4 + ci * 2 + vi] = lt_exp2(s[ri * 4 + ci * 2 + vi] - mc[ri]);
+            }
+          }
+        }
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        float alpha[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha[ri] = lt_exp2(m[ri] - mc[ri]);
+        }
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t108[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t108[ri] = 0.0f;
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t108[ri] = t108[ri] + s[ri * 4 + ci * 2 + vi];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t108[ei] = t108[ei] + __shfl_xor_sync(0xffffffffu, t108[ei], 2);
+          t108[ei] = t108[ei] + __shfl_xor_sync(0xffffffffu, t108[ei], 1);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t108[ri];
+        }
+        // attention_decode.lua:241: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 16 + ci * 2 + vi] = o[ri * 16 + ci * 2 + vi] * alpha[ri];
+            }
+          }
+        }
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
+        #pragma unroll
+        for (int kk = 0; kk < 16; kk += 16) {
+          uint32_t s_frag[1][4];
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[mi][0] = lt_pack_bf16x2(s[i], s[i + 1]);
+            s_frag[mi][1] = lt_pack_bf16x2(s[i + 4], s[i + 4 + 1]);
+            s_frag[mi][2] = lt_pack_bf16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[mi][3] = lt_pack_bf16x2(s[i + 6], s[i + 6 + 1]);
+          }
+          uint32_t Vs_frag[8][2];
+          #pragma unroll
+          for (int ni = 0; ni < 8; ni += 2) {
+            uint32_t t[4];
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            Vs_frag[ni][0] = t[0];
+            Vs_frag[ni][1] = t[1];
+            Vs_frag[ni + 1][0] = t[2];
+            Vs_frag[ni + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 8; ++ni) {
+              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+              float d[4] = {o[i], o[i + 1], o[i + 16], o[i + 17]};
+              lt_mma_16816_bf16(d, s_frag[mi], Vs_frag[ni]);
+              o[i] = d[0];
+              o[i + 1] = d[1];
+              o[i + 16] = d[2];
+              o[i + 17] = d[3];
+            }
+          }
+        }
+        // attention_decode.lua:243: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new[ri];
+        }
+      } else {
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+              }
+            }
+          }
+        } else {
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+              }
+            }
+          }
+        }
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t120[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t120[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t120[ri] = fmaxf(t120[ri], s[ri * 4 + ci * 2 + vi]);
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t120[ei] = fmaxf(t120[ei], __shfl_xor_sync(0xffffffffu, t120[ei], 2));
+          t120[ei] = fmaxf(t120[ei], __shfl_xor_sync(0xffffffffu, t120[ei], 1));
+        }
+        float m_new_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t120[ri]);
+        }
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+        }
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 4 + ci * 2 + vi] = lt_exp2(s[ri * 4 + ci * 2 + vi] - mc_2[ri]);
+            }
+          }
+        }
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        float alpha_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+        }
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t126[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t126[ri] = 0.0f;
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t126[ri] = t126[ri] + s[ri * 4 + ci * 2 + vi];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t126[ei] = t126[ei] + __shfl_xor_sync(0xffffffffu, t126[ei], 2);
+          t126[ei] = t126[ei] + __shfl_xor_sync(0xffffffffu, t126[ei], 1);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t126[ri];
+        }
+        // attention_decode.lua:241: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 16 + ci * 2 + vi] = o[ri * 16 + ci * 2 + vi] * alpha_2[ri];
+            }
+          }
+        }
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
+        #pragma unroll
+        for (int kk = 0; kk < 16; kk += 16) {
+          uint32_t s_frag[1][4];
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[mi][0] = lt_pack_bf16x2(s[i], s[i + 1]);
+            s_frag[mi][1] = lt_pack_bf16x2(s[i + 4], s[i + 4 + 1]);
+            s_frag[mi][2] = lt_pack_bf16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[mi][3] = lt_pack_bf16x2(s[i + 6], s[i + 6 + 1]);
+          }
+          uint32_t Vs_frag[8][2];
+          #pragma unroll
+          for (int ni = 0; ni < 8; ni += 2) {
+            uint32_t t[4];
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            Vs_frag[ni][0] = t[0];
+            Vs_frag[ni][1] = t[1];
+            Vs_frag[ni + 1][0] = t[2];
+            Vs_frag[ni + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 8; ++ni) {
+              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+              float d[4] = {o[i], o[i + 1], o[i + 16], o[i + 17]};
+              lt_mma_16816_bf16(d, s_frag[mi], Vs_frag[ni]);
+              o[i] = d[0];
+              o[i + 1] = d[1];
+              o[i + 16] = d[2];
+              o[i + 17] = d[3];
+            }
+          }
+        }
+        // attention_decode.lua:243: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
+      }
+    }
+  }
+  lt_cp_async_wait<0>();
+  // attention_decode.lua:256: local seen = l:gt(0)
+  bool seen[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    seen[ri] = l[ri] > 0.0f;
+  }
+  // attention_decode.lua:257: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  const int ws_row = split * nrb * 64 + rb * 64;
+  // attention_decode.lua:258: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t134[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t134[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        const int gr = ws_row + ri * 8 + row0;
+        const int gc = ci * 8 + col0;
+        float *ptr = base + (int64_t)gr * 68 + gc;
+        if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
+          union { uint2 v[1]; float e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t134[ri];
+          ((uint2 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t134[ri];
+          }
+        }
+      }
+    }
+  }
+  // attention_decode.lua:259: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
+    float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = ws_row + ri * 8 + row0;
+      float *ptr = base + (int64_t)gr * 68;
+      if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_decode_bf16_d64_paged_rows64 over its grid on `stream` (build rows64). */
+static int attention_decode_bf16_d64_paged_rows64(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
   if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return cudaErrorInvalidValue;
   if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return cudaErrorInvalidValue;
@@ -823,21 +1571,29 @@ extern "C" int attention_decode_bf16_d64_paged(const void *Q, const void *K, con
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:114: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:117: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:170: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:171: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:173: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:174: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:128: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:134: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:191: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:192: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:194: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:195: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_decode_bf16_d64_paged_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
+  attention_decode_bf16_d64_paged_rows64_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
   return (int)cudaGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:116) */
+/* Runs the first of attention_decode_bf16_d64_paged's builds whose k:runs_when holds for these sizes, else rows64. */
+extern "C" int attention_decode_bf16_d64_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:181: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+    return attention_decode_bf16_d64_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
+  return attention_decode_bf16_d64_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
+}
+
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:133) */
 extern "C" int64_t attention_decode_bf16_d64_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

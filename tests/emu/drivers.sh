@@ -9,7 +9,8 @@
 # tests/cpu/rows_batched.lua (a store of X:rows with a batch index: sm90a's
 # row-clipped TMA store of a 3-D tensor) with tests/cpu/rows_batched.c,
 # tests/cpu/staged_carry.lua (a wgmma operand staged in shared memory beside
-# a 3-stage ring) with tests/cpu/staged_carry.c, and
+# a 3-stage ring) with tests/cpu/staged_carry.c (attention_decode also with
+# each of its paged builds forced, LT_EMU_BUCKET), and
 # attention_decode.lua, attention_varlen.lua and attention_varlen_bwd.lua
 # (bf16 d64; attention_varlen also with -D tma=true, its warp-specialized
 # build on sm90a: TMA copies of X:rows views) with
@@ -80,6 +81,23 @@ for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
       echo "FAIL emu/drivers/$name/$t: the outputs differ from the c target's ($d/dump)"
     else
       echo "PASS emu/drivers/$name/$t"
+    fi
+  done
+done
+
+# attention_decode's paged launcher has two builds (rows16, rows64) and
+# runs one by the sizes: each build again on every case, forced by
+# LT_EMU_BUCKET (rows16 then takes the 17 to 128 rows of a KV head in
+# several tiles, rows64 the few), on sm90a (mma.sync and wgmma) and
+# gfx942 (wave64)
+for t in sm90a gfx942; do
+  d=$b/attention_decode/$t
+  [ -x $d/run ] || continue   # its FAIL was said above
+  for i in 0 1; do
+    if ! LT_EMU_BUCKET=$i timeout 600 $d/run > $d/out$i 2>&1 || grep -q '^FAIL' $d/out$i; then
+      echo "FAIL emu/drivers/attention_decode/$t/build$i: $(grep -v '^PASS' $d/out$i | head -c 300 | tr '\n' ' ')"
+    else
+      echo "PASS emu/drivers/attention_decode/$t/build$i"
     fi
   done
 done

@@ -122,8 +122,8 @@ usage shape_no_value 2 "says:gen: --shape needs a value" "$ok" --target sm80 -o 
 usage device_no_value 2 "says:gen: --device needs a value" "$ok" --target sm80 -o "${u}device_no_value/out" --device
 usage tuned_and_no_tuned 2 "says:gen: --tuned and --no-tuned contradict" "$ok" --target sm80 -o "${u}tuned_and_no_tuned/out" --tuned x.lua --no-tuned
 usage list_unknown_target 2 "says:gen: unknown target 'sm99'" "$ok" --list --target sm99
-# a shipped kernel's own config check: attention_decode's combine rows (CM) must divide the split's row block (BM)
-usage decode_combine_rows 1 "says:error: CM = 128 does not divide BM = 64" dsl/kernels/attention_decode.lua --target sm80 -D pass=combine -D CM=128 -o "${u}decode_combine_rows/out"
+# a shipped kernel's own config check: attention_decode's combine rows (CM) must divide a split's block of workspace rows (WB)
+usage decode_combine_rows 1 "says:error: CM = 128 does not divide WB = 64" dsl/kernels/attention_decode.lua --target sm80 -D pass=combine -D CM=128 -o "${u}decode_combine_rows/out"
 
 # missing_file NAME PATH ARGS...: exit 1, one line "PATH: error: cannot read ...".
 missing_file() {

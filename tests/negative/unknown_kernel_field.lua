@@ -1,4 +1,4 @@
--- expect: tests/negative/unknown_kernel_field.lua:3: error: tile.kernel has no field 'configs' (fields: name, doc, variants, config, target_config, tuned_as, unsupported, variant_config, params, body, tune)
+-- expect: tests/negative/unknown_kernel_field.lua:3: error: tile.kernel has no field 'configs' (fields: name, doc, variants, config, target_config, tuned_as, unsupported, variant_config, builds, params, body, tune)
 local tile = require "tile"
 return tile.kernel {
   name = "unknown_kernel_field",
