@@ -395,20 +395,50 @@ static const Expr *block_of(const Expr *b) {
 ** in [0, 4)), printed lt_rand_block(seed, block, word): the same bits
 ** (templates/bits.h), and the compiler sees one Philox for a block's four
 ** words, which through the offset's arithmetic it did not always (nvcc:
-** 6.5 Philox for bias_dropout_add's 4 blocks a thread).  Returns 0, and
-** prints nothing, for any other offset. */
-static int rand_block(E *e, Buf *o, const Expr *x, const Ctx *c) {
+** 6.5 Philox for bias_dropout_add's 4 blocks a thread); bits: the word
+** (lt_randint_block) of a tile.rand.  Returns 0, and prints nothing, for
+** any other offset. */
+static int rand_block(E *e, Buf *o, const Expr *x, const Ctx *c, int bits) {
   const Expr *off = x->b, *blk = NULL, *w = NULL;
   if (off->kind != E_BINARY || off->op != B_ADD || off->dt != DT_I64) return 0;
   if ((blk = block_of(off->a)) != NULL) w = block_word(off->b);
   else if ((blk = block_of(off->b)) != NULL) w = block_word(off->a);
   if (!blk || !w) return 0;
-  ltU_printf(o, "%s(", x->op == B_RAND ? "lt_rand_block" : "lt_randint_block");
+  ltU_printf(o, "%s(", x->op == B_RAND && !bits ? "lt_rand_block" : "lt_randint_block");
   expr(e, o, x->a, c);
   ltU_put(o, ", ");
   expr(e, o, blk, c);
   ltU_put(o, ", ");
   expr(e, o, w, c);
+  ltU_put(o, ")");
+  return 1;
+}
+
+/* A comparison x of a tile.rand with another operand, rand < y or y > rand
+** (or, negated, rand >= y or y <= rand), printed lt_rand_lt(word, y) (or
+** !lt_rand_lt): the word's top 24 bits against y's integer bound
+** (templates/bits.h), the same truth as the float compare without the
+** word's conversion to float.  Returns 0, and prints nothing, for any other
+** x. */
+static int rand_compare(E *e, Buf *o, const Expr *x, const Ctx *c) {
+  const Expr *r, *y;
+  int neg;
+  if ((x->op == B_LT || x->op == B_GE) && x->a->kind == E_BINARY && x->a->op == B_RAND)
+    r = x->a, y = x->b, neg = x->op == B_GE;
+  else if ((x->op == B_GT || x->op == B_LE) && x->b->kind == E_BINARY && x->b->op == B_RAND)
+    r = x->b, y = x->a, neg = x->op == B_LE;
+  else
+    return 0;
+  ltU_put(o, neg ? "!lt_rand_lt(" : "lt_rand_lt(");
+  if (!rand_block(e, o, r, c, 1)) {
+    ltU_put(o, "lt_randint(");
+    expr(e, o, r->a, c);
+    ltU_put(o, ", ");
+    expr(e, o, r->b, c);
+    ltU_put(o, ")");
+  }
+  ltU_put(o, ", ");
+  expr(e, o, y, c);
   ltU_put(o, ")");
   return 1;
 }
@@ -481,7 +511,8 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
     return;
   case E_BINARY: {
     if ((x->op == B_SHR || x->op == B_BAND) && column_shift(e, o, x, c)) return;
-    if ((x->op == B_RAND || x->op == B_RANDINT) && rand_block(e, o, x, c)) return;
+    if ((x->op == B_RAND || x->op == B_RANDINT) && rand_block(e, o, x, c, 0)) return;
+    if (x->op >= B_LT && x->op <= B_GE && rand_compare(e, o, x, c)) return;
     Dtype ct = ltI_compute_type(x->a->weak ? x->b->dt : x->a->dt);
     if ((x->op == B_MAX || x->op == B_MIN) && e->wide && ct == DT_I32) {
       /* the launcher's int64 grid arithmetic: lt_wide_max and lt_wide_min

@@ -59,14 +59,31 @@ LT_FN uint32_t lt_shl_u32(uint32_t a, int64_t n) { return (uint64_t)n < 32u ? a 
 LT_FN int lt_shr_i32(int a, int64_t n) { return (uint64_t)n < 32u ? a >> n : a < 0 ? -1 : 0; }
 LT_FN int64_t lt_shr_i64(int64_t a, int64_t n) { return (uint64_t)n < 64u ? a >> n : a < 0 ? -1 : 0; }
 LT_FN uint32_t lt_shr_u32(uint32_t a, int64_t n) { return (uint64_t)n < 32u ? a >> n : 0u; }
-/* The high 32 bits of the 64-bit product a * b: on a GPU the instruction
-** that gives them (__umulhi); from a 64-bit product elsewhere.  (Written
-** as the 64-bit product, nvcc carried Philox's whole state in 64-bit
-** registers: 64-bit multiplies and twice the xors.) */
-#if defined(__CUDA_ARCH__) || defined(__HIP_DEVICE_COMPILE__)
-LT_FN uint32_t lt_mulhi_u32(uint32_t a, uint32_t b) { return __umulhi(a, b); }
+/* The 64-bit product a * b: its low word, and its high word into *hi.  On
+** CUDA one mul.wide.u32, which ptxas makes one IMAD.WIDE.U32 (from
+** __umulhi and the low product apart it made an IMAD.HI and an IMAD:
+** bias_dropout_add's bf16 kernel 64 SASS instructions longer); on HIP
+** __umulhi and the low product; elsewhere the 64-bit product, the same
+** bits.  (Written as the 64-bit product in C++, nvcc carried Philox's
+** whole state in 64-bit registers: 64-bit multiplies and twice the xors.) */
+#if defined(__CUDA_ARCH__)
+LT_FN uint32_t lt_mulwide_u32(uint32_t a, uint32_t b, uint32_t *hi) {
+  uint64_t p;
+  asm("mul.wide.u32 %0, %1, %2;" : "=l"(p) : "r"(a), "r"(b));
+  *hi = (uint32_t)(p >> 32);
+  return (uint32_t)p;
+}
+#elif defined(__HIP_DEVICE_COMPILE__)
+LT_FN uint32_t lt_mulwide_u32(uint32_t a, uint32_t b, uint32_t *hi) {
+  *hi = __umulhi(a, b);
+  return a * b;
+}
 #else
-LT_FN uint32_t lt_mulhi_u32(uint32_t a, uint32_t b) { return (uint32_t)(((uint64_t)a * b) >> 32); }
+LT_FN uint32_t lt_mulwide_u32(uint32_t a, uint32_t b, uint32_t *hi) {
+  const uint64_t p = (uint64_t)a * b;
+  *hi = (uint32_t)(p >> 32);
+  return (uint32_t)p;
+}
 #endif
 /* Philox4x32-10 (Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as
 ** easy as 1, 2, 3", SC'11): word w of the ten rounds on counter (c0, c1,
@@ -74,8 +91,9 @@ LT_FN uint32_t lt_mulhi_u32(uint32_t a, uint32_t b) { return (uint32_t)(((uint64
 LT_FN uint32_t lt_philox(uint32_t c0, uint32_t c1, uint32_t c2, uint32_t c3, uint32_t k0, uint32_t k1, uint32_t w) {
   for (int r = 0; r < 10; ++r) {
     if (r) k0 += 0x9E3779B9u, k1 += 0xBB67AE85u;   /* the key schedule */
-    uint32_t n0 = lt_mulhi_u32(0xCD9E8D57u, c2) ^ c1 ^ k0, n2 = lt_mulhi_u32(0xD2511F53u, c0) ^ c3 ^ k1;
-    c1 = 0xCD9E8D57u * c2, c3 = 0xD2511F53u * c0, c0 = n0, c2 = n2;
+    uint32_t h0, h2;
+    const uint32_t l0 = lt_mulwide_u32(0xCD9E8D57u, c2, &h0), l2 = lt_mulwide_u32(0xD2511F53u, c0, &h2);
+    c0 = h0 ^ c1 ^ k0, c2 = h2 ^ c3 ^ k1, c1 = l0, c3 = l2;
   }
   return w == 0 ? c0 : w == 1 ? c1 : w == 2 ? c2 : c3;
 }
@@ -100,6 +118,21 @@ LT_FN uint32_t lt_randint_block(uint64_t seed, uint64_t block, uint32_t word) {
 }
 LT_FN float lt_rand_block(uint64_t seed, uint64_t block, uint32_t word) {
   return (float)(lt_randint_block(seed, block, word) >> 8) * 5.9604644775390625e-8f;
+}
+/* tile.rand(...) < x from the word's bits: rand is (bits >> 8) * 2^-24,
+** exactly, so rand < x is (bits >> 8) < ceil(x * 2^24), with x * 2^24
+** clamped to [0, 2^24] (NaN to 0: never true): an integer compare, as gen
+** prints rand < x and x > rand (and rand >= x, x <= rand as its negation),
+** in place of the word's conversion to float (I2F, a quarter-rate
+** instruction on sm90), a multiply and a float compare.  t, plus one where
+** y has a fraction, is that ceiling; the bound is the same for every
+** element of a scalar x, so the compiler computes it once.  (Written with
+** selects for the three cases, nvcc branched and ran bias_dropout_add's
+** Philox twice over.) */
+LT_FN int lt_rand_lt(uint32_t bits, float x) {
+  const float y = x * 16777216.0f;   /* exact: a power of two */
+  const uint32_t t = (uint32_t)fminf(fmaxf(y, 0.0f), 16777216.0f);
+  return (bits >> 8) < t + ((float)t < y);
 }
 
 /* One block (256 threads) of bias_dropout_add_f32. */
@@ -194,7 +227,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
   for (int ri = 0; ri < 4; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
-      keep[ri * 4 + vi] = lt_rand_block(seed, block_2[ri * 4 + vi], vi & 3) < 1.0f - p;
+      keep[ri * 4 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 4 + vi], vi & 3), 1.0f - p);
     }
   }
   // bias_dropout_add.lua:48: local scale = 1 / (1 - p.p)

@@ -328,3 +328,28 @@ def cross_entropy(input, target, ignore_index=-100, reduction="mean", label_smoo
     2.4 and later (luatile::cross_entropy_forward, _backward; the reduction in
     torch ops), else a torch.autograd.Function."""
     return _index.cross_entropy(input, target, ignore_index, reduction, label_smoothing)
+
+
+def grouped_matmul(x, w, offs, layout="kn"):
+    """y [T, N]: rows offs[g] .. offs[g + 1] - 1 of x [T, K] (f16, bf16) times
+    w[g] (w [G, K, N], layout "kn") or w[g].T (w [G, N, K], layout "nk"), for
+    each group g; offs: G + 1 int32 on x's device, non-decreasing within [0, T]
+    (a mixture of experts' tokens sorted by expert); rows outside the groups
+    are zeros.  One launch, no host sync.  Forward only (no backward yet).  A
+    torch.library op with a fake implementation on torch 2.4 and later
+    (luatile::grouped_matmul)."""
+    return _moe.grouped_matmul(x, w, offs, layout)
+
+
+def matmul_fp8(a, b, scale_a, scale_b, fast_accum=False):
+    """bf16 (a @ b.T) * scale_a * scale_b of float8_e4m3fn a [M, K] and b [N, K]
+    (torch._scaled_mm's operands; f32 accumulation), scales f32 of one element
+    each or scale_a [M, 1] and scale_b [1, N].  fast_accum: the tensor cores'
+    own accumulator over all of K (sm90a only).  Forward only.  A torch.library
+    op with a fake implementation on torch 2.4 and later (luatile::matmul_fp8)."""
+    return _moe.matmul_fp8(a, b, scale_a, scale_b, fast_accum)
+
+
+from . import _moe  # noqa: E402
+
+__all__ += ["grouped_matmul", "matmul_fp8"]

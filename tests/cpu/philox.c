@@ -1,9 +1,12 @@
 /* philox.c: templates/bits.h's Philox4x32-10 (lt_philox, the code every
 ** target's tile.rand and tile.randint run) against the three known answers
 ** of philox4x32 with 10 rounds in the Random123 distribution's kat_vectors,
-** and tile.rand's mapping of a word to a float.  Prints PASS/FAIL lines. */
+** tile.rand's mapping of a word to a float, and the integer compare
+** lt_rand_lt gen prints for tile.rand(...) < x against the float compare.  Prints PASS/FAIL lines. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include "bits.h"
 
 int main(void) {
@@ -36,6 +39,34 @@ int main(void) {
              lt_rand_block(seed, b, w) != lt_rand(seed, b * 4 + w);
   }
   printf("%s cpu/philox/block: tile.rand of an offset block * 4 + word, printed by its block and word\n",
+         bad ? "FAIL" : "PASS");
+  /* lt_rand_lt(bits, x) is rand < x, rand the word's float, for every x:
+  ** the edges of [0, 1] and the floats beside them, each multiple of 2^-24
+  ** and its neighbours, NaN, infinities, subnormals, random floats; words
+  ** whose top 24 bits sit at, below and above each x's bound */
+  bad = 0;
+  static const float edge[] = {0.0f, -0.0f, 1.0f, 0.5f, 0.9f, 0.1f, 2.0f, -1.0f, 1e-30f, 1.4e-45f, -1.4e-45f,
+                               16777216.0f, 5.9604644775390625e-8f, INFINITY, -INFINITY, NAN};
+  for (int i = 0; i < 200000; i++) {
+    float v;
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    if (i < (int)(sizeof edge / sizeof edge[0])) v = edge[i];
+    else if (i % 4 == 0) v = nextafterf((float)(x % 16777218) * 5.9604644775390625e-8f, (x >> 40) & 1 ? 2.0f : -1.0f);
+    else if (i % 4 == 1) v = (float)(x % 16777218) * 5.9604644775390625e-8f;
+    else {
+      uint32_t u = (uint32_t)(x >> 32);
+      memcpy(&v, &u, 4);   /* any float: signs, NaNs, infinities, subnormals */
+    }
+    uint32_t near = (uint32_t)fminf(fmaxf(v * 16777216.0f, 0.0f), 16777215.0f);
+    for (int d = -2; d <= 2; d++) {
+      uint32_t hi = (uint32_t)((int64_t)near + d) & 0xFFFFFFu, bits = hi << 8 | (uint32_t)(x & 0xFF);
+      float r = (float)(bits >> 8) * 5.9604644775390625e-8f;
+      bad |= lt_rand_lt(bits, v) != (r < v);
+    }
+    uint32_t any = (uint32_t)x;
+    bad |= lt_rand_lt(any, v) != ((float)(any >> 8) * 5.9604644775390625e-8f < v);
+  }
+  printf("%s cpu/philox/compare: lt_rand_lt(word, x), gen's print of tile.rand < x, is the float compare\n",
          bad ? "FAIL" : "PASS");
   return 0;
 }

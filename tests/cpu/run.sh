@@ -158,7 +158,7 @@ else
   echo "FAIL cpu grouped build: $(grep -m1 error $b/grouped_build.log | cut -c1-300)"
 fi
 # the Philox4x32-10 of templates/bits.h against its published answers
-if cc -std=c11 -O2 -Wall -Wextra -Itemplates tests/cpu/philox.c -o $b/philox 2>$b/philox_build.log; then
+if cc -std=c11 -O2 -Wall -Wextra -Itemplates tests/cpu/philox.c -lm -o $b/philox 2>$b/philox_build.log; then
   $b/philox || echo "FAIL cpu philox: crashed (status $?)"
 else
   echo "FAIL cpu philox build: $(grep -m1 error $b/philox_build.log | cut -c1-300)"

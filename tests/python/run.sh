@@ -9,6 +9,8 @@
 #                        errors (its own PASS / FAIL / SKIP lines)
 #   python/index/...     tests/python/test_index.py: embedding and cross_entropy
 #                        against torch in float64, int64 and int32 indices
+#   python/moe/...       tests/python/test_moe.py: grouped_matmul and matmul_fp8
+#                        against float64 (matmul_fp8: torch 2.1+, else SKIP)
 #   python/run           test_torch.py did not crash
 #   python/doc/...       the marked python blocks of docs/python.md and
 #                        README.md run (tests/python/doc_blocks.py)
@@ -51,6 +53,14 @@ grep -E '^(PASS|FAIL|SKIP)' $b/test_index.log
 case $rc in
   0|1) echo "PASS python/run/index: test_index.py ran to the end" ;;
   *) echo "FAIL python/run/index: test_index.py exited $rc (a crash?): $(tail -n 1 $b/test_index.log | cut -c1-200)" ;;
+esac
+
+rc=0
+LUATILE_LIB_CPU= timeout 300 "$py" tests/python/test_moe.py > $b/test_moe.log 2>&1 || rc=$?
+grep -E '^(PASS|FAIL|SKIP)' $b/test_moe.log
+case $rc in
+  0|1) echo "PASS python/run/moe: test_moe.py ran to the end" ;;
+  *) echo "FAIL python/run/moe: test_moe.py exited $rc (a crash?): $(tail -n 1 $b/test_moe.log | cut -c1-200)" ;;
 esac
 
 for doc in docs/python.md README.md; do
