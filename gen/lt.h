@@ -517,6 +517,10 @@ struct Layout {
   int rstride, cstride;
   int rgap;             /* wgmma with several m64 row blocks a warpgroup: rows come in pairs, a pair per
                            block: row = row0 + ri % 2 * rstride + ri / 2 * rgap (rgap 64); 0: the above */
+  int swap;             /* wgmma run on the swapped operands, C^T = B^T A^T (mma.c: the tile has fewer rows than
+                           wgmma's 64): a warpgroup's 64 rows of the instruction are 64 columns of the tile, the
+                           instruction's N its rows; lane l holds rows 2 (l % 4) + 8 (i / 2) + i % 2 and columns
+                           l / 4 + 8 j (vec 1) */
   int wtm, wtn;         /* warp tile (with rgap: the rows a warp holds, 16 a block, and its columns) */
   /* The names of the thread's coordinates in the text: its warp's first
   ** row and column, and its own (warp_row, warp_col, row0, col0; mma.c

@@ -113,18 +113,23 @@ const Target *ltT_find(const char *name) {
 ** warpgroup's m64nNkK (K: 32 bytes of operands), A from registers, or
 ** (ss) by descriptor too.  The accumulator registers are listed in
 ** wgmma's order (column chunk j: row l/4, then l/4 + 8), which is d's
-** mma.sync order [row half][chunk][2] read by chunk.  Operands not of 16
-** bits have no transpose bits (PTX ISA): both K-major, no TA, TB. */
-static const char *wgmma_helper(int N, Dtype dt, int ss) {
+** mma.sync order [row half][chunk][2] read by chunk; `swap` (_ss_t, the
+** operands swapped, mma.c): d[4 j + 2 v + h] for chunk j, pair element v,
+** row half h, so that d's order is the tile's [row][column] (struct Layout).
+** Operands not of 16 bits have no transpose bits (PTX ISA): both K-major,
+** no TA, TB. */
+static const char *wgmma_helper(int N, Dtype dt, int ss, int swap) {
   Buf b = {0};
   const char *ty = ltP_wgmma_type(dt);
   int nd = N / 2, na = ss ? 1 : 4, K = 32 / ltI_dtypes[dt].bytes, tr = ltI_dtypes[dt].bytes == 2;
   ltU_printf(&b, "\n/* d = A @ B + (scale_d ? d : 0): one m64n%dk%d wgmma of the warpgroup, %s operands, A %s; %s */\n", N,
              K, ty, ss ? "by descriptor" : "from registers",
              tr ? "TA, TB: A stored M-major, B N-major." : "both stored K-major (no transpose for these types).");
+  if (swap)
+    ltU_printf(&b, "/* The operands swapped (C^T = B^T A^T): d holds C's tile by its rows, wgmma's columns. */\n");
   if (ss)
-    ltU_printf(&b, "%sLT_FN void lt_wgmma_m64n%dk%d_%s_ss(float (&d)[%d], uint64_t a, uint64_t b, int scale_d) {\n",
-               tr ? "template <int TA, int TB> " : "", N, K, ty, nd);
+    ltU_printf(&b, "%sLT_FN void lt_wgmma_m64n%dk%d_%s_ss%s(float (&d)[%d], uint64_t a, uint64_t b, int scale_d) {\n",
+               tr ? "template <int TA, int TB> " : "", N, K, ty, swap ? "_t" : "", nd);
   else
     ltU_printf(&b, "template <int TB> LT_FN void lt_wgmma_m64n%dk%d_%s(float (&d)[%d], const uint32_t a[4], uint64_t b, "
                "int scale_d) {\n", N, K, ty, nd);
@@ -139,9 +144,9 @@ static const char *wgmma_helper(int N, Dtype dt, int ss) {
                nd + 5);
   ltU_put(&b, "               :");
   for (int j = 0; j < N / 8; j++) {
-    int r0 = 2 * j, r1 = N / 4 + 2 * j;
+    int r0 = swap ? 4 * j : 2 * j, r1 = swap ? 4 * j + 1 : N / 4 + 2 * j, v = swap ? 2 : 1;
     ltU_printf(&b, "%s \"+f\"(d[%d]), \"+f\"(d[%d]), \"+f\"(d[%d]), \"+f\"(d[%d])", j ? (j % 2 ? "," : ",\n                ") : "",
-               r0, r0 + 1, r1, r1 + 1);
+               r0, r0 + v, r1, r1 + v);
   }
   if (ss && tr) ltU_put(&b, "\n               : \"l\"(a), \"l\"(b), \"n\"(TA), \"n\"(TB), \"r\"(scale_d));\n}\n");
   else if (ss) ltU_put(&b, "\n               : \"l\"(a), \"l\"(b), \"r\"(scale_d));\n}\n");
@@ -153,21 +158,24 @@ static const char *wgmma_helper(int N, Dtype dt, int ss) {
 ** a bit per N / 8, by operand type and A's source); `emulate`: as the
 ** names of the emulator's (templates/emu_cuda.h, lt_emu::Wgmma, whose
 ** second argument is the type: 0 f16, 1 bf16, 2 e4m3, 3 e5m2, 4 tf32). */
-static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[DT_COUNT][2], int emulate) {
+static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[DT_COUNT][3], int emulate) {
   for (const Stmt *s = bl->first; s; s = s->next) {
     if (s->kind == S_GEMM && s->dst->layout && s->dst->layout->mma == MMA_WGMMA) {
       Dtype dt = s->shared_b->dt;
-      int N = s->dst->layout->wtn, ss = s->shared && s->shared->wgmma, K = 32 / ltI_dtypes[dt].bytes;
+      int swap = s->dst->layout->swap, N = swap ? s->dst->layout->rows : s->dst->layout->wtn;
+      int ss = s->shared && s->shared->wgmma, K = 32 / ltI_dtypes[dt].bytes;
       int kind = dt == DT_BF16 ? 1 : dt == DT_FP8E4M3 ? 2 : dt == DT_FP8E5M2 ? 3 : dt == DT_F32 ? 4 : 0;
       const char *ty = ltP_wgmma_type(dt);
-      if (!(seen[dt][ss] >> (N / 8) & 1)) {
+      int slot = swap ? 2 : ss;
+      if (!(seen[dt][slot] >> (N / 8) & 1)) {
         if (emulate)
           ltU_printf(b, "#define lt_wgmma_m64n%dk%d_%s%s lt_emu::Wgmma(%d, %d, __FILE__, __LINE__).%s\n", N, K, ty,
-                     ss ? "_ss" : "", N, kind, !ss ? "rs" : ltI_dtypes[dt].bytes == 2 ? "ss" : "kk");
+                     swap ? "_ss_t" : ss ? "_ss" : "", N, kind,
+                     swap ? "sst" : !ss ? "rs" : ltI_dtypes[dt].bytes == 2 ? "ss" : "kk");
         else
-          ltU_put(b, wgmma_helper(N, dt, ss));
+          ltU_put(b, wgmma_helper(N, dt, ss, swap));
       }
-      seen[dt][ss] |= (uint64_t)1 << (N / 8);
+      seen[dt][slot] |= (uint64_t)1 << (N / 8);
     }
     wgmma_helpers(b, &s->body, seen, emulate);
     wgmma_helpers(b, &s->orelse, seen, emulate);
@@ -239,7 +247,7 @@ static int kernel_fp8(const Kernel *k) {
 ** and HIP targets only), which define every helper. */
 const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate, int wide_used) {
   Buf wg = {0};
-  uint64_t seen[DT_COUNT][2] = {{0}};
+  uint64_t seen[DT_COUNT][3] = {{0}};
   const char *bits = "", *fp8 = "", *vec = "", *wide = wide_used ? ltX_wide : "";
   for (int j = 0; j < n; j++) {
     if (block_bits(&ks[j]->body)) bits = ltX_bits;

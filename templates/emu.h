@@ -443,6 +443,7 @@ struct AsyncChunk {
 struct WgOp {
   int warp, group, n, kind, ta, tb, scale_d;   /* kind: the operand type, 0 f16, 1 bf16, 2 e4m3, 3 e5m2, 4 tf32 */
   int chained;            /* into an accumulator an earlier wgmma in flight writes: C is that one's result */
+  int swap;               /* registers in the swapped operands' order (lt_wgmma_..._ss_t): i = 4 j + 2 v + h */
   uint64_t da, db;        /* descriptors of A (0: A from registers) and B */
   float a[16][32], b[32][256];   /* K: 16 (16-bit types), 32 (fp8), 8 (tf32) */
   float *d[32];           /* each lane's accumulator registers */

@@ -483,6 +483,7 @@ struct WgArgs {
   const uint32_t *a;      /* A from registers (the mma.sync A fragment), or NULL */
   uint64_t da, db;
   int n, kind, ta, tb, scale_d;   /* kind: as WgOp's */
+  int swap;               /* as WgOp's */
 };
 
 /* wgmma.mma_async.sync.aligned.m64nNkK.f32: records the warp's op in
@@ -511,11 +512,12 @@ LT_EMU_FN void wgmma_issue_run(Thread *lanes, int nl) {
   op.da = x->a ? 0 : x->da, op.db = x->db;
   op.file = lanes[0].file, op.line = lanes[0].line;
   op.chained = 0;
+  op.swap = x->swap;
   for (size_t i = 0; i < s->nwg; i++) op.chained |= s->wg[i].warp == op.warp && s->wg[i].d[0] == x->d;
   wgmma_operands(s, &lanes[0], op, op.a, op.b, 1);
   for (int l = 0; l < 32; l++) {
     WgArgs *y = (WgArgs *)lanes[l].args;
-    if (y->n != x->n || y->kind != x->kind || y->tb != x->tb || !y->a != !x->a || (!x->a && (y->da != x->da || y->ta != x->ta)) ||
+    if (y->n != x->n || y->kind != x->kind || y->tb != x->tb || y->swap != x->swap || !y->a != !x->a || (!x->a && (y->da != x->da || y->ta != x->ta)) ||
         y->db != x->db || y->scale_d != x->scale_d)
       fail(lanes[l].file, lanes[l].line, "lanes of one wgmma give different shapes, descriptors or scale-d (lane %d)", l);
     op.d[l] = y->d;
@@ -537,7 +539,8 @@ LT_EMU_FN void wgmma_issue_run(Thread *lanes, int nl) {
 /* Completes op at the wait_group at `line`: checks that what it reads did
 ** not change in flight, then d = A B + (scale-d ? C : 0) into the lanes'
 ** registers (accumulator i of lane l: row l/4 + 8 (i / (N/4)), column
-** 8 (i % (N/4) / 2) + 2 (l % 4) + i % 2), in double, rounded once. */
+** 8 (i % (N/4) / 2) + 2 (l % 4) + i % 2; swapped: row l/4 + 8 (i % 2),
+** column 8 (i / 4) + 2 (l % 4) + i / 2 % 2), in double, rounded once. */
 LT_EMU_FN void wgmma_complete(State *s, WgOp &op, int line) {
   static thread_local float a[16][32], b[32][256];
   Thread *t = &s->threads[op.warp * s->warp];
@@ -566,6 +569,7 @@ LT_EMU_FN void wgmma_complete(State *s, WgOp &op, int line) {
         fail(op.file, op.line, "wgmma: lane %d of warp %d wrote its accumulator register %d while the wgmma was in "
              "flight, before the wgmma.wait_group at line %d", l, op.warp, i, line);
       int row = (l >> 2) + 8 * (i / q), col = 8 * (i % q / 2) + 2 * (l % 4) + i % 2;
+      if (op.swap) row = (l >> 2) + 8 * (i % 2), col = 8 * (i / 4) + 2 * (l % 4) + i / 2 % 2;
       double acc = !op.scale_d ? 0.0 : op.chained ? (double)d[i] : (double)op.c[l][i];
       for (int k = 0; k < K; k++) acc += (double)op.a[row][k] * (double)op.b[k][col];
       d[i] = (float)acc;
@@ -604,8 +608,9 @@ LT_EMU_FN void wgmma_wait_run(Thread *lanes, int n) {
 
 /* lt_wgmma_m64n<N>k<K>_<ty>[_ss] in emulation: an object made at the call
 ** site (N, the type as WgOp.kind, file and line) whose members issue it:
-** ss and rs for 16-bit types, kk (both K-major by descriptor, no
-** transpose bits) for fp8 and tf32. */
+** ss and rs for 16-bit types (sst: ss with the registers in the swapped
+** operands' order), kk (both K-major by descriptor, no transpose bits)
+** for fp8 and tf32. */
 struct Wgmma {
   int n, kind;
   const char *file;
@@ -613,16 +618,21 @@ struct Wgmma {
   Wgmma(int n_, int kind_, const char *f, int l) : n(n_), kind(kind_), file(f), line(l) {}
   template <int TA, int TB>
   void ss(float *d, uint64_t a, uint64_t b, int scale_d) const {
-    WgArgs x = {d, NULL, a, b, n, kind, TA, TB, scale_d != 0};
+    WgArgs x = {d, NULL, a, b, n, kind, TA, TB, scale_d != 0, 0};
+    warp_sync(wgmma_issue_run, &x, "wgmma.mma_async", file, line);
+  }
+  template <int TA, int TB>
+  void sst(float *d, uint64_t a, uint64_t b, int scale_d) const {   /* the operands swapped (_ss_t) */
+    WgArgs x = {d, NULL, a, b, n, kind, TA, TB, scale_d != 0, 1};
     warp_sync(wgmma_issue_run, &x, "wgmma.mma_async", file, line);
   }
   template <int TB>
   void rs(float *d, const uint32_t *a, uint64_t b, int scale_d) const {
-    WgArgs x = {d, a, 0, b, n, kind, 0, TB, scale_d != 0};
+    WgArgs x = {d, a, 0, b, n, kind, 0, TB, scale_d != 0, 0};
     warp_sync(wgmma_issue_run, &x, "wgmma.mma_async", file, line);
   }
   void kk(float *d, uint64_t a, uint64_t b, int scale_d) const {
-    WgArgs x = {d, NULL, a, b, n, kind, 0, 0, scale_d != 0};
+    WgArgs x = {d, NULL, a, b, n, kind, 0, 0, scale_d != 0, 0};
     warp_sync(wgmma_issue_run, &x, "wgmma.mma_async", file, line);
   }
 };

@@ -131,7 +131,10 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
                      ? ltU_fmt("wgmma m64nNk%d %s", 32 / ltI_dtypes[s->shared_b->dt].bytes, ltP_wgmma_type(s->shared_b->dt))
                      : ltP_mma_name(s->inst), s->dst->name, s->dst->shape[0], s->dst->shape[1], a,
                  s->trans_a ? "^T" : "", s->shared_b->name, s->trans_b ? "^T" : "");
-      if (s->inst == MMA_WGMMA)
+      if (s->inst == MMA_WGMMA && l->swap)
+        ltU_printf(b, "; operands swapped (C^T = B^T A^T: %d rows are m64n%d's N, since fewer than its 64), %d "
+                      "warpgroup%s of [%d, 64], both by descriptor", l->rows, l->rows, l->cols / 64, l->cols > 64 ? "s" : "", l->rows);
+      else if (s->inst == MMA_WGMMA)
         ltU_printf(b, "; %d warpgroups of [%d, %d]%s, A %s, B by descriptor", l->rows / (4 * l->wtm) * (l->cols / l->wtn),
                    4 * l->wtm, l->wtn, l->rgap ? ltU_fmt(" (%d m64 blocks each)", l->wtm / 16) : "",
                    s->shared && s->shared->wgmma ? "by descriptor" : "from registers");

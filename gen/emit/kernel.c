@@ -58,7 +58,7 @@ static int named_before(const Layout *l, const Layout *o, int col) {
 ** of 16-row warps: wgmma with warpgroups across N or several m64 blocks
 ** each (mma.c)?  Then warp w is warp w % 4 of group w / 4. */
 static int by_groups(const E *e, const Layout *l) {
-  return l->mma == MMA_WGMMA && (e->k->warps_n > 1 || l->rgap);
+  return l->mma == MMA_WGMMA && !l->swap && (e->k->warps_n > 1 || l->rgap);
 }
 
 /* The first row of the calling warp's part of accumulator layout l. */
@@ -97,14 +97,16 @@ static void thread_coords(E *e, const Layout *l) {
   switch (l->mma) {
   case MMA_SYNC:
   case MMA_WGMMA:
-  case MMA_TF32: r0 = "lane / 4", c0 = "lane % 4 * 2"; break;
+  case MMA_TF32: r0 = l->swap ? "lane % 4 * 2" : "lane / 4", c0 = l->swap ? "lane / 4" : "lane % 4 * 2"; break;
   case MMA_MFMA32: r0 = "lane % 32", c0 = "lane / 32 * 4"; break;
   case MMA_MFMA16: r0 = "lane % 16", c0 = "lane / 16 * 4"; break;
   default: r0 = "lane / 16", c0 = "lane % 16"; break;
   }
-  const char *rows = l->rgap ? ltU_fmt("row0 + %d (i %% 2) + %d (i / 2)", l->rstride, l->rgap)
-                             : ltU_fmt("row0 + %d i", l->rstride);
-  ltE_line(e, "/* %s result layout: this thread holds rows %s and columns col0 + %d j%s */", ltP_mma_name(l->mma), rows,
+  const char *rows = l->swap   ? ltU_fmt("row0 + %d (i / 2) + i %% 2", l->rstride)
+                     : l->rgap ? ltU_fmt("row0 + %d (i %% 2) + %d (i / 2)", l->rstride, l->rgap)
+                               : ltU_fmt("row0 + %d i", l->rstride);
+  ltE_line(e, "/* %s result layout%s: this thread holds rows %s and columns col0 + %d j%s */", ltP_mma_name(l->mma),
+           l->swap ? " of the swapped operands (C^T = B^T A^T: the instruction's 64 rows are columns here)" : "", rows,
            l->cstride, l->vec > 1 ? ltU_fmt(" + 0..%d", l->vec - 1) : "");
   ltE_line(e, "const int row0 = warp_row + %s;", r0);
   ltE_line(e, "const int col0 = warp_col + %s;", c0);

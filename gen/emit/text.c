@@ -180,6 +180,8 @@ const char *ltE_reg_index(const Ctx *c, const int shape[2]) {
 /* Row, inside the tile, of the context's current element (NULL: 0). */
 const char *ltE_tile_row(const Ctx *c) {
   if (c->shape[0] != c->l->rows) return NULL;
+  if (c->l->mma && c->l->swap && c->ri)   /* pairs of rows, 8 apart (struct Layout) */
+    return ltE_sum(ltU_fmt("%s / 2 * %d + %s %% 2", c->ri, c->l->rstride, c->ri), c->l->row0);
   if (c->l->mma && c->l->rgap && c->ri)
     return ltE_sum(ltU_fmt("%s %% 2 * %d + %s / 2 * %d", c->ri, c->l->rstride, c->ri, c->l->rgap), c->l->row0);
   if (c->l->mma) return ltE_sum(ltE_term(c->ri, c->l->rstride), c->l->row0);

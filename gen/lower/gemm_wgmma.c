@@ -84,7 +84,12 @@ static void issue(E *e, const Stmt *s, int BK, const char *frag, const char *sd)
   ltE_line(e, "lt_wgmma_fence();   /* %s%s in %s registers before the wgmmas read %s */",
            ss ? "" : ltU_fmt("%s and ", frag), acc->name, ss ? "its" : "their", ss ? "it" : "them");
   ltE_open_for(e, "kk", BK, K);
-  if (ss) {   /* A's K from kk for the warpgroup's 64 rows: [M, K] K-major, or [K, M] M-major */
+  if (l->swap) {   /* C^T = B^T A^T: B's tile is wgmma's A, the warpgroup's 64 of its columns, A's tile wgmma's B */
+    const char *wg = ltU_fmt("(%s & ~63)", l->wcol);
+    const char *at = s->trans_b ? ltE_sh_index(e, b, wg, "kk") : ltE_sh_index(e, b, "kk", wg);
+    ltE_line(e, "lt_wgmma_m64n%dk%d_%s_ss_t<%d, 0>(%s, %s, %s, %s);", l->rows, K, ty, !s->trans_b, acc->name,
+             wgmma_desc(b, at, !s->trans_b), wgmma_desc(a, ltE_sh_index(e, a, "0", "kk"), 0), sd);
+  } else if (ss) {   /* A's K from kk for the warpgroup's 64 rows: [M, K] K-major, or [K, M] M-major */
     for (int i = 0; i < blocks; i++) {   /* several m64 blocks: rows 64 i on, registers N / 2 i on */
       const char *wg = i ? ltU_fmt("(%s & ~63) + %d", l->wrow, 64 * i) : ltU_fmt("(%s & ~63)", l->wrow);
       const char *at = s->trans_a ? ltE_sh_index(e, a, "kk", wg) : ltE_sh_index(e, a, wg, "kk");

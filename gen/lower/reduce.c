@@ -56,8 +56,9 @@ void ltL_reduce(E *e, Stmt *s) {
       [MMA_SYNC] = {{4, 32}, {1, 4}}, [MMA_TF32] = {{4, 32}, {1, 4}}, [MMA_WGMMA] = {{4, 32}, {1, 4}},
       [MMA_MFMA32] = {{1, 32}, {32, 64}}, [MMA_MFMA16] = {{1, 16}, {16, 64}}, [MMA_WMMA] = {{16, 32}, {1, 16}},
     };
-    lo = lanes[l->mma][ax][0];
-    hi = lanes[l->mma][ax][1];
+    int la = l->swap ? !ax : ax;   /* the swapped operands' layout: a column's values in lanes l % 4, a row's l / 4 */
+    lo = lanes[l->mma][la][0];
+    hi = lanes[l->mma][la][1];
   } else if (ax == 1) {
     lo = 1;
     hi = l->tc;

@@ -174,7 +174,7 @@ static void feed_operand(Kernel *k, Site *at, MmaKind m) {
 }
 
 /* The layout of accumulator acc (one per accumulator shape). */
-static Layout *acc_layout(Kernel *k, const Target *t, Stmt *g, MmaKind m) {
+static Layout *acc_layout(Kernel *k, const Target *t, Stmt *g, MmaKind m, int swap) {
   Sym *acc = g->dst;
   for (Layout *l = k->layouts; l; l = l->next)
     if (l->rows == acc->shape[0] && l->cols == acc->shape[1]) return l;
@@ -184,6 +184,7 @@ static Layout *acc_layout(Kernel *k, const Target *t, Stmt *g, MmaKind m) {
   int im, in, ik;
   inst_shape(m, &im, &in, &ik);
   if (m == MMA_WGMMA) ik = 32 / ltI_dtypes[g->shared_b->dt].bytes;   /* k16 f16, k32 fp8: 32 bytes of K */
+  if (swap) im = 8, in = 16;   /* a warp's share of one n8 chunk of the swapped instruction */
   int need_n = m == MMA_SYNC ? 16 : in;   /* ldmatrix.x4 loads B for two n8 tiles (tf32 loads words) */
   if (BM % k->warps_m || BN % k->warps_n || wtm % im || wtn % need_n)
     ltU_error(g->line, "the warp tile [%d, %d] (accumulator [%d, %d] over %d x %d warps) is not a multiple of "
@@ -213,7 +214,13 @@ static Layout *acc_layout(Kernel *k, const Target *t, Stmt *g, MmaKind m) {
   }
   l->nr = wtm / l->rstride;
   l->nc = wtn / l->cstride;
-  if (m == MMA_WGMMA && wtm > 16) l->rgap = 64;   /* several m64 blocks a warpgroup: 16 rows of each a warp */
+  if (m == MMA_WGMMA && wtm > 16 && !swap) l->rgap = 64;   /* several m64 blocks a warpgroup: 16 rows of each a warp */
+  if (swap) {   /* a warp: all rows, 16 columns; a thread: pairs of rows, two columns 8 apart (struct Layout) */
+    l->swap = 1;
+    l->vec = 1;
+    l->nr = wtm / 4;
+    l->nc = 2;
+  }
   Layout **tail = &k->layouts;
   while (*tail) tail = &(*tail)->next;
   *tail = l;
@@ -328,6 +335,24 @@ static int wgmma_grid(Kernel *k, int nwarps, Site *sites, int n) {
   return 0;
 }
 
+/* Does wgmma fit kernel k's one gemm g with its operands swapped (sm90a),
+** C^T = B^T A^T, where the tile has too few rows for wgmma's 64 (M <= 64
+** buckets: the rows of A padded to 64 filled most of each stage with
+** zeros)?  B's tile is then wgmma's A, read by descriptor, each warpgroup
+** a 64-column block of it (a swizzle row's start where B is stored
+** [K, N]); A's tile wgmma's B, [M, K] K-major (16-bit operands: the
+** layouts with A stored [K, M] keep their own tiles), its rows
+** wgmma's N (8 to 256, a multiple of 8).  The warps split the columns,
+** 16 each: BN = 16 x warps. */
+static int swap_fits(const Kernel *k, const Stmt *g, int nwarps, int n) {
+  const Sym *acc = g->dst, *a = g->shared, *b = g->shared_b;
+  int BM = acc->shape[0], BN = acc->shape[1];
+  if (n != 1 || nwarps % 4 || !a || g->trans_a || ltI_dtypes[b->dt].bytes != 2 || a->dt != b->dt) return 0;
+  if (BM >= 64 || BM % 8 || BN != 16 * nwarps || !ltP_wgmma_row(a) || !ltP_wgmma_row(b)) return 0;
+  if (!g->trans_b && 64 % (ltP_wgmma_row(b) / 2)) return 0;
+  return !k->warps_m;
+}
+
 /* The instruction of a kernel whose gemms take fp8 operands: mma.sync
 ** with the operands converted to f16 pairs as they are read
 ** (gemm_mma_sync.c), where the target has it and every gemm reads both
@@ -351,6 +376,7 @@ void ltP_mma(Kernel *k, const Target *t) {
   Site sites[MAXGEMM];
   int n = collect(&k->body, sites, 0);
   MmaKind m = t->mma;
+  int swap = 0;
   if (k->gemm->shared_b->dt == DT_F32) m = k->gemm->tf32 && t->mma == MMA_SYNC ? MMA_TF32 : MMA_FMA;
   if (ltI_is_fp8(k->gemm->shared_b->dt)) m = fp8_inst(t, sites, n);
   if (m != MMA_FMA) {
@@ -358,13 +384,19 @@ void ltP_mma(Kernel *k, const Target *t) {
     int nwarps = k->threads / t->warp;
     int wg = (m == MMA_SYNC || m == MMA_TF32) && t->wgmma;   /* tf32 and fp8: wgmma_layout_why */
     if (wg && !k->warps_m && wgmma_grid(k, nwarps, sites, n)) m = MMA_WGMMA;
+    if (wg && m != MMA_WGMMA && swap_fits(k, k->gemm, nwarps, n)) {   /* the operands swapped: warps across N */
+      k->warps_m = 1;
+      k->warps_n = nwarps;
+      m = MMA_WGMMA;
+      swap = 1;
+    }
     warp_grid(k, nwarps, acc->shape[0], acc->shape[1], k->gemm->line);
-    if (wg && wgmma_fits(k, sites, n)) m = MMA_WGMMA;
+    if (wg && !swap && wgmma_fits(k, sites, n)) m = MMA_WGMMA;
     for (int i = 0; i < n && m == MMA_MFMA32; i++) {   /* 32x32 only if every warp tile takes it */
       Sym *d = (*sites[i].link)->dst;
       if (d->shape[0] % (32 * k->warps_m) || d->shape[1] % (32 * k->warps_n)) m = MMA_MFMA16;
     }
-    for (int i = 0; i < n; i++) (*sites[i].link)->dst->layout = acc_layout(k, t, *sites[i].link, m);
+    for (int i = 0; i < n; i++) (*sites[i].link)->dst->layout = acc_layout(k, t, *sites[i].link, m, swap);
     name_coords(k);
   }
   k->mma = m;

@@ -80,7 +80,7 @@ static int tma_out(Kernel *k, const Target *t, Stmt *s, const Layout *l) {
   const Sym *ts = v->t;
   int eb = ltI_dtypes[ts->dt].bytes;
   long long cs;
-  if (!t->tma || !k->ws || l->mma != MMA_WGMMA || l->rgap || l->wtm != 16 || l->wtn != l->cols || eb != 2) return 0;
+  if (!t->tma || !k->ws || l->mma != MMA_WGMMA || l->rgap || l->swap || l->wtm != 16 || l->wtn != l->cols || eb != 2) return 0;
   if (v->rdim < 0 || v->cdim != ts->trank - 1 || !ltI_const_int(ts->strides[v->cdim], &cs) || cs != 1) return 0;
   for (int d = 0; d < ts->trank; d++)
     if (d != v->rdim && d != v->cdim && v->ext[d] != 1) return 0;

@@ -204,6 +204,12 @@
 #if HAVE("gemm_leaky_bf16_one.h")
 #include "gemm_leaky_bf16_one.h"
 #endif
+#if HAVE("gemm_colsum_f16.h")
+#include "gemm_colsum_f16.h"
+#endif
+#if HAVE("gemm_colsum_bf16.h")
+#include "gemm_colsum_bf16.h"
+#endif
 
 /* run.sh writes attention_list.h: the attention variant groups to check
 ** (forward, Delta, dQ, dK/dV; then the backward with dQ by atomics: its
@@ -685,6 +691,40 @@ static void test_leaky(const char *variant, LeakyFn fn, Dt dt) {
     snprintf(name, sizeof name, "%s %dx%dx%d%s", variant, c.M, c.N, c.K, c.skew ? " skewed" : "");
     judge(name, rc, C, ref, slack);
     drop(A), drop(B), drop(C), free(a), free(b), free(ref), free(slack);
+  }
+}
+
+typedef int (*ColsumFn)(const void *A, const void *B, void *C, void *S, int M, int K, int N, int T, void *stream);
+
+/* C = A B^T and S [T, N], the sums of C's columns over each tile of 16
+** rows (gemm_colsum.lua: on sm90a the swapped operands' layout, whose
+** reduction over rows runs across other lanes than mma.sync's). */
+static void test_colsum(const char *variant, ColsumFn fn, Dt dt) {
+  if (!wanted(variant)) return;
+  for (const UserCase &c : user_cases) {
+    int T = (c.M + 15) / 16;
+    size_t na = (size_t)c.M * c.K, nb = (size_t)c.N * c.K, nc = (size_t)c.M * c.N, ns = (size_t)T * c.N;
+    Buf A = random_buf(dt, na, -1, 1, c.skew), B = random_buf(dt, nb, -1, 1, c.skew), C = poisoned(dt, nc, c.skew);
+    Buf S = poisoned(F32, ns, c.skew);
+    double *a = as_doubles(A), *b = as_doubles(B);
+    double *ref = (double *)malloc(sizeof(double) * nc), *slack = (double *)malloc(sizeof(double) * nc);
+    double *sref = (double *)calloc(ns, sizeof(double)), *sslack = (double *)calloc(ns, sizeof(double));
+    for (int i = 0; i < c.M; i++)
+      for (int j = 0; j < c.N; j++) {
+        double mag, v = dot(a, b, i, j, c.N, c.K, 1, &mag);
+        size_t o = (size_t)i * c.N + j, so = (size_t)(i / 16) * c.N + j;
+        ref[o] = v;
+        slack[o] = 1.2 * (c.K + 2) * 1.2e-7 * (mag + 1);
+        sref[so] += v;   /* f32 sums of 16 such values */
+        sslack[so] += 1.2 * (c.K + 18) * 1.2e-7 * (mag + 1);
+      }
+    int rc = fn(A.p, B.p, C.p, S.p, c.M, c.K, c.N, T, NULL);
+    char name[128];
+    snprintf(name, sizeof name, "%s %dx%dx%d%s C", variant, c.M, c.N, c.K, c.skew ? " skewed" : "");
+    judge(name, rc, C, ref, slack);
+    snprintf(name, sizeof name, "%s %dx%dx%d%s S", variant, c.M, c.N, c.K, c.skew ? " skewed" : "");
+    judge(name, rc, S, sref, sslack);
+    drop(A), drop(B), drop(C), drop(S), free(a), free(b), free(ref), free(slack), free(sref), free(sslack);
   }
 }
 
@@ -1227,6 +1267,12 @@ int main(int argc, char **argv) {
 #endif
 #if HAVE("gemm_leaky_bf16_one.h")
   test_leaky("gemm_leaky_bf16_one", gemm_leaky_bf16_one, BF16);
+#endif
+#if HAVE("gemm_colsum_f16.h")
+  test_colsum("gemm_colsum_f16", gemm_colsum_f16, F16);
+#endif
+#if HAVE("gemm_colsum_bf16.h")
+  test_colsum("gemm_colsum_bf16", gemm_colsum_bf16, BF16);
 #endif
 #ifdef LT_ATTENTIONS
 #define RUN_ATT(fwd, pre, dq, dkdv, prea, dkdva, post, dt, D, cap, int_rows)                                         \

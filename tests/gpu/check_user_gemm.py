@@ -1,5 +1,7 @@
 """check_user_gemm.py: the user-style GEMMs of tests/emu/kernels (swiglu.lua,
-gemm_leaky.lua: written as a user writes a GEMM, not matmul.lua) from a
+gemm_leaky.lua, gemm_colsum.lua: written as a user writes a GEMM, not
+matmul.lua; gemm_colsum's 16-row tiles run wgmma on the swapped operands
+on sm90a, with a sum over each tile's rows) from a
 shared library of their generated launchers, against a float64 reference
 (torch on upcast inputs), on fresh random inputs with NaN-poisoned outputs.
 On sm90a the shapes run both kernels of each file: rows of a multiple of 16
@@ -60,6 +62,15 @@ for dt in ("f16", "bf16"):
             v = A.double() @ B.double().t()
             results.append(verdict(f"{target} gemm_leaky_{dt}_{tile} {shape}", rc, C, torch.where(v > 0, v, v * 0.125),
                                    dt))
+        T = (M + 15) // 16
+        A, B, C = rand((M, K), dt, skew), rand((N, K), dt, skew), poisoned((M, N), dt, skew)
+        S = torch.full((T, N), float("nan"), device="cuda", dtype=torch.float32)
+        rc = lib(f"gemm_colsum_{dt}", A, B, C, S, M, K, N, T)
+        torch.cuda.synchronize()
+        v = A.double() @ B.double().t()
+        sums = torch.nn.functional.pad(v, (0, 0, 0, T * 16 - M)).view(T, 16, N).sum(1)
+        results.append(verdict(f"{target} gemm_colsum_{dt} {shape} C", rc, C, v, dt))
+        results.append(verdict(f"{target} gemm_colsum_{dt} {shape} S", rc, S, sums, dt))
 
 for ok, name, why in results:
     print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why), flush=True)

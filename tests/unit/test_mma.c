@@ -2,7 +2,9 @@
 ** test_mma.c: the instruction pass/mma.c picks for a gemm of fp8 or tf32
 ** operands (ltP_mma): wgmma on sm90a where both operands are K-major
 ** shared tiles, else the earlier path with Stmt.why_inst saying why
-** (--explain); and the K step the accumulator's layout takes.
+** (--explain); and the K step the accumulator's layout takes.  Tiles of
+** fewer than 64 rows: wgmma on the swapped operands (Layout.swap) where
+** A is a shared [M, K] tile of 16 bits, else mma.sync.
 */
 #include "check.h"
 
@@ -60,8 +62,48 @@ static void test_fp8_tf32(void) {
                                strcmp(ltP_wgmma_type(DT_F32), "tf32") == 0 && strcmp(ltP_wgmma_type(DT_BF16), "bf16") == 0);
 }
 
+/* A kernel of `threads` threads whose one gemm is acc [BM, BN] += A @ B,
+** A stored [BM, 128] (or [128, BM] with trans_a), B [128, BN], of dt. */
+static Kernel *small_kernel(Dtype dt, int threads, int BM, int BN, int trans_a) {
+  Kernel *k = new_kernel(threads);
+  Stmt *g = add(&k->body, S_GEMM, 9);
+  g->dst = tile_sym(k, SYM_FRAG, DT_F32, BM, BN);
+  g->shared = trans_a ? shared_sym(k, dt, 128, BM) : shared_sym(k, dt, BM, 128);
+  g->shared_b = shared_sym(k, dt, 128, BN);
+  g->trans_a = trans_a;
+  k->gemm = g;
+  return k;
+}
+
+static void test_swap(void) {
+  const Target *sm90a = ltT_find("sm90a"), *sm80 = ltT_find("sm80");
+  Kernel *k = small_kernel(DT_BF16, 128, 16, 64, 0);
+  NO_ERROR("mma/swap_16x64_runs", ltP_mma(k, sm90a));
+  const Layout *l = k->layouts;
+  CHECK("mma/swap_16x64_wgmma_swapped", k->mma == MMA_WGMMA && l && l->swap);
+  CHECK("mma/swap_16x64_warps_across_n", k->warps_m == 1 && k->warps_n == 4 && l->wtm == 16 && l->wtn == 16);
+  CHECK("mma/swap_16x64_pairs_of_rows", l->vec == 1 && l->nr == 4 && l->nc == 2 && l->rstride == 8 && l->cstride == 8);
+  CHECK("mma/swap_16x64_no_row_blocks", l->rgap == 0);
+  k = small_kernel(DT_F16, 256, 32, 128, 0);
+  NO_ERROR("mma/swap_32x128_runs", ltP_mma(k, sm90a));
+  CHECK("mma/swap_32x128_two_groups", k->mma == MMA_WGMMA && k->layouts->swap && k->warps_n == 8 && k->layouts->nr == 8);
+  k = small_kernel(DT_BF16, 128, 64, 64, 0);
+  NO_ERROR("mma/swap_64x64_runs", ltP_mma(k, sm90a));
+  CHECK("mma/swap_64x64_not_swapped", k->mma == MMA_WGMMA && !k->layouts->swap && k->warps_m == 4);
+  k = small_kernel(DT_BF16, 128, 16, 64, 1);
+  NO_ERROR("mma/swap_16x64_ta_runs", ltP_mma(k, sm90a));
+  CHECK("mma/swap_16x64_ta_mma_sync", k->mma == MMA_SYNC && !k->layouts->swap);
+  k = small_kernel(DT_BF16, 128, 16, 128, 0);
+  NO_ERROR("mma/swap_16x128_runs", ltP_mma(k, sm90a));
+  CHECK("mma/swap_16x128_not_16_columns_a_warp", k->mma == MMA_SYNC && !k->layouts->swap);
+  k = small_kernel(DT_BF16, 128, 16, 64, 0);
+  NO_ERROR("mma/swap_16x64_sm80_runs", ltP_mma(k, sm80));
+  CHECK("mma/swap_16x64_sm80_mma_sync", k->mma == MMA_SYNC && !k->layouts->swap);
+}
+
 int main(void) {
   ltU_file = "unit.lua";
   test_fp8_tf32();
+  test_swap();
   return 0;
 }
