@@ -65,6 +65,8 @@ typedef struct E {
   struct { const View *v; const char *raw; int at; } issued[LT_ISSUE_VECTORS];   /* the loads whose vectors the
                            group being printed has issued (copy.c, ltL_issue): into raw[at], raw[at + 1], ... */
   int nissued;
+  int smem_align;       /* the alignment every kernel of the file declares lt_smem with: the largest any
+                           needs, since one translation unit's declarations of it must agree (ltE_emit) */
 } E;
 
 /* Element context: which per-thread loops are open around a tile statement. */
@@ -128,6 +130,7 @@ void ltE_assign_elem(E *e, const Sym *dst, const Expr *val, const Ctx *c);
 int ltE_narrow_stride(const E *e, const Sym *s);
 const char *ltE_param_decl(const E *e, const Sym *s, int launcher);
 void ltE_kernel(E *e, Sym **ps, int n);
+int ltE_smem_align(const Kernel *k);
 const char *ltE_launcher_proto(const E *e, const char *name, Sym **ps, int n);
 const char *ltE_launcher_proto_ws(const E *e, const char *name, Sym **ps, int n);
 void ltE_splitk_entries(E *e, Kernel **ks, int nk, Sym **ps, int n);

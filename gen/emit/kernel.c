@@ -125,14 +125,22 @@ static void thread_coords(E *e, const Layout *l) {
   }
 }
 
+/* The alignment kernel k's shared tiles need: 16 bytes, 1024 where a
+** wgmma reads one (its swizzle atom's; smem.c). */
+int ltE_smem_align(const Kernel *k) {
+  int align = 16;
+  for (int i = 0; i < k->nsyms; i++)
+    if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->wgmma) align = 1024;
+  return align;
+}
+
 /* The declarations of the kernel's shared tiles, each with what its
 ** swizzle is for. */
 static void shared_tiles(E *e) {
   Kernel *k = e->k;
-  int align = 16;   /* wgmma operands: their swizzle atom's (smem.c) */
-  for (int i = 0; i < k->nsyms; i++)
-    if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->wgmma) align = 1024;
-  if (k->smem_dynamic) ltE_line(e, "extern __shared__ __align__(%d) unsigned char lt_smem[];", align);
+  int align = ltE_smem_align(k);
+  if (k->smem_dynamic)
+    ltE_line(e, "extern __shared__ __align__(%d) unsigned char lt_smem[];", e->smem_align > align ? e->smem_align : align);
   for (int i = 0; i < k->nsyms; i++) {
     Sym *s = k->syms[i];
     if (s->kind != SYM_SHARED) continue;

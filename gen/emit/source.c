@@ -88,6 +88,11 @@ Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
   ltU_printf(&src, " * Build: %s %s%s\n */\n", ltE_build_hint(&e), k->launcher, ltE_src_ext(&e));
   Buf body = {0};   /* the kernels, launchers and exports, printed before the prologue that they decide */
   e.b = &body;
+  for (int i = 0; i < n; i++) {   /* lt_smem's alignment: the largest any kernel of the file needs */
+    const Kernel *kk[2] = {ks[i], ks[i]->twin};
+    for (int j = 0; j < 2; j++)
+      if (kk[j] && kk[j]->smem_dynamic && ltE_smem_align(kk[j]) > e.smem_align) e.smem_align = ltE_smem_align(kk[j]);
+  }
   for (int i = 0; i < n; i++) {
     Kernel *kk[2] = {ks[i]->twin, ks[i]};   /* a warp-specialized kernel's cp.async twin first: its launcher calls it */
     for (int j = !ks[i]->twin; j < 2; j++) {

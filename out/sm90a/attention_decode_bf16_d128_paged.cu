@@ -214,7 +214,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
   const int col0 = warp_col + lane % 4 * 2;
   const int prog = blockIdx.x;
   const int split = blockIdx.y;
-  extern __shared__ __align__(16) unsigned char lt_smem[];
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __nv_bfloat16 (*Qs)[128] = (__nv_bfloat16 (*)[128])(lt_smem + 0);
   /* Ks (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
