@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Compiles one generated file for its target and checks the machine code:
 #   one.sh TARGET FILE OUTDIR
-# Prints one PASS / FAIL / SKIP line.  Checks: the file builds on its own
-# with the vendor toolkit, no register spills, no scratch (local) memory,
+# Prints one PASS / FAIL / SKIP line.  Checks: the file builds on its own,
+# without a warning, with the vendor toolkit, no register spills, no scratch (local) memory,
 # no wgmma serialized by ptxas (sm90a), the matrix instruction in the PTX
 # or the AMD ISA where the kernel has a gemm.
 t=$1 f=$2 o=$3
@@ -24,6 +24,10 @@ case $t in
     arch=$([ $t = sm80 ] && echo "-gencode=arch=compute_80,code=sm_80" || echo "-gencode=arch=compute_90a,code=sm_90a")
     if ! "$NVCC" -O3 $arch -Xptxas -v -cubin -o "$o/$(basename "$f").$t.cubin" "$f" >"$log" 2>&1; then
       echo "FAIL $name: nvcc failed: $(grep -m1 error "$log")"; exit 0; fi
+    # generated code compiles without a warning (e.g. #1886-D: two kernels of
+    # one file declaring lt_smem with different alignments)
+    if grep -E "warning( #|:)" "$log" >/dev/null; then
+      echo "FAIL $name: nvcc warns: $(grep -m1 -E 'warning( #|:)' "$log" | sed 's/^ *//')"; exit 0; fi
     if grep -E "[1-9][0-9]* bytes spill (stores|loads)" "$log" >/dev/null; then
       echo "FAIL $name: register spills: $(grep -m1 spill "$log" | sed 's/^ *//')"; exit 0; fi
     if grep -E "[1-9][0-9]* bytes stack frame" "$log" >/dev/null; then
@@ -96,6 +100,8 @@ case $t in
     if ! clang++-19 -x hip --offload-arch=$t --offload-device-only -nogpulib -O3 -S "${libs[@]}" \
         -Rpass-analysis=kernel-resource-usage -o "$o/$(basename "$f").$t.s" "$f" >"$log" 2>&1; then
       echo "FAIL $name: clang-19 failed: $(grep -m1 error "$log")"; exit 0; fi
+    if grep -E "warning:" "$log" >/dev/null; then
+      echo "FAIL $name: clang-19 warns: $(grep -m1 'warning:' "$log")"; exit 0; fi
     ;;
 esac
 case $t in
