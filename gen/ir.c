@@ -165,6 +165,17 @@ Expr *ltI_ref(Sym *s, int line) {
 
 int ltI_is_tile(const Expr *e) { return e->rank > 0; }
 
+/* The bytes of shared tile s: rows x columns x its element's size, one
+** stage of its ring. */
+long long ltI_stage_bytes(const Sym *s) {
+  return (long long)s->shape[0] * s->shape[1] * ltI_dtypes[s->dt].bytes;
+}
+
+/* The bytes of shared tile s, every stage of its ring. */
+long long ltI_shared_bytes(const Sym *s) {
+  return ltI_stage_bytes(s) * (s->stages > 1 ? s->stages : 1);
+}
+
 static const char *shape_str(const Expr *e) {
   if (e->rank == 0) return "scalar";
   if (e->rank == 1) return ltU_fmt("[%d]", e->shape[1]);

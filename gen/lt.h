@@ -436,6 +436,8 @@ Stmt *ltI_stmt(StmtKind kind, int line);
 void ltI_append(Block *b, Stmt *s);
 void ltI_fix_last(Block *b);
 int ltI_is_tile(const Expr *e);
+long long ltI_stage_bytes(const Sym *s);    /* a shared tile's bytes, one stage of its ring (ir.c) */
+long long ltI_shared_bytes(const Sym *s);   /* and every stage of it */
 int ltI_nonneg(const Expr *e);
 int ltI_multiple_of(const Expr *e, long long m);   /* known a multiple of m? (ir.c) */
 long long ltI_shift_bits(const Expr *x);   /* k of a tile >> k or & (2^k - 1), else 0 (ir.c) */

@@ -189,7 +189,7 @@ static void shared_tiles(E *e) {
       ltE_line(e, "__shared__ __attribute__((aligned(%d))) %s %s%s%s[%d][%d];", s->wgmma ? align : 16, ty, s->name,
                ring, panels, s->shape[0], pc);
     else {
-      long long bytes = (long long)(s->stages > 1 ? s->stages : 1) * s->shape[0] * s->shape[1] * ltI_dtypes[s->dt].bytes;
+      long long bytes = ltI_shared_bytes(s);
       long long at = ltE_c_scratch(e, bytes);
       if (at < 0) ltE_line(e, "%s %s%s[%d][%d];", ty, s->name, ring, s->shape[0], s->shape[1]);
       else {

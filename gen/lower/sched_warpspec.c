@@ -143,7 +143,7 @@ static void close_programs(E *e) {
 /* The bytes copy p delivers into its tile. */
 static int copy_bytes(const Stmt *p) {
   const Sym *sh = p->shared;
-  return sh->shape[0] * sh->shape[1] * ltI_dtypes[sh->dt].bytes;
+  return (int)ltI_stage_bytes(sh);
 }
 
 /* Before the barrier of a group of TMA copies is armed: for each copy of

@@ -185,7 +185,7 @@ static int add_map(TensorMap *maps, int *n, Stmt *p) {
     maps[(*n)++] = m;
   }
   p->map = i + 1;
-  return sh->shape[0] * sh->shape[1] * eb;
+  return (int)ltI_stage_bytes(sh);
 }
 
 /* Why pipelined loop `loop` of kernel k cannot run warp-specialized on t,

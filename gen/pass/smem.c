@@ -264,7 +264,7 @@ static long long lay_out(Kernel *k, Sym **biggest) {
   for (int i = 0; i < k->nsyms; i++) {
     Sym *s = k->syms[i];
     if (s->kind != SYM_SHARED) continue;
-    long long bytes = (long long)s->shape[0] * s->shape[1] * ltI_dtypes[s->dt].bytes * (s->stages > 1 ? s->stages : 1);
+    long long bytes = ltI_shared_bytes(s);
     /* wgmma: its swizzle atom's address bits; under a warp-specialized loop, 128 for the TMA copies */
     long long align = s->wgmma ? 8 * ltP_wgmma_row(s) : k->ws ? 128 : 16;
     off = (off + align - 1) / align * align;
@@ -308,8 +308,7 @@ void ltP_smem(Kernel *k, const Target *t) {
                              "(biggest: a [%d, %d] %s tile%s, %lld bytes); make the tiles smaller or use fewer stages",
               off, limit / 1024, t->name, biggest->shape[0], biggest->shape[1], ltI_dtypes[biggest->dt].name,
               biggest->stages > 1 ? ltU_fmt(" in %d stages", biggest->stages) : "",
-              (long long)biggest->shape[0] * biggest->shape[1] * ltI_dtypes[biggest->dt].bytes *
-                  (biggest->stages > 1 ? biggest->stages : 1));
+              ltI_shared_bytes(biggest));
   k->smem_bytes = (int)off;
   out_tiles(k, t);
 }
