@@ -191,6 +191,7 @@ void ltL_warpspec_body(E *e);
 void ltL_attn_consumer_loop(E *e, Stmt *s, const Ring *r);   /* a loop with a deferred gemm (sched_attn.c) */
 void ltL_attn_bwd_consumer_loop(E *e, Stmt *s, const Ring *r);   /* a loop with deferred step gemms (sched_attn_bwd.c) */
 Ring ltL_ring_names(E *e, const Stmt *s);
+void ltL_consumer_open(E *e, const Stmt *s, const Ring *r, const char *ph, const Stmt *p);
 const char *ltL_splitk_ids(E *e);   /* split-K (splitk.c) */
 void ltL_splitk_range(E *e, Ring *r);
 void ltL_splitk_reduce(E *e);

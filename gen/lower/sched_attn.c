@@ -45,7 +45,7 @@ static void deferred_group(E *e, const Stmt *d, int BK, const char *cond, const 
 ** deferred gemm s->defer; sched_warpspec.c's consumer_loop otherwise. */
 void ltL_attn_consumer_loop(E *e, Stmt *s, const Ring *r) {
   const Stmt *d = s->defer, *w = s->open_gemm;
-  const char *ph = ltU_fmt("%s_phase", r->v), *full = ltU_fmt("%s_full", s->var->name);
+  const char *ph = ltU_fmt("%s_phase", r->v);
   const char *empty = ltU_fmt("%s_empty", s->var->name);
   int S = s->stages, BK = d->shared_b->shape[d->trans_b];
   const char *prev = ltU_fmt("%s == 0 ? %d : %s - 1", r->vs, S - 1, r->vs);   /* the stage before */
@@ -56,13 +56,7 @@ void ltL_attn_consumer_loop(E *e, Stmt *s, const Ring *r) {
               "first */", w->line);
   ltE_line(e, "uint32_t %s[%d][1][4];   /* line %d's A ([16 of K][warp's 16 rows]), packed in one iteration, read by "
               "its wgmmas in the next */", ltL_wgmma_frag(d), BK / 16, d->line);
-  ltE_line(e, "for (int %s = %s; %s < %s; ++%s, %s ^= %s == %d, %s = %s == %d ? 0 : %s + 1) {", r->v, r->lo, r->v,
-           r->hi, r->v, ph, r->vs, S - 1, r->vs, r->vs, S - 1, r->vs);
-  e->depth++;
-  ltE_line(e, "lt_mbar_wait(&%s[%s], %s);   /* the stage's copies have landed */", full, r->vs, ph);
-  for (Stmt *x = s->body.first; x != p; x = x->next)   /* the producers' scalars the work reads */
-    if (x->kind == S_LET && ltP_uses(p, x->dst)) ltE_stmt(e, x);
-  e->stage = r->vs;
+  ltL_consumer_open(e, s, r, ph, p);
   e->ordered = 1;
   for (Stmt *x = p; x; x = x->next) {
     if (x == w) ltE_line(e, "lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */");

@@ -76,6 +76,18 @@ static void open_loop(E *e, const Stmt *s, const Ring *r, const char *ph) {
   e->depth++;
 }
 
+/* Opens a consumer's loop over ring r of loop s: the loop header, the wait
+** for the stage's copies (phase parity ph), and the scalars of the
+** producers' statements before p (the first consumer statement) that the
+** work reads; the statements after read stage r->vs. */
+void ltL_consumer_open(E *e, const Stmt *s, const Ring *r, const char *ph, const Stmt *p) {
+  open_loop(e, s, r, ph);
+  ltE_line(e, "lt_mbar_wait(&%s[%s], %s);   /* the stage's copies have landed */", full_of(s), r->vs, ph);
+  for (Stmt *x = s->body.first; x != p; x = x->next)   /* the producers' scalars the work reads */
+    if (x->kind == S_LET && ltP_uses(p, x->dst)) ltE_stmt(e, x);
+  e->stage = r->vs;
+}
+
 /* The role's place in the ring: the stage of its next fill, and the
 ** parity of that stage's phase. */
 static void ring_state(E *e, const Ring *r, const char *ph) {
@@ -325,11 +337,7 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
     ltE_line(e, "if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has "
                 "waited for all its fills: each stage's last phase is complete, so the parities below name this "
                 "program's */");
-  open_loop(e, s, r, ph);
-  ltE_line(e, "lt_mbar_wait(&%s[%s], %s);   /* the stage's copies have landed */", full_of(s), r->vs, ph);
-  for (Stmt *x = s->body.first; x != p; x = x->next)   /* the producers' scalars the work reads */
-    if (x->kind == S_LET && ltP_uses(p, x->dst)) ltE_stmt(e, x);
-  e->stage = r->vs;
+  ltL_consumer_open(e, s, r, ph, p);
   e->chain = 1;
   e->carrying = s->ncarried > 0;
   if (s->ncarried) memcpy(e->inflight, s->carried, s->ncarried * sizeof *s->carried);
