@@ -600,6 +600,28 @@ static int k_when(lua_State *l) {
 /* ------------------------------------------------------------------ */
 /* launcher preconditions: k:require                                   */
 
+/* The text argument 3 of `what` (k:require, k:runs_when): one line of 1
+** to 200 printable characters, else an error. */
+static const char *cond_text(lua_State *l, const char *what) {
+  size_t n;
+  const char *text = lua_tolstring(l, 3, &n);
+  if (n == 0 || n > 200) ltF_error("%s's text must be 1 to 200 characters, not %zu", what, n);
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned char)text[i] < 32 || text[i] == 127) ltF_error("%s's text must be one line of printable characters", what);
+  return ltU_fmt("%s", text);
+}
+
+/* Condition c of `what` as the launcher computes it, before the grid
+** runs (it `verb`s it), else an error: it may read only sizes, strides
+** and scalars. */
+static Expr *host_cond(Expr *c, const char *what, const char *verb) {
+  Expr *h = ltI_host_expr(c);
+  if (!h)
+    ltF_error("%s's condition may read only sizes, strides and scalars (the launcher %s it before the grid runs), "
+              "not program ids, loop indices or loaded values", what, verb);
+  return h;
+}
+
 /* k:require(cond, text): a precondition the launcher checks before it
 ** runs the kernel, returning its invalid-value error where cond does not
 ** hold (CUTLASS's can_implement, written in the kernel file).  cond is a
@@ -611,12 +633,7 @@ static int k_require(lua_State *l) {
   if (lua_gettop(l) != 3 || lua_type(l, 3) != LUA_TSTRING)
     return ltF_error("k:require takes (cond, \"what it means\"), e.g. k:require((p.Hq %% p.Hkv):eq(0), "
                      "\"Hq is a multiple of Hkv\")");
-  size_t n;
-  const char *text = lua_tolstring(l, 3, &n);
-  if (n == 0 || n > 200) return ltF_error("k:require's text must be 1 to 200 characters, not %zu", n);
-  for (size_t i = 0; i < n; i++)
-    if ((unsigned char)text[i] < 32 || text[i] == 127)
-      return ltF_error("k:require's text must be one line of printable characters");
+  const char *text = cond_text(l, "k:require");
   if (lua_isboolean(l, 2)) {
     if (!lua_toboolean(l, 2)) return ltF_error("k:require(false, ...): the kernel could never run (%s)", text);
     return 0;
@@ -624,13 +641,9 @@ static int k_require(lua_State *l) {
   Expr *c = ltF_arg_expr(2, "k:require's condition");
   if (c->rank || c->dt != DT_BOOL)
     return ltF_error("k:require's condition must be a scalar comparison such as (p.Hq %% p.Hkv):eq(0)");
-  Expr *h = ltI_host_expr(c);
-  if (!h)
-    return ltF_error("k:require's condition may read only sizes, strides and scalars (the launcher checks it "
-                     "before the grid runs), not program ids, loop indices or loaded values");
   Require *r = ltU_alloc(sizeof *r), **tail = &ltF_K->requires;
-  r->cond = h;
-  r->text = ltU_fmt("%s", text);
+  r->cond = host_cond(c, "k:require", "checks");
+  r->text = text;
   r->line = ltF_line();
   while (*tail) tail = &(*tail)->next;
   *tail = r;
@@ -646,22 +659,13 @@ static int k_runs_when(lua_State *l) {
   if (lua_gettop(l) != 3 || lua_type(l, 3) != LUA_TSTRING)
     return ltF_error("k:runs_when takes (cond, \"what it means\"), e.g. k:runs_when((p.Sq * p.G):le(16), "
                      "\"16 query rows or fewer\")");
-  size_t n;
-  const char *text = lua_tolstring(l, 3, &n);
-  if (n == 0 || n > 200) return ltF_error("k:runs_when's text must be 1 to 200 characters, not %zu", n);
-  for (size_t i = 0; i < n; i++)
-    if ((unsigned char)text[i] < 32 || text[i] == 127)
-      return ltF_error("k:runs_when's text must be one line of printable characters");
+  const char *text = cond_text(l, "k:runs_when");
   if (ltF_K->when) return ltF_error("k:runs_when is said once a build (line %d said it)", ltF_K->when_line);
   Expr *c = lua_isboolean(l, 2) ? NULL : ltF_arg_expr(2, "k:runs_when's condition");
   if (!c || c->rank || c->dt != DT_BOOL)
     return ltF_error("k:runs_when's condition must be a comparison of sizes such as (p.Sq * G):le(16)");
-  Expr *h = ltI_host_expr(c);
-  if (!h)
-    return ltF_error("k:runs_when's condition may read only sizes, strides and scalars (the launcher tests it "
-                     "before the grid runs), not program ids, loop indices or loaded values");
-  ltF_K->when = h;
-  ltF_K->when_text = ltU_fmt("%s", text);
+  ltF_K->when = host_cond(c, "k:runs_when", "tests");
+  ltF_K->when_text = text;
   ltF_K->when_line = ltF_line();
   return 0;
 }
