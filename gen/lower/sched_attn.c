@@ -41,12 +41,34 @@ static void deferred_group(E *e, const Stmt *d, int BK, const char *cond, const 
   ltE_line(e, "}");
 }
 
+/* Ends the body of a consumer loop whose wgmmas of the iteration before
+** ran on that iteration's stage (prev): once every wgmma is done, each
+** warp gives that stage back, and the loop closes. */
+void ltL_defer_close(E *e, const Stmt *s, const Ring *r, const char *prev) {
+  ltL_wgmma_wait(e);
+  ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s_empty[%s]);   /* iteration %s - 1's wgmmas are done: each "
+              "warp gives its stage back to the producer */", r->v, r->lo, s->var->name, prev, r->v);
+  e->ordered = 0;
+  e->depth--;
+  ltE_line(e, "}");
+  e->last_line = 0;
+}
+
+/* After the wgmmas deferred past such a loop's last iteration: on a
+** persistent grid, the last fill's stage (prev) goes back for the next
+** program's copies once they are done. */
+void ltL_defer_give_last(E *e, const Stmt *s, const Ring *r, const char *prev) {
+  if (!e->k->persistent) return;
+  ltL_wgmma_wait(e);
+  ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s_empty[%s]);   /* the last stage goes back to the producer, "
+              "which fills it for the next program */", ltE_paren(r->hi), r->lo, s->var->name, prev);
+}
+
 /* The consumers' loop of warp-specialized loop s (ring names r) with the
 ** deferred gemm s->defer; sched_warpspec.c's consumer_loop otherwise. */
 void ltL_attn_consumer_loop(E *e, Stmt *s, const Ring *r) {
   const Stmt *d = s->defer, *w = s->open_gemm;
   const char *ph = ltU_fmt("%s_phase", r->v);
-  const char *empty = ltU_fmt("%s_empty", s->var->name);
   int S = s->stages, BK = d->shared_b->shape[d->trans_b];
   const char *prev = ltU_fmt("%s == 0 ? %d : %s - 1", r->vs, S - 1, r->vs);   /* the stage before */
   Stmt *p = s->body.first;
@@ -70,21 +92,11 @@ void ltL_attn_consumer_loop(E *e, Stmt *s, const Ring *r) {
     e->ninflight = ltP_add_inflight(e->inflight, e->ninflight, d->dst);
     ltE_line(e, "lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */");
   }
-  ltL_wgmma_wait(e);
-  ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s]);   /* iteration %s - 1's wgmmas are done: each warp "
-              "gives its stage back to the producer */", r->v, r->lo, empty, prev, r->v);
-  e->ordered = 0;
-  e->depth--;
-  ltE_line(e, "}");
-  e->last_line = 0;
+  ltL_defer_close(e, s, r, prev);
   ltE_line(e, "/* %s:%d of the last iteration, on its stage */", e->base, d->line);
   deferred_group(e, d, BK, ltU_fmt("%s > %s", ltE_paren(r->hi), r->lo), prev, NULL);
   e->ninflight = ltP_add_inflight(e->inflight, e->ninflight, d->dst);
   e->stage = NULL;
   ltE_line(e, "if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */");
-  if (e->k->persistent) {   /* the last fill's stage, for the next program's copies */
-    ltL_wgmma_wait(e);
-    ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s]);   /* the last stage goes back to the producer, "
-                "which fills it for the next program */", ltE_paren(r->hi), r->lo, empty, prev);
-  }
+  ltL_defer_give_last(e, s, r, prev);
 }

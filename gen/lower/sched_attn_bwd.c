@@ -45,7 +45,6 @@ static void late_groups(E *e, const Stmt *s, const char *cond, const char *stage
 ** deferred gemms s->lates; sched_warpspec.c's consumer_loop otherwise. */
 void ltL_attn_bwd_consumer_loop(E *e, Stmt *s, const Ring *r) {
   const char *ph = ltU_fmt("%s_phase", r->v);
-  const char *empty = ltU_fmt("%s_empty", s->var->name);
   int S = s->stages;
   const char *prev = ltU_fmt("%s == 0 ? %d : %s - 1", r->vs, S - 1, r->vs);   /* the stage before */
   Stmt *p = s->body.first;
@@ -66,19 +65,9 @@ void ltL_attn_bwd_consumer_loop(E *e, Stmt *s, const Ring *r) {
     late_groups(e, s, ltU_fmt("%s > %s", r->v, r->lo), prev);
     e->stage = r->vs;
   }
-  ltL_wgmma_wait(e);
-  ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s]);   /* iteration %s - 1's wgmmas are done: each warp "
-              "gives its stage back to the producer */", r->v, r->lo, empty, prev, r->v);
-  e->ordered = 0;
-  e->depth--;
-  ltE_line(e, "}");
-  e->last_line = 0;
+  ltL_defer_close(e, s, r, prev);
   ltE_line(e, "/* the step's deferred wgmmas of the last iteration, on its stage */");
   late_groups(e, s, ltU_fmt("%s > %s", ltE_paren(r->hi), r->lo), prev);
   e->stage = NULL;
-  if (e->k->persistent) {   /* the last fill's stage, for the next program's copies */
-    ltL_wgmma_wait(e);
-    ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s]);   /* the last stage goes back to the producer, "
-                "which fills it for the next program */", ltE_paren(r->hi), r->lo, empty, prev);
-  }
+  ltL_defer_give_last(e, s, r, prev);
 }
