@@ -47,21 +47,19 @@ case $rc in
   *) echo "FAIL python/run: test_torch.py exited $rc (a crash?): $(tail -n 1 $b/test_torch.log | cut -c1-200)" ;;
 esac
 
-rc=0
-LUATILE_LIB_CPU= timeout 300 "$py" tests/python/test_index.py > $b/test_index.log 2>&1 || rc=$?
-grep -E '^(PASS|FAIL|SKIP)' $b/test_index.log
-case $rc in
-  0|1) echo "PASS python/run/index: test_index.py ran to the end" ;;
-  *) echo "FAIL python/run/index: test_index.py exited $rc (a crash?): $(tail -n 1 $b/test_index.log | cut -c1-200)" ;;
-esac
-
-rc=0
-LUATILE_LIB_CPU= timeout 300 "$py" tests/python/test_moe.py > $b/test_moe.log 2>&1 || rc=$?
-grep -E '^(PASS|FAIL|SKIP)' $b/test_moe.log
-case $rc in
-  0|1) echo "PASS python/run/moe: test_moe.py ran to the end" ;;
-  *) echo "FAIL python/run/moe: test_moe.py exited $rc (a crash?): $(tail -n 1 $b/test_moe.log | cut -c1-200)" ;;
-esac
+# run_part NAME: tests/python/test_NAME.py, its PASS / FAIL / SKIP lines,
+# and whether it ran to the end (exit 0 or 1: its own checks decided)
+run_part() {
+  local rc=0
+  LUATILE_LIB_CPU= timeout 300 "$py" tests/python/test_$1.py > $b/test_$1.log 2>&1 || rc=$?
+  grep -E '^(PASS|FAIL|SKIP)' $b/test_$1.log
+  case $rc in
+    0|1) echo "PASS python/run/$1: test_$1.py ran to the end" ;;
+    *) echo "FAIL python/run/$1: test_$1.py exited $rc (a crash?): $(tail -n 1 $b/test_$1.log | cut -c1-200)" ;;
+  esac
+}
+run_part index
+run_part moe
 
 for doc in docs/python.md README.md; do
   [ -f "$doc" ] || echo "FAIL python/doc/$doc: missing"

@@ -16,7 +16,6 @@ import math
 import os
 import random
 import sys
-import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
@@ -24,26 +23,17 @@ import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
 import luatile  # noqa: E402
+import harness  # noqa: E402
+from harness import RESULTS, raises  # noqa: E402
 
 DEV = "cuda" if "--device" in sys.argv and sys.argv[sys.argv.index("--device") + 1] == "cuda" else "cpu"
 R = random.Random(34)
 torch.manual_seed(34)
-RESULTS = []
 TOL = {torch.float32: 1e-5, torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
 
 
 def check(name, fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        RESULTS.append("FAIL")
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        print(f"FAIL python/index/{name}: {type(e).__name__}: {msg[:300]}", flush=True)
-        if os.environ.get("VERBOSE"):
-            traceback.print_exc()
-    else:
-        RESULTS.append("PASS")
-        print(f"PASS python/index/{name}", flush=True)
+    harness.check("index", name, fn)
 
 
 def rel_err(got, ref):
@@ -60,16 +50,6 @@ def close(what, got, ref, tol):
     e = rel_err(got, ref)
     if e > tol:
         raise AssertionError(f"{what}: rel err {e:.2e} > {tol:.1e}")
-
-
-def raises(exc, fn, text):
-    try:
-        fn()
-    except exc as e:
-        if text not in str(e):
-            raise AssertionError(f"raised {type(e).__name__} without {text!r}: {e}")
-        return
-    raise AssertionError(f"no {exc.__name__} ({text!r})")
 
 
 def embedding_case(dt, it, V, D, shape, pad, det=None):

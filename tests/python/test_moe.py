@@ -18,34 +18,24 @@ tensors).  Prints PASS / FAIL / SKIP lines; exits 1 on any FAIL.
 import os
 import random
 import sys
-import traceback
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
 
 import torch  # noqa: E402
 
 import luatile  # noqa: E402
+import harness  # noqa: E402
+from harness import RESULTS, raises  # noqa: E402
 
 DEV = "cuda" if "--device" in sys.argv and sys.argv[sys.argv.index("--device") + 1] == "cuda" else "cpu"
 R = random.Random(34)
 torch.manual_seed(34)
-RESULTS = []
 TOL = {torch.float16: 2e-3, torch.bfloat16: 1.6e-2}
 FP8 = getattr(torch, "float8_e4m3fn", None)
 
 
 def check(name, fn):
-    try:
-        fn()
-    except Exception as e:  # noqa: BLE001
-        RESULTS.append("FAIL")
-        msg = str(e).splitlines()[0] if str(e) else type(e).__name__
-        print(f"FAIL python/moe/{name}: {type(e).__name__}: {msg[:300]}", flush=True)
-        if os.environ.get("VERBOSE"):
-            traceback.print_exc()
-    else:
-        RESULTS.append("PASS")
-        print(f"PASS python/moe/{name}", flush=True)
+    harness.check("moe", name, fn)
 
 
 def rel_err(got, ref):
@@ -55,16 +45,6 @@ def rel_err(got, ref):
     if not torch.isfinite(got).all():
         raise AssertionError("non-finite values in the result")
     return (got - ref).norm().item() / max(ref.norm().item(), 1e-6)
-
-
-def raises(exc, fn, text):
-    try:
-        fn()
-    except exc as e:
-        if text not in str(e):
-            raise AssertionError(f"raised {type(e).__name__} without {text!r}: {e}")
-        return
-    raise AssertionError(f"no {exc.__name__} ({text!r})")
 
 
 def offsets(T, G, pre, post):
