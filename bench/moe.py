@@ -14,12 +14,14 @@ it, torch._grouped_mm (one launch, nk layout).  TFLOP/s = 2 T K N / time.
 bias_dropout_add: the new library's Y checked against a torch float64
 reference with its own Philox4x32-10 (the kernel file's mask rule), kept
 fraction within 5 sigma; then the old and the new library timed (an A/B)
-beside a device-to-device copy: GB/s = (X, R read, Y written) bytes / time;
+beside a device-to-device copy (16384 x 8192, 8192 x 4096 and the
+ragged 12289 x 4104): GB/s = (X, R read, Y written) bytes / time;
 copy: (read + written) / time of Y.copy_(X) on the same sizes.
 
 usage: python3 bench/moe.py GM=LIB.so [GM80=LIB.so] BDA=LIB.so [BDA_OLD=LIB.so] [AB_name=LIB.so ...]
 (AB_: a library of grouped_matmul_bf16_kn alone, in another config: checked, then timed on kn;
- BDAAB_: another build of bias_dropout_add, checked, then timed against BDA)
+ BDAAB_: another build of bias_dropout_add, checked, then timed against BDA, in the dtypes of
+ BDA_DT="bf16 f16 f32" (the default))
 Times: triton.testing.do_bench, median; writes $OUT/moe.txt."""
 import ctypes
 import os
@@ -195,7 +197,8 @@ def bda_check(lib):
     global fails
     for dt, t in (("bf16", torch.bfloat16), ("f16", torch.float16), ("f32", torch.float32)):
         f = bda_fn(lib, dt)
-        for M, N, p, seed, off in ((37, 1000, 0.1, 1234, 0), (64, 4099, 0.5, -7, (1 << 33) + 3), (300, 2048, 0.9, 99, 12)):
+        for M, N, p, seed, off in ((37, 1000, 0.1, 1234, 0), (64, 4099, 0.5, -7, (1 << 33) + 3), (300, 2048, 0.9, 99, 12),
+                                  (51, 3072, 0.3, 5, 7)):
             X = torch.rand(M, N, device="cuda", dtype=t) + 1
             B = torch.rand(N, device="cuda", dtype=t) * 0.5 + 0.5
             R = torch.rand(M, N, device="cuda", dtype=t) * 2 - 1
@@ -217,12 +220,14 @@ def bda_check(lib):
             say(f"{'PASS' if ok else 'FAIL'} bias_dropout_add_{dt} {M}x{N} p={p}: rel err {err:.2e}, kept {kept:.4f}")
 
 
-def bda_time(new, old):
+def bda_time(new, old, dts=("bf16", "f16", "f32")):
     say("")
     say("| bias_dropout_add | M x N | new | GB/s | vs copy | old | new vs old |")
     say("|---|---|---|---|---|---|---|")
     for dt, t in (("bf16", torch.bfloat16), ("f16", torch.float16), ("f32", torch.float32)):
-        for M, N in ((16384, 8192), (8192, 4096)):
+        if dt not in dts:
+            continue
+        for M, N in ((16384, 8192), (8192, 4096), (12289, 4104)):   # the last: partial tiles both ways
             X = torch.randn(M, N, device="cuda", dtype=t)
             B = torch.randn(N, device="cuda", dtype=t)
             R = torch.randn(M, N, device="cuda", dtype=t)
@@ -262,7 +267,7 @@ else:
         bda_time(ctypes.CDLL(libs["BDA"]), ctypes.CDLL(libs["BDA_OLD"]) if "BDA_OLD" in libs else None)
     for k, lib in bdaab.items():
         say(f"bias_dropout_add build {k} as 'new', the shipped build as 'old':")
-        bda_time(lib, ctypes.CDLL(libs["BDA"]))
+        bda_time(lib, ctypes.CDLL(libs["BDA"]), os.environ.get("BDA_DT", "bf16 f16 f32").split())
 out = os.environ.get("OUT")
 if out:
     os.makedirs(out, exist_ok=True)

@@ -6,7 +6,8 @@
 #   DIR=folder holding sm90a/ and sm80/ (default out), OUT=where results go,
 #   AB="DIR ..." folders of grouped_matmul_bf16_kn.cu in other configs (timed beside),
 #   BDAAB="DIR ..." folders of other bias_dropout_add builds (timed against out's),
-#   LIB=where the objects and libraries go (default /tmp/moe_lib).
+#   LIB=where the objects and libraries go (default /tmp/moe_lib),
+#   ONLY=bda: bias_dropout_add alone (no grouped_matmul build, check or timing).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=${DIR:-$here/../out}
@@ -24,8 +25,10 @@ build() {   # build NAME ARCH FILES...: one shared library of the files' launche
 }
 h="-gencode=arch=compute_90a,code=sm_90a"
 args=()
-build gm "$h" "$src"/sm90a/grouped_matmul_*.cu &
-build gm80 "-arch=sm_90" "$src"/sm80/grouped_matmul_*.cu &
+if [ "${ONLY:-}" != bda ]; then
+  build gm "$h" "$src"/sm90a/grouped_matmul_*.cu &
+  build gm80 "-arch=sm_90" "$src"/sm80/grouped_matmul_*.cu &
+fi
 build bda "$h" "$src"/sm90a/bias_dropout_add_*.cu &
 [ -n "${OLD:-}" ] && build bdaold "$h" "$OLD"/bias_dropout_add_*.cu &
 for d in ${AB:-}; do   # AB="DIR ...": folders of one grouped_matmul_bf16_kn.cu each, another config

@@ -13,7 +13,11 @@
 -- mask is never stored: a backward pass makes it again from the same seed
 -- and offset.  Programs tile Y in BM x BN blocks; the bias row is loaded
 -- once per block.  f16 and bf16 compute in f32 and round once, on the
--- store.
+-- store.  On sm90a three builds (`builds`), 16 elements a thread in each
+-- (in 16 bits two 16-byte vectors of X and two of R): 2 x 2048 tiles where
+-- N is a multiple of 2048, 4 x 1024 where it is one of 1024, and 16 x 256
+-- for other N, whose last column tile then ends less than 256 columns past
+-- N (a tile's columns past N still run their Philox).
 local tile = require "tile"
 
 return tile.kernel {
@@ -23,6 +27,13 @@ return tile.kernel {
      .. "offset + m * ceil(N / 4) + n // 4, word n % 4); 0 <= p < 1; a call takes M * ceil(N / 4) blocks.",
   variants = { dtype = { "f32", "f16", "bf16" } },
   config = { BM = 4, BN = 1024, threads = 256 },
+  -- sm90a: wider tiles where N allows, narrower ones where it is ragged
+  -- (bench/results/2026-11-25-h200-dropout-tiles.txt); a build of BN >= 1024
+  -- runs where N is a multiple of BN (the body's k:runs_when)
+  builds = function(v, target)
+    if target ~= "sm90a" then return nil end
+    return { { "wide", { BM = 2, BN = 2048 } }, { "rows", {} }, { "ragged", { BM = 16, BN = 256 } } }
+  end,
   params = function(v)
     return {
       X = tile.tensor(v.dtype, { "M", "N" }),
@@ -36,6 +47,9 @@ return tile.kernel {
   end,
   body = function(k, p, c)
     k:require(tile.both(p.offset:ge(0), p.offset:le(2 ^ 53)), "0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow)")
+    if k.target == "sm90a" and c.BN >= 1024 then
+      k:runs_when((p.N % c.BN):eq(0), ("N is a multiple of %d"):format(c.BN))
+    end
     local bn, bm = k:grid(tile.cdiv(p.N, c.BN), tile.cdiv(p.M, c.BM))
     local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
     local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")

@@ -4,7 +4,10 @@
  *
  * Y = R + dropout(X + B, p) over [M, N] (B [N] broadcast over the rows): an element is kept, times 1 / (1 - p), where tile.rand(seed, 4 * (offset + m * ceil(N / 4)) + n) < 1 - p (Philox block offset + m * ceil(N / 4) + n // 4, word n % 4); 0 <= p < 1; a call takes M * ceil(N / 4) blocks.
  *
- * Config: BM=4 BN=1024 threads=256.
+ * Configs, one per build; the launcher runs the first whose sizes the call's are:
+ *   wide: BM=2 BN=2048 threads=256
+ *   rows: BM=4 BN=1024 threads=256
+ *   ragged: BM=16 BN=256 threads=256
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c bias_dropout_add_f32.cu
  */
 #include <cuda_runtime.h>
@@ -135,14 +138,171 @@ LT_FN int lt_rand_lt(uint32_t bits, float x) {
   return (bits >> 8) < t + ((float)t < y);
 }
 
-/* One block (256 threads) of bias_dropout_add_f32. */
-__global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *__restrict__ X, const float *__restrict__ B, const float *__restrict__ R, float *__restrict__ Y, int M, int N, float p, int64_t seed, int64_t offset)
+/* One block (256 threads) of bias_dropout_add_f32_wide. */
+__global__ void __launch_bounds__(256) bias_dropout_add_f32_wide_kernel(const float *__restrict__ X, const float *__restrict__ B, const float *__restrict__ R, float *__restrict__ Y, int M, int N, float p, int64_t seed, int64_t offset)
 {
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_dropout_add.lua:40: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float t10[16];
+  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float t12[16];
+  {
+    const float *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gr = bm * 2 + ri;
+        const int gc = bn * 2048 + (ci * 256 + tid) * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) t12[ri * 8 + ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t12[ri * 8 + ci * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+  }
+  float t14[8];
+  {
+    const float *base = B;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      const int gc = bn * 2048 + (ci * 256 + tid) * 4;
+      const float *ptr = base + gc;
+      if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) t14[ci * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t14[ci * 4 + vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+  }
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        h_2[ri * 8 + ci * 4 + vi] = t12[ri * 8 + ci * 4 + vi] + t14[ci * 4 + vi];
+      }
+    }
+  }
+  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float r[16];
+  {
+    const float *base = R;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gr = bm * 2 + ri;
+        const int gc = bn * 2048 + (ci * 256 + tid) * 4;
+        const float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) r[ri * 8 + ci * 4 + vi] = h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            r[ri * 8 + ci * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
+  }
+  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  int64_t row[16];
+  int64_t block_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        row[ri * 8 + ci * 4 + vi] = (int64_t)(ri + bm * 2);
+        block_2[ri * 8 + ci * 4 + vi] = row[ri * 8 + ci * 4 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(ci * 256 + tid + (vi >> 2) + bn * 512);
+      }
+    }
+  }
+  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  bool keep[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        keep[ri * 8 + ci * 4 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 8 + ci * 4 + vi], vi & 3), 1.0f - p);
+      }
+    }
+  }
+  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  const float scale = 1.0f / (1.0f - p);
+  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  {
+    float *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gr = bm * 2 + ri;
+        const int gc = bn * 2048 + (ci * 256 + tid) * 4;
+        float *ptr = base + (int64_t)gr * N + gc;
+        if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = r[ri * 8 + ci * 4 + vi] + ((keep[ri * 8 + ci * 4 + vi] ? h_2[ri * 8 + ci * 4 + vi] * scale : 0.0f));
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            if (gr < M && gc + vi < N) ptr[vi] = r[ri * 8 + ci * 4 + vi] + ((keep[ri * 8 + ci * 4 + vi] ? h_2[ri * 8 + ci * 4 + vi] * scale : 0.0f));
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs bias_dropout_add_f32_wide over its grid on `stream` (build wide). */
+static int bias_dropout_add_f32_wide(const void *X, const void *B, const void *R, void *Y, int M, int N, float p, int64_t seed, int64_t offset, void *stream)
+{
+  if (X == NULL || B == NULL || R == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)R % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
+  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
+  const int64_t grid_x = ((int64_t)N + 2048 - 1) / 2048;
+  const int64_t grid_y = ((int64_t)M + 2 - 1) / 2;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  bias_dropout_add_f32_wide_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)B, (const float *)R, (float *)Y, M, N, p, seed, offset);
+  return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of bias_dropout_add_f32_rows. */
+__global__ void __launch_bounds__(256) bias_dropout_add_f32_rows_kernel(const float *__restrict__ X, const float *__restrict__ B, const float *__restrict__ R, float *__restrict__ Y, int M, int N, float p, int64_t seed, int64_t offset)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float t12[16];
   {
     const float *base = X;
     #pragma unroll
@@ -154,16 +314,16 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
         union { uint4 v[1]; float e[4]; } h;
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) t10[ri * 4 + vi] = h.e[vi];
+        for (int vi = 0; vi < 4; ++vi) t12[ri * 4 + vi] = h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t10[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+          t12[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
         }
       }
     }
   }
-  float t12[4];
+  float t14[4];
   {
     const float *base = B;
     const int gc = bn * 1024 + tid * 4;
@@ -172,11 +332,11 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
       union { uint4 v[1]; float e[4]; } h;
       h.v[0] = ((const uint4 *)ptr)[0];
       #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) t12[vi] = h.e[vi];
+      for (int vi = 0; vi < 4; ++vi) t14[vi] = h.e[vi];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
-        t12[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+        t14[vi] = gc + vi < N ? ptr[vi] : 0.0f;
       }
     }
   }
@@ -185,10 +345,10 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
   for (int ri = 0; ri < 4; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
-      h_2[ri * 4 + vi] = t10[ri * 4 + vi] + t12[vi];
+      h_2[ri * 4 + vi] = t12[ri * 4 + vi] + t14[vi];
     }
   }
-  // bias_dropout_add.lua:41: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[16];
   {
     const float *base = R;
@@ -210,7 +370,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
       }
     }
   }
-  // bias_dropout_add.lua:42: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
   int64_t block_2[16];
   #pragma unroll
@@ -221,7 +381,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
       block_2[ri * 4 + vi] = row[ri * 4 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tid + (vi >> 2) + bn * 256);
     }
   }
-  // bias_dropout_add.lua:47: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
@@ -230,9 +390,9 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
       keep[ri * 4 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 4 + vi], vi & 3), 1.0f - p);
     }
   }
-  // bias_dropout_add.lua:48: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:49: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     float *base = Y;
     #pragma unroll
@@ -255,18 +415,166 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
   }
 }
 
-/* Checks the arguments, then runs bias_dropout_add_f32 over its grid on `stream`. */
-extern "C" int bias_dropout_add_f32(const void *X, const void *B, const void *R, void *Y, int M, int N, float p, int64_t seed, int64_t offset, void *stream)
+/* Checks the arguments, then runs bias_dropout_add_f32_rows over its grid on `stream` (build rows). */
+static int bias_dropout_add_f32_rows(const void *X, const void *B, const void *R, void *Y, int M, int N, float p, int64_t seed, int64_t offset, void *stream)
 {
   if (X == NULL || B == NULL || R == NULL || Y == NULL) return cudaErrorInvalidValue;
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)R % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
-  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:38: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
+  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
   const int64_t grid_x = ((int64_t)N + 1024 - 1) / 1024;
   const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_dropout_add_f32_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)B, (const float *)R, (float *)Y, M, N, p, seed, offset);
+  bias_dropout_add_f32_rows_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)B, (const float *)R, (float *)Y, M, N, p, seed, offset);
   return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of bias_dropout_add_f32_ragged. */
+__global__ void __launch_bounds__(256) bias_dropout_add_f32_ragged_kernel(const float *__restrict__ X, const float *__restrict__ B, const float *__restrict__ R, float *__restrict__ Y, int M, int N, float p, int64_t seed, int64_t offset)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 64;
+  const int ty = tid / 64;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float t10[16];
+  {
+    const float *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 16 + ri * 4 + ty;
+      const int gc = bn * 256 + tx * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) t10[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t10[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+  }
+  float t12[4];
+  {
+    const float *base = B;
+    const int gc = bn * 256 + tx * 4;
+    const float *ptr = base + gc;
+    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; float e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) t12[vi] = h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t12[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+      }
+    }
+  }
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 4; ++vi) {
+      h_2[ri * 4 + vi] = t10[ri * 4 + vi] + t12[vi];
+    }
+  }
+  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float r[16];
+  {
+    const float *base = R;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 16 + ri * 4 + ty;
+      const int gc = bn * 256 + tx * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) r[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          r[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  int64_t row[16];
+  int64_t block_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 4; ++vi) {
+      row[ri * 4 + vi] = (int64_t)(ri * 4 + ty + bm * 16);
+      block_2[ri * 4 + vi] = row[ri * 4 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx + (vi >> 2) + bn * 64);
+    }
+  }
+  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  bool keep[16];
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 4; ++vi) {
+      keep[ri * 4 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 4 + vi], vi & 3), 1.0f - p);
+    }
+  }
+  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  const float scale = 1.0f / (1.0f - p);
+  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  {
+    float *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 16 + ri * 4 + ty;
+      const int gc = bn * 256 + tx * 4;
+      float *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = r[ri * 4 + vi] + ((keep[ri * 4 + vi] ? h_2[ri * 4 + vi] * scale : 0.0f));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = r[ri * 4 + vi] + ((keep[ri * 4 + vi] ? h_2[ri * 4 + vi] * scale : 0.0f));
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs bias_dropout_add_f32_ragged over its grid on `stream` (build ragged). */
+static int bias_dropout_add_f32_ragged(const void *X, const void *B, const void *R, void *Y, int M, int N, float p, int64_t seed, int64_t offset, void *stream)
+{
+  if (X == NULL || B == NULL || R == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)R % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
+  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
+  const int64_t grid_x = ((int64_t)N + 256 - 1) / 256;
+  const int64_t grid_y = ((int64_t)M + 16 - 1) / 16;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  bias_dropout_add_f32_ragged_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)B, (const float *)R, (float *)Y, M, N, p, seed, offset);
+  return (int)cudaGetLastError();
+}
+
+/* Runs the first of bias_dropout_add_f32's builds whose k:runs_when holds for these sizes, else ragged. */
+extern "C" int bias_dropout_add_f32(const void *X, const void *B, const void *R, void *Y, int M, int N, float p, int64_t seed, int64_t offset, void *stream)
+{
+  if ((int64_t)N % 2048 == 0)   /* bias_dropout_add.lua:51: N is a multiple of 2048 */
+    return bias_dropout_add_f32_wide(X, B, R, Y, M, N, p, seed, offset, stream);
+  if ((int64_t)N % 1024 == 0)   /* bias_dropout_add.lua:51: N is a multiple of 1024 */
+    return bias_dropout_add_f32_rows(X, B, R, Y, M, N, p, seed, offset, stream);
+  return bias_dropout_add_f32_ragged(X, B, R, Y, M, N, p, seed, offset, stream);
 }

@@ -66,6 +66,8 @@ int main(void) {
     run(v[i].dt, v[i].fn, 5, 3001, 0.5f, -7, (1LL << 33) + 3);   /* counters past 2^32, an offset not a multiple of 4 */
     run(v[i].dt, v[i].fn, 64, 1031, 0.9f, 0x5eed5eed5eedLL, 12);
     run(v[i].dt, v[i].fn, 3, 7, 0.0f, 1, 1);   /* p = 0: every element kept, times 1 */
+    run(v[i].dt, v[i].fn, 5, 2048, 0.3f, 99, 5);   /* N a multiple of 2048 and of 1024: sm90a's wide */
+    run(v[i].dt, v[i].fn, 3, 3072, 0.7f, 42, 0);   /* ... of 1024 alone: sm90a's rows build */
   }
   /* bad arguments: the launcher refuses them */
   char z[8] = {0};

@@ -9,8 +9,8 @@
 # tests/cpu/rows_batched.lua (a store of X:rows with a batch index: sm90a's
 # row-clipped TMA store of a 3-D tensor) with tests/cpu/rows_batched.c,
 # tests/cpu/staged_carry.lua (a wgmma operand staged in shared memory beside
-# a 3-stage ring) with tests/cpu/staged_carry.c (attention_decode also with
-# each of its paged builds forced, LT_EMU_BUCKET), and
+# a 3-stage ring) with tests/cpu/staged_carry.c (attention_decode and
+# bias_dropout_add also with each of their builds forced, LT_EMU_BUCKET), and
 # attention_decode.lua, attention_varlen.lua and attention_varlen_bwd.lua
 # (bf16 d64; attention_varlen also with -D tma=true, its warp-specialized
 # build on sm90a: TMA copies of X:rows views) with
@@ -89,15 +89,16 @@ done
 # runs one by the sizes: each build again on every case, forced by
 # LT_EMU_BUCKET (rows16 then takes the 17 to 128 rows of a KV head in
 # several tiles, rows64 the few), on sm90a (mma.sync and wgmma) and
-# gfx942 (wave64)
-for t in sm90a gfx942; do
-  d=$b/attention_decode/$t
+# gfx942 (wave64); bias_dropout_add's three sm90a builds (wide, rows,
+# ragged) likewise, each on every shape of tests/cpu/dropout.c
+for entry in attention_decode/sm90a:2 attention_decode/gfx942:2 bias_dropout_add/sm90a:3; do
+  d=$b/${entry%%:*} n=${entry##*:}
   [ -x $d/run ] || continue   # its FAIL was said above
-  for i in 0 1; do
+  for i in $(seq 0 $((n - 1))); do
     if ! LT_EMU_BUCKET=$i timeout 600 $d/run > $d/out$i 2>&1 || grep -q '^FAIL' $d/out$i; then
-      echo "FAIL emu/drivers/attention_decode/$t/build$i: $(grep -v '^PASS' $d/out$i | head -c 300 | tr '\n' ' ')"
+      echo "FAIL emu/drivers/${entry%%:*}/build$i: $(grep -v '^PASS' $d/out$i | head -c 300 | tr '\n' ' ')"
     else
-      echo "PASS emu/drivers/attention_decode/$t/build$i"
+      echo "PASS emu/drivers/${entry%%:*}/build$i"
     fi
   done
 done
