@@ -335,9 +335,11 @@ def grouped_matmul(x, w, offs, layout="kn"):
     w[g] (w [G, K, N], layout "kn") or w[g].T (w [G, N, K], layout "nk"), for
     each group g; offs: G + 1 int32 on x's device, non-decreasing within [0, T]
     (a mixture of experts' tokens sorted by expert); rows outside the groups
-    are zeros.  One launch, no host sync.  Forward only (no backward yet).  A
-    torch.library op with a fake implementation on torch 2.4 and later
-    (luatile::grouped_matmul)."""
+    are zeros.  One launch, no host sync.  Backward: dx by the same kernel,
+    dw by torch.matmul a group after one read of offs on the host.  A
+    torch.library op with a fake implementation and autograd on torch 2.4 and
+    later (luatile::grouped_matmul, luatile::grouped_matmul_weight_grad), else
+    a torch.autograd.Function."""
     return _moe.grouped_matmul(x, w, offs, layout)
 
 
@@ -345,8 +347,10 @@ def matmul_fp8(a, b, scale_a, scale_b, fast_accum=False):
     """bf16 (a @ b.T) * scale_a * scale_b of float8_e4m3fn a [M, K] and b [N, K]
     (torch._scaled_mm's operands; f32 accumulation), scales f32 of one element
     each or scale_a [M, 1] and scale_b [1, N].  fast_accum: the tensor cores'
-    own accumulator over all of K (sm90a only).  Forward only.  A torch.library
-    op with a fake implementation on torch 2.4 and later (luatile::matmul_fp8)."""
+    own accumulator over all of K (sm90a only).  Backward in torch f32 ops
+    (a's and b's gradients saturated to +-448 and rounded to float8_e4m3fn).
+    A torch.library op with a fake implementation and autograd on torch 2.4
+    and later (luatile::matmul_fp8), else a torch.autograd.Function."""
     return _moe.matmul_fp8(a, b, scale_a, scale_b, fast_accum)
 
 

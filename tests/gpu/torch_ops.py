@@ -14,9 +14,13 @@ Then a model (an embedding, a projection, cross_entropy with ignored labels
 and smoothing) compiled with fullgraph=True, whose loss and gradients must
 match the same model run eagerly (and the eager one torch's own ops in
 float64).  The same for the MoE ops of python/luatile/_moe.py
-(luatile::grouped_matmul, luatile::matmul_fp8: forward only): opcheck on
-ragged groups (empty ones, rows outside the groups) of each dtype and
-layout, and per-tensor and per-row fp8 scales; then a mixture-of-experts
+(luatile::grouped_matmul, grouped_matmul_weight_grad, matmul_fp8): opcheck
+on ragged groups (empty ones, rows outside the groups) of each dtype and
+layout, x and w requiring grad (the autograd registration), and per-tensor
+and per-row fp8 scales, the scales requiring grad; the gradients (dx, dw;
+both scales, and a and b where a float8 tensor may require grad) against
+float64 autograd of the same math, with a gradient that is not zero on the
+rows outside the groups (dx's rows there must be zeros); then a mixture-of-experts
 layer (a router's argsort, grouped_matmul over the sorted tokens, an fp8
 projection) compiled with fullgraph=True against the same run eagerly and
 against float64.  Prints PASS / FAIL / SKIP lines; exits 1 on any FAIL.
@@ -158,12 +162,67 @@ def moe_opchecks():
             offs = torch.tensor([3, 90, 90, 200, 201, 290], dtype=torch.int32, device=DEV)   # an empty group
             check(f"opcheck/grouped_matmul/{str(dt)[6:]}_{layout}",
                   lambda: opcheck(ops.grouped_matmul.default, (x, w, offs, layout)))
+            xg, wg = x.clone().requires_grad_(True), w.clone().requires_grad_(True)
+            check(f"opcheck/grouped_matmul/grad/{str(dt)[6:]}_{layout}",
+                  lambda: opcheck(ops.grouped_matmul.default, (xg, wg, offs, layout)))
+            dy = torch.randn(T, N, dtype=dt, device=DEV)
+            check(f"opcheck/grouped_matmul_weight_grad/{str(dt)[6:]}_{layout}",
+                  lambda: opcheck(ops.grouped_matmul_weight_grad.default, (x, dy, offs, G, layout)))
+            check(f"grad/grouped_matmul/{str(dt)[6:]}_{layout}", lambda: grouped_grads(x, w, offs, layout, dy))
     f8 = torch.float8_e4m3fn
     M, K, N = 77, 96, 136
     a, b = torch.randn(M, K, device=DEV).to(f8), torch.randn(N, K, device=DEV).to(f8)
     for tag, sa, sb in (("tensor", torch.tensor(0.5, device=DEV), torch.tensor(2.0, device=DEV)),
                         ("row", torch.rand(M, 1, device=DEV) + 0.5, torch.rand(1, N, device=DEV) + 0.5)):
         check(f"opcheck/matmul_fp8/{tag}", lambda: opcheck(ops.matmul_fp8.default, (a, b, sa, sb, False), False))
+        sag, sbg = sa.clone().requires_grad_(True), sb.clone().requires_grad_(True)
+        check(f"opcheck/matmul_fp8/grad/{tag}", lambda: opcheck(ops.matmul_fp8.default, (a, b, sag, sbg, False), False))
+        check(f"grad/matmul_fp8/{tag}", lambda: fp8_grads(a, b, sa, sb))
+
+
+def grouped_grads(x, w, offs, layout, dy):
+    """dx and dw through luatile.grouped_matmul's autograd against float64."""
+    xg, wg = x.clone().requires_grad_(True), w.clone().requires_grad_(True)
+    luatile.grouped_matmul(xg, wg, offs, layout).backward(dy)
+    xr, wr = x.double().requires_grad_(True), w.double().requires_grad_(True)
+    o = offs.tolist()
+    ref = torch.zeros(dy.shape, dtype=torch.float64, device=DEV)
+    for g in range(w.shape[0]):
+        ref[o[g]:o[g + 1]] = xr[o[g]:o[g + 1]] @ (wr[g] if layout == "kn" else wr[g].t())
+    ref.backward(dy.double())
+    tol = 2e-2 if x.dtype == torch.bfloat16 else 3e-3
+    for name, got, want in (("dx", xg.grad, xr.grad), ("dw", wg.grad, wr.grad)):
+        e = rel_err(got, want)
+        if got.dtype != x.dtype or e > tol:
+            raise AssertionError(f"{name}: {got.dtype}, rel err {e:.2e} (tolerance {tol:g})")
+    if (xg.grad[: o[0]] != 0).any() or (xg.grad[o[-1]:] != 0).any():
+        raise AssertionError("dx is not zero on the rows outside the groups")
+
+
+def fp8_grads(a, b, sa, sb):
+    """matmul_fp8's gradients (both scales; a and b where torch lets a float8
+    tensor require grad) against float64 autograd."""
+    f8 = torch.float8_e4m3fn
+    a, b, sa, sb = a.clone(), b.clone(), sa.clone().requires_grad_(True), sb.clone().requires_grad_(True)
+    try:
+        a.requires_grad_(True)
+        b.requires_grad_(True)
+    except RuntimeError:
+        pass
+    dc = torch.randn(a.shape[0], b.shape[0], device=DEV).to(torch.bfloat16)
+    luatile.matmul_fp8(a, b, sa, sb).backward(dc)
+    leaves = [t.detach().double().requires_grad_(True) for t in (a, b, sa, sb)]
+    ((leaves[0] @ leaves[1].t()) * leaves[2] * leaves[3]).backward(dc.double())
+    for name, t, leaf, tol in (("dscale_a", sa, leaves[2], 1e-4), ("dscale_b", sb, leaves[3], 1e-4),
+                               ("da", a, leaves[0], 7e-2), ("db", b, leaves[1], 7e-2)):
+        if not t.requires_grad:
+            continue
+        want = leaf.grad.clamp(-448, 448).to(f8) if t.dtype == f8 else leaf.grad
+        if t.grad is None or t.grad.dtype != t.dtype:
+            raise AssertionError(f"{name}: {None if t.grad is None else t.grad.dtype}, expected {t.dtype}")
+        e = rel_err(t.grad.float(), want.float())
+        if e > tol:
+            raise AssertionError(f"{name}: rel err {e:.2e} (tolerance {tol:g})")
 
 
 def moe_layer(x, router, w, proj, sa, sb, ours):

@@ -7,10 +7,16 @@ grouped_matmul: random inputs of ragged sizes, groups of uneven sizes with
 empty ones, rows before the first group and past the last (zeros in the
 result), K and N not multiples of a tile, both layouts and dtypes; the
 library's result must match float64 to the dtype's rounding and its rows
-outside the groups must be exact zeros.  matmul_fp8: per-tensor and per-row
+outside the groups must be exact zeros; the backward (dx, dw, and dx
+alone) against torch's autograd in float64, with a gradient that is not
+zero on the rows outside the groups: dx's rows there and an empty group's
+dw must be exact zeros.  matmul_fp8: per-tensor and per-row
 scales against float64 of the fp8 values (torch 2.1 and later: float8_e4m3fn;
 without it the op is a SKIP line, and its launcher calls are checked on e4m3
-bytes held as uint8, against float64 of the decoded bytes).  Bad arguments raise; on torch 2.4+ the custom ops'
+bytes held as uint8, against float64 of the decoded bytes); its backward's
+math (fp8_backward, every torch) on float32 stand-ins against float64
+autograd, and with float8 the op's gradients of both scales (and of a and b
+where torch lets a float8 tensor require grad).  Bad arguments raise; on torch 2.4+ the custom ops'
 fake implementations give the outputs' shapes and dtypes under
 FakeTensorMode.  Needs the library of the device (./build.sh lib c for CPU
 tensors).  Prints PASS / FAIL / SKIP lines; exits 1 on any FAIL.
@@ -81,6 +87,42 @@ def grouped_case(dt, layout, T, Kd, N, G, pre, post):
         raise AssertionError("rows outside the groups are not zeros")
 
 
+def grouped_grad_case(dt, layout, T, Kd, N, G, pre, post, want_w):
+    offs = offsets(T, G, pre, post)
+    x = torch.randn(T, Kd, dtype=dt, device=DEV).requires_grad_(True)
+    w = torch.randn(G, Kd, N, dtype=dt, device=DEV) / Kd ** 0.5
+    wl = (w if layout == "kn" else w.transpose(1, 2).contiguous()).requires_grad_(want_w)
+    dy = torch.randn(T, N, dtype=dt, device=DEV)   # not zero outside the groups: those rows must not count
+    luatile.grouped_matmul(x, wl, offs, layout).backward(dy)
+    xr = x.detach().double().cpu().requires_grad_(True)
+    wr = wl.detach().double().cpu().requires_grad_(True)
+    o = offs.tolist()
+    ref = torch.zeros(T, N, dtype=torch.float64)
+    for g in range(G):
+        ref[o[g]:o[g + 1]] = xr[o[g]:o[g + 1]] @ (wr[g] if layout == "kn" else wr[g].t())
+    ref.backward(dy.double().cpu())
+    if x.grad is None or x.grad.dtype != dt:
+        raise AssertionError(f"x.grad {None if x.grad is None else x.grad.dtype}, expected {dt}")
+    e = rel_err(x.grad, xr.grad)
+    if e > TOL[dt]:
+        raise AssertionError(f"dx rel err {e:.2e} > {TOL[dt]:.1e}")
+    outside = torch.cat((x.grad[: o[0]], x.grad[o[G]:])).cpu()
+    if outside.numel() and (outside != 0).any():
+        raise AssertionError("dx is not zero on the rows outside the groups")
+    if not want_w:
+        if wl.grad is not None:
+            raise AssertionError("w got a gradient it did not ask for")
+        return
+    if wl.grad is None or wl.grad.dtype != dt:
+        raise AssertionError(f"w.grad {None if wl.grad is None else wl.grad.dtype}, expected {dt}")
+    e = rel_err(wl.grad, wr.grad)
+    if e > TOL[dt]:
+        raise AssertionError(f"dw rel err {e:.2e} > {TOL[dt]:.1e}")
+    for g in range(G):
+        if o[g] == o[g + 1] and (wl.grad[g] != 0).any():
+            raise AssertionError(f"dw of the empty group {g} is not zero")
+
+
 def test_grouped():
     for dt in (torch.float16, torch.bfloat16):
         for layout in ("kn", "nk"):
@@ -89,6 +131,12 @@ def test_grouped():
                 pre, post = R.choice((0, 0, 3)), R.choice((0, 5))
                 name = f"grouped_matmul/{str(dt)[6:]}/{layout}/T{T}xK{Kd}xN{N}/G{G}/pre{pre}/post{post}"
                 check(name, lambda: grouped_case(dt, layout, T, Kd, N, G, pre, post))
+            T, Kd, N, G = R.randint(20, 300), R.choice((8, 40, 72, 136)), R.choice((8, 24, 136, 264)), R.randint(2, 9)
+            pre, post = R.choice((0, 3)), R.choice((0, 5))
+            for want_w in (True, False):
+                name = (f"grouped_matmul/backward{'' if want_w else '/dx'}/{str(dt)[6:]}/{layout}/"
+                        f"T{T}xK{Kd}xN{N}/G{G}/pre{pre}/post{post}")
+                check(name, lambda: grouped_grad_case(dt, layout, T, Kd, N, G, pre, post, want_w))
 
 
 def grouped_bad():
@@ -102,7 +150,6 @@ def grouped_bad():
     raises(ValueError, lambda: luatile.grouped_matmul(x, w, offs, "mk"), "layout must be")
     raises(ValueError, lambda: luatile.grouped_matmul(x, w, offs, "nk"), "w's K (24)")
     raises(ValueError, lambda: luatile.grouped_matmul(x[:, :4], w, offs), "w's K (8)")
-    raises(RuntimeError, lambda: luatile.grouped_matmul(x, w.clone().requires_grad_(True), offs), "no backward")
 
 
 def fp8_case(M, Kd, N, row):
@@ -152,7 +199,70 @@ def fp8_bytes_case(M, Kd, N, row):
         raise AssertionError(f"rel err {e:.2e} > 1e-2")
 
 
+def fp8_math_case(M, Kd, N, row, needs):
+    """_moe.fp8_backward on float32 stand-ins of a and b (the math, on any
+    torch) against float64 autograd of (a @ b.T) * scale_a * scale_b."""
+    from luatile import _moe
+    a, b = torch.randn(M, Kd, device=DEV) * 2, torch.randn(N, Kd, device=DEV) * 2
+    if row:
+        sa, sb = torch.rand(M, 1, device=DEV) + 0.5, torch.rand(1, N, device=DEV) + 0.5
+    else:
+        sa, sb = torch.tensor(0.75, device=DEV), torch.tensor([1.5], device=DEV)
+    dc = torch.randn(M, N, device=DEV).to(torch.bfloat16)
+    got = _moe.fp8_backward(needs, dc, a, b, sa, sb)
+    leaves = [t.double().cpu().requires_grad_(True) for t in (a, b, sa, sb)]
+    ((leaves[0] @ leaves[1].t()) * leaves[2] * leaves[3]).backward(dc.double().cpu())
+    for name, need, g, x, leaf in zip(("da", "db", "dscale_a", "dscale_b"), needs, got, (a, b, sa, sb), leaves):
+        if not need:
+            if g is not None:
+                raise AssertionError(f"{name} computed, not asked for")
+            continue
+        if g.dtype != x.dtype or g.shape != x.shape:
+            raise AssertionError(f"{name}: {g.dtype} {tuple(g.shape)}, expected {x.dtype} {tuple(x.shape)}")
+        e = rel_err(g, leaf.grad)
+        if e > 1e-5:
+            raise AssertionError(f"{name} rel err {e:.2e} > 1e-5")
+
+
+def fp8_grad_case(M, Kd, N, row):
+    """The op's gradients (float8 torch): both scales, and a and b where a
+    float8 tensor may require grad, against float64 autograd; a's and b's
+    compared after the reference's own rounding to float8 (saturated)."""
+    a = (torch.randn(M, Kd, device=DEV) * 2).to(FP8)
+    b = (torch.randn(N, Kd, device=DEV) * 2).to(FP8)
+    try:
+        a.requires_grad_(True)
+        b.requires_grad_(True)
+    except RuntimeError:
+        a, b = a.detach(), b.detach()
+    if row:
+        sa, sb = torch.rand(M, 1, device=DEV) + 0.5, torch.rand(1, N, device=DEV) + 0.5
+    else:
+        sa, sb = torch.tensor(0.75, device=DEV), torch.tensor([1.5], device=DEV)
+    sa.requires_grad_(True)
+    sb.requires_grad_(True)
+    dc = torch.randn(M, N, device=DEV).to(torch.bfloat16)
+    luatile.matmul_fp8(a, b, sa, sb).backward(dc)
+    leaves = [t.detach().double().cpu().requires_grad_(True) for t in (a, b, sa, sb)]
+    ((leaves[0] @ leaves[1].t()) * leaves[2] * leaves[3]).backward(dc.double().cpu())
+    for name, x, leaf, tol in (("dscale_a", sa, leaves[2], 1e-4), ("dscale_b", sb, leaves[3], 1e-4),
+                               ("da", a, leaves[0], 7e-2), ("db", b, leaves[1], 7e-2)):
+        if not x.requires_grad:
+            continue
+        ref = leaf.grad.clamp(-448, 448).to(FP8) if x.dtype == FP8 else leaf.grad   # e4m3's step: 2^-3 relative
+        if x.grad is None or x.grad.dtype != x.dtype:
+            raise AssertionError(f"{name}: {None if x.grad is None else x.grad.dtype}, expected {x.dtype}")
+        e = rel_err(x.grad.float(), ref.float())
+        if e > tol:
+            raise AssertionError(f"{name} rel err {e:.2e} > {tol:g}")
+
+
 def test_fp8():
+    for row in (False, True):
+        for needs in ((True, True, True, True), (False, True, True, False)):
+            M, Kd, N = R.randint(1, 150), R.choice((16, 48, 208)), R.choice((8, 40, 136))
+            check(f"matmul_fp8/backward math/{'row' if row else 'tensor'}/{''.join('ab12'[i] for i in range(4) if needs[i])}"
+                  f"/M{M}xK{Kd}xN{N}", lambda: fp8_math_case(M, Kd, N, row, needs))
     if FP8 is None:
         for row in (False, True):
             M, Kd, N = R.randint(1, 150), R.choice((16, 48, 208)), R.choice((8, 40, 136))
@@ -165,6 +275,7 @@ def test_fp8():
     for row in (False, True):
         M, Kd, N = R.randint(1, 150), R.choice((16, 48, 208)), R.choice((8, 40, 136))
         check(f"matmul_fp8/{'row' if row else 'tensor'}/M{M}xK{Kd}xN{N}", lambda: fp8_case(M, Kd, N, row))
+        check(f"matmul_fp8/backward/{'row' if row else 'tensor'}/M{M}xK{Kd}xN{N}", lambda: fp8_grad_case(M, Kd, N, row))
 
     def bad():
         a, b = torch.zeros(4, 16, device=DEV).to(FP8), torch.zeros(8, 16, device=DEV).to(FP8)
@@ -186,6 +297,9 @@ def fakes():
         y = torch.ops.luatile.grouped_matmul(x, w, offs, "nk")
         if tuple(y.shape) != (30, 40) or y.dtype != torch.bfloat16:
             raise AssertionError(f"grouped_matmul fake: {y.dtype} {tuple(y.shape)}")
+        dw = torch.ops.luatile.grouped_matmul_weight_grad(x, y, offs, 3, "nk")
+        if tuple(dw.shape) != (3, 40, 16) or dw.dtype != torch.bfloat16:
+            raise AssertionError(f"grouped_matmul_weight_grad fake: {dw.dtype} {tuple(dw.shape)}")
         if FP8 is not None:
             a, b = torch.empty(5, 32, dtype=FP8, device=DEV), torch.empty(7, 32, dtype=FP8, device=DEV)
             c = torch.ops.luatile.matmul_fp8(a, b, torch.empty(5, 1, device=DEV), torch.empty(1, 7, device=DEV), False)
