@@ -125,6 +125,17 @@ def grouped_weight_grad(x, dy, offs, G, layout):
     return dw
 
 
+def grouped_backward(ctx, dy, forward, weight_grad):
+    """dx, dw (and None for offs and layout) of y = grouped_matmul(x, w, offs,
+    layout), x, w and offs saved in ctx: dx by forward (the grouped kernel,
+    in the other layout), dw by weight_grad; each only where needed."""
+    x, w, offs = ctx.saved_tensors
+    dy = dy.to(x.dtype).contiguous()
+    dx = forward(dy, w, offs, grouped_other(ctx.layout)) if ctx.needs_input_grad[0] else None
+    dw = weight_grad(x, dy, offs, w.shape[0], ctx.layout) if ctx.needs_input_grad[1] else None
+    return dx, dw, None, None
+
+
 class GroupedMatmul(torch.autograd.Function):
     """grouped_matmul on torch before 2.4 (no custom ops)."""
 
@@ -136,11 +147,7 @@ class GroupedMatmul(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, dy):
-        x, w, offs = ctx.saved_tensors
-        dy = dy.to(x.dtype).contiguous()
-        dx = grouped_matmul_forward(dy, w, offs, grouped_other(ctx.layout)) if ctx.needs_input_grad[0] else None
-        dw = grouped_weight_grad(x, dy, offs, w.shape[0], ctx.layout) if ctx.needs_input_grad[1] else None
-        return dx, dw, None, None
+        return grouped_backward(ctx, dy, grouped_matmul_forward, grouped_weight_grad)
 
 
 # ---------------------------------------------------------------------------
@@ -275,11 +282,7 @@ if HAVE_CUSTOM_OP:
         ctx.layout = layout
 
     def _gm_bwd(ctx, dy):
-        x, w, offs = ctx.saved_tensors
-        dy = dy.to(x.dtype).contiguous()
-        dx = grouped_matmul_op(dy, w, offs, grouped_other(ctx.layout)) if ctx.needs_input_grad[0] else None
-        dw = grouped_weight_grad_op(x, dy, offs, w.shape[0], ctx.layout) if ctx.needs_input_grad[1] else None
-        return dx, dw, None, None
+        return grouped_backward(ctx, dy, grouped_matmul_op, grouped_weight_grad_op)
 
     grouped_matmul_op.register_autograd(_gm_bwd, setup_context=_gm_setup)
 
