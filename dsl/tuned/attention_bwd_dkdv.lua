@@ -290,6 +290,24 @@ return {
       variant = "attention_bwd_dkdv_bf16_d256",
     },
     {
+      -- set by hand (2026-11-25): the 256-thread warp-specialized kernel, 128 keys a block, 64 queries
+      -- a step, dV one iteration late; bf16 on an H200, 0.76-0.82x the dK/dV time of the 128-thread
+      -- cp.async ring at 1K, 0.97-1.05x from 4K, so for the short sequences' bucket alone
+      -- (bench/results/2026-11-25-h200-attention-bwd-d64.txt)
+      bucket = "B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024",
+      config = {
+        BM = 64,
+        BN = 128,
+        WN = 1,
+        stages = 2,
+        threads = 256,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      shape = "B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024",
+      target = "sm90a",
+      variant = "attention_bwd_dkdv_bf16_d64",
+    },
+    {
       bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",
       config = {
         BM = 128,
@@ -443,6 +461,24 @@ return {
       tflops = 234.1722174,
       toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_bwd_dkdv_f16_d256",
+    },
+    {
+      -- set by hand (2026-11-25): the 256-thread warp-specialized kernel, 128 keys a block, 64 queries
+      -- a step, dV one iteration late; bf16 on an H200, 0.76-0.82x the dK/dV time of the 128-thread
+      -- cp.async ring at 1K, 0.97-1.05x from 4K, so for the short sequences' bucket alone
+      -- (bench/results/2026-11-25-h200-attention-bwd-d64.txt)
+      bucket = "B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024",
+      config = {
+        BM = 64,
+        BN = 128,
+        WN = 1,
+        stages = 2,
+        threads = 256,
+      },
+      device = "NVIDIA H100 80GB HBM3",
+      shape = "B=16,Hkv=16,Hq=16,Sk=1024,Sq=1024",
+      target = "sm90a",
+      variant = "attention_bwd_dkdv_f16_d64",
     },
     {
       bucket = "B=4,Hkv=16,Hq=16,Sk=4096,Sq=4096",

@@ -21,9 +21,11 @@ MATMUL="f16_none_nn bf16_bias_gelu_nt f32_bias_relu_tn bf16_bias_silu_tt f16_bia
 # d128 (on sm90a warp-specialized, 128 keys a step: ptxas serialized its
 # wgmmas before gen/pass/join.c waited in its branches), and d256
 # (where the target has it: unsupported in the kernel files) forward, dK/dV
-# and dQ; and the variable-length forward and backward at both head dims.
+# and dQ; and the variable-length forward and backward at both head dims; and
+# the d64 dK/dV kernel (on sm90a, its short sequences' bucket warp-specialized
+# with dV one iteration late, beside the 128-thread ring of the other bucket).
 ATTENTION="attention_bf16_d128 attention_f16_d64_softcap attention_bf16_d32 attention_bwd_pre_bf16_d128
-  attention_bwd_dq_bf16_d128 attention_bwd_dq_bf16_d128_softcap attention_bwd_dq_f16_d64 attention_bwd_dkdv_f16_d64_softcap attention_bwd_dkdv_bf16_d32
+  attention_bwd_dq_bf16_d128 attention_bwd_dq_bf16_d128_softcap attention_bwd_dq_f16_d64 attention_bwd_dkdv_f16_d64_softcap attention_bwd_dkdv_bf16_d32 attention_bwd_dkdv_f16_d64
   attention_bwd_dkdv_bf16_d128 attention_bwd_dkdv_f16_d128_softcap attention_bwd_dkdv_dq_atomic_bf16_d128_softcap
   attention_bwd_dkdv_dq_atomic_f16_d64 attention_bwd_pre_dq_atomic_f16_d64 attention_bwd_post_bf16_d128
   attention_bf16_d96 attention_bwd_dkdv_f16_d96 attention_bwd_dkdv_dq_atomic_bf16_d96 attention_bwd_dkdv_dq_atomic_bf16_d96_softcap
