@@ -161,7 +161,8 @@ struct Expr {
   Sym *sym;             /* E_SYM */
   Expr *a, *b, *c;      /* operands; E_IOTA: a unused, op = axis (0/1) */
   int depth;            /* nesting, counting the unnamed values inline.c may fold in (at most LT_MAX_DEPTH) */
-  int fast;             /* B_DIV of floats: to 2 ulp, without IEEE division's slow path (plan.c, fast_divisions) */
+  int fast;             /* B_DIV of floats: to 2 ulp, without IEEE division's slow path; U_EXP: 2^(x log2 e) on the
+                           special-function unit (lt_exp2), subnormal results flushed (plan.c, fast_divisions) */
 };
 
 enum { CACHE_NONE, CACHE_STREAM, CACHE_KEEP };

@@ -505,6 +505,13 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       expr(e, o, x->a, c);
       if (paren) ltU_put(o, ")");
       ltU_put(o, "))");
+    } else if (x->op == U_EXP && x->fast) {   /* plan.c: 2^(x log2 e) on the special-function unit */
+      ltU_put(o, "lt_exp2(");
+      int paren = prec(x->a) < 13;
+      if (paren) ltU_put(o, "(");
+      expr(e, o, x->a, c);
+      if (paren) ltU_put(o, ")");
+      ltU_put(o, " * 1.44269504f)");
     } else {
       ltU_printf(o, "%s(", e->t->unop_f32[x->op]);
       expr(e, o, x->a, c);

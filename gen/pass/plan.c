@@ -302,10 +302,12 @@ static int fdiv(const Expr *x) {
   return fdiv(x->a) || fdiv(x->b) || fdiv(x->c);
 }
 
-/* Marks the float divisions of expression x fast (Expr.fast). */
+/* Marks the float divisions and exponentials of expression x fast
+** (Expr.fast). */
 static void fast_expr(Expr *x) {
   if (!x) return;
   if (x->kind == E_BINARY && x->op == B_DIV && ltI_dtypes[x->dt].is_float) x->fast = 1;
+  if (x->kind == E_UNARY && x->op == U_EXP && ltI_dtypes[x->dt].is_float) x->fast = 1;
   fast_expr(x->a);
   fast_expr(x->b);
   fast_expr(x->c);
@@ -332,8 +334,8 @@ static int narrow_only(const Stmt *first, const Sym *v) {
   return 1;
 }
 
-/* Marks the float divisions of the statements from `first` on (and of
-** those inside them) fast. */
+/* Marks the float divisions and exponentials of the statements from
+** `first` on (and of those inside them) fast. */
 static void fast_block(Stmt *first) {
   for (Stmt *s = first; s; s = s->next) {
     fast_expr(s->val);
@@ -343,14 +345,20 @@ static void fast_block(Stmt *first) {
   }
 }
 
-/* The float divisions of the statements from `first` on (a
-** warp-specialized loop's epilogue), fast (div.full.f32: 2 ulp over the
-** whole range, a reciprocal and a product, no slow path) where every
-** store of the kernel rounds to f16 or bf16, whose rounding (2^-11, 2^-8
-** relative) hides 2 ulp of f32 (2^-22); else those in the value of each
-** top-level store to an f16 / bf16 tensor.  IEEE division's slow path is a
-** call, whose saved registers spilled the persistent consumers (ptxas
-** 13.0: the matmul's SiLU epilogue, 52 bytes at 232 registers). */
+/* The float divisions and exponentials of the statements from `first`
+** on (a warp-specialized loop's epilogue), fast where every store of the
+** kernel rounds to f16 or bf16, whose rounding (2^-11, 2^-8 relative)
+** hides their errors; else those in the value of each top-level store to
+** an f16 / bf16 tensor.  A division: div.full.f32, 2 ulp over the whole
+** range, a reciprocal and a product, no slow path (IEEE division's is a
+** call, whose saved registers spilled the persistent consumers: ptxas
+** 13.0, the matmul's SiLU epilogue, 52 bytes at 232 registers).  exp(x):
+** 2^(x log2 e) on the special-function unit (ex2.approx), the product's
+** rounding 2^-24 |x log2 e| of the exponent making at most |x| 2^-24
+** relative (2^-17.5 at the |x| < 88 of a normal result), results below
+** 2^-126 flushed to zero, without expf's range reduction (H200, the
+** matmul's bf16 SiLU epilogue at 8192 x 8192 x 1024: 1.03-1.04x;
+** docs/performance.md). */
 static void fast_divisions(Kernel *k, Stmt *first) {
   if (!stores_wide(k->body.first)) {
     fast_block(first);

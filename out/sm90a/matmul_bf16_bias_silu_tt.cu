@@ -1070,7 +1070,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_silu_tt_M512_N32768_k
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 64 + ci * 2 + vi] = lt_fdiv(t33[ri * 64 + ci * 2 + vi], 1.0f + expf(-t33[ri * 64 + ci * 2 + vi]));
+            acc_2[ri * 64 + ci * 2 + vi] = lt_fdiv(t33[ri * 64 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 64 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -1656,7 +1656,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_silu_tt_M512_N16384_k
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 64 + ci * 2 + vi] = lt_fdiv(t33[ri * 64 + ci * 2 + vi], 1.0f + expf(-t33[ri * 64 + ci * 2 + vi]));
+            acc_2[ri * 64 + ci * 2 + vi] = lt_fdiv(t33[ri * 64 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 64 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -2250,7 +2250,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_silu_tt_M256_N8192_ke
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + expf(-t33[ri * 32 + ci * 2 + vi]));
+            acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 32 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -2880,7 +2880,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_silu_tt_M128_N8192_ke
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 16 + ci * 2 + vi] = lt_fdiv(t33[ri * 16 + ci * 2 + vi], 1.0f + expf(-t33[ri * 16 + ci * 2 + vi]));
+            acc_2[ri * 16 + ci * 2 + vi] = lt_fdiv(t33[ri * 16 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 16 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -3523,7 +3523,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_silu_tt_M64_N8192_ker
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + expf(-t33[ri * 32 + ci * 2 + vi]));
+            acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 32 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -4143,7 +4143,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_silu_tt_M64_N4096_ker
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 16 + ci * 2 + vi] = lt_fdiv(t33[ri * 16 + ci * 2 + vi], 1.0f + expf(-t33[ri * 16 + ci * 2 + vi]));
+            acc_2[ri * 16 + ci * 2 + vi] = lt_fdiv(t33[ri * 16 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 16 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }

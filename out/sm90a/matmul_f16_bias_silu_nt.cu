@@ -1092,7 +1092,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nt_M512_N32768_ke
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 64 + ci * 2 + vi] = lt_fdiv(t33[ri * 64 + ci * 2 + vi], 1.0f + expf(-t33[ri * 64 + ci * 2 + vi]));
+            acc_2[ri * 64 + ci * 2 + vi] = lt_fdiv(t33[ri * 64 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 64 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -1677,7 +1677,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nt_M512_N16384_ke
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 64 + ci * 2 + vi] = lt_fdiv(t33[ri * 64 + ci * 2 + vi], 1.0f + expf(-t33[ri * 64 + ci * 2 + vi]));
+            acc_2[ri * 64 + ci * 2 + vi] = lt_fdiv(t33[ri * 64 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 64 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -2270,7 +2270,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nt_M256_N8192_ker
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + expf(-t33[ri * 32 + ci * 2 + vi]));
+            acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 32 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -2900,7 +2900,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nt_M128_N8192_ker
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 16 + ci * 2 + vi] = lt_fdiv(t33[ri * 16 + ci * 2 + vi], 1.0f + expf(-t33[ri * 16 + ci * 2 + vi]));
+            acc_2[ri * 16 + ci * 2 + vi] = lt_fdiv(t33[ri * 16 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 16 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -3544,7 +3544,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nt_M32_N16384_ker
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + expf(-t33[ri * 32 + ci * 2 + vi]));
+            acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 32 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -4189,7 +4189,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nt_M64_N8192_kern
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + expf(-t33[ri * 32 + ci * 2 + vi]));
+            acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 32 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -4744,7 +4744,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nt_M16_N16384_ker
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           t33[ri * 2 + ci] = acc_2[ri * 2 + ci] + bias_2[ci];
-          acc_2[ri * 2 + ci] = lt_fdiv(t33[ri * 2 + ci], 1.0f + expf(-t33[ri * 2 + ci]));
+          acc_2[ri * 2 + ci] = lt_fdiv(t33[ri * 2 + ci], 1.0f + lt_exp2(-t33[ri * 2 + ci] * 1.44269504f));
         }
       }
       // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
@@ -5287,7 +5287,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nt_M32_N8192_kern
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           t33[ri * 2 + ci] = acc_2[ri * 2 + ci] + bias_2[ci];
-          acc_2[ri * 2 + ci] = lt_fdiv(t33[ri * 2 + ci], 1.0f + expf(-t33[ri * 2 + ci]));
+          acc_2[ri * 2 + ci] = lt_fdiv(t33[ri * 2 + ci], 1.0f + lt_exp2(-t33[ri * 2 + ci] * 1.44269504f));
         }
       }
       // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
@@ -5896,7 +5896,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nt_M64_N4096_kern
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 16 + ci * 2 + vi] = lt_fdiv(t33[ri * 16 + ci * 2 + vi], 1.0f + expf(-t33[ri * 16 + ci * 2 + vi]));
+            acc_2[ri * 16 + ci * 2 + vi] = lt_fdiv(t33[ri * 16 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 16 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -6450,7 +6450,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nt_M16_N8192_kern
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           t33[ri * 2 + ci] = acc_2[ri * 2 + ci] + bias_2[ci];
-          acc_2[ri * 2 + ci] = lt_fdiv(t33[ri * 2 + ci], 1.0f + expf(-t33[ri * 2 + ci]));
+          acc_2[ri * 2 + ci] = lt_fdiv(t33[ri * 2 + ci], 1.0f + lt_exp2(-t33[ri * 2 + ci] * 1.44269504f));
         }
       }
       // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)

@@ -1073,7 +1073,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_tn_M512_N32768_ke
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 64 + ci * 2 + vi] = lt_fdiv(t33[ri * 64 + ci * 2 + vi], 1.0f + expf(-t33[ri * 64 + ci * 2 + vi]));
+            acc_2[ri * 64 + ci * 2 + vi] = lt_fdiv(t33[ri * 64 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 64 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -1662,7 +1662,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_tn_M512_N16384_ke
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 64 + ci * 2 + vi] = lt_fdiv(t33[ri * 64 + ci * 2 + vi], 1.0f + expf(-t33[ri * 64 + ci * 2 + vi]));
+            acc_2[ri * 64 + ci * 2 + vi] = lt_fdiv(t33[ri * 64 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 64 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -2257,7 +2257,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_tn_M256_N8192_ker
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + expf(-t33[ri * 32 + ci * 2 + vi]));
+            acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 32 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -2886,7 +2886,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_tn_M128_N8192_ker
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 16 + ci * 2 + vi] = lt_fdiv(t33[ri * 16 + ci * 2 + vi], 1.0f + expf(-t33[ri * 16 + ci * 2 + vi]));
+            acc_2[ri * 16 + ci * 2 + vi] = lt_fdiv(t33[ri * 16 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 16 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -3529,7 +3529,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_tn_M64_N8192_kern
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + expf(-t33[ri * 32 + ci * 2 + vi]));
+            acc_2[ri * 32 + ci * 2 + vi] = lt_fdiv(t33[ri * 32 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 32 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
@@ -4148,7 +4148,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_tn_M64_N4096_kern
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 16 + ci * 2 + vi] = lt_fdiv(t33[ri * 16 + ci * 2 + vi], 1.0f + expf(-t33[ri * 16 + ci * 2 + vi]));
+            acc_2[ri * 16 + ci * 2 + vi] = lt_fdiv(t33[ri * 16 + ci * 2 + vi], 1.0f + lt_exp2(-t33[ri * 16 + ci * 2 + vi] * 1.44269504f));
           }
         }
       }
