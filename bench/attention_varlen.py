@@ -10,7 +10,12 @@ to 300 rows starting at row 9 (the kernel's search for a program's
 sequence through all its rounds); O and LSE poisoned (NaN) first, with
 the rows before the first sequence and 5 past the last that must stay NaN.  O by
 ||out - ref|| / ||ref|| < 1e-2 per sequence, LSE within 1e-3 (relative),
-+inf where a row sees no key.  A library that fails is not timed.
++inf where a row sees no key.  A library with NAME_ws (a persistent grid
+taking its programs from a counter, k:grid's dynamic = true) is also
+checked and timed through it (label +ws) with a 16-byte workspace, which
+must be zero after every call, and once captured in a CUDA graph and
+replayed (O and LSE bitwise a plain call's).  A library that fails is
+not timed.
 
 Timing (every library that passes, but sm80's: built for sm_90, it is
 only checked): bf16, D 128 (VARIANT=f16_d64: f16, D 64), Hq 32 / Hkv 8, the mix {12, 37,
@@ -42,10 +47,25 @@ def say(s):
     lines.append(s)
 
 
-def varlen_fn(lib, dt, D):
-    f = getattr(lib, f"attention_varlen_{dt}_d{D}")
-    f.argtypes = [P] * 7 + [I] * 5 + [L64] * 8 + [I, I, FL, I, I, P]
-    return f
+WS = {}   # the workspace of each NAME_ws: 16 zeroed bytes, which each call leaves zero
+
+
+def varlen_fn(lib, dt, D, ws=False):
+    """The launcher attention_varlen_DT_dD of lib, or (ws) NAME_ws with its
+    workspace, called with NAME's arguments."""
+    if not ws:
+        f = getattr(lib, f"attention_varlen_{dt}_d{D}")
+        f.argtypes = [P] * 7 + [I] * 5 + [L64] * 8 + [I, I, FL, I, I, P]
+        return f
+    g = getattr(lib, f"attention_varlen_{dt}_d{D}_ws")
+    g.argtypes = [P] * 7 + [I] * 5 + [L64] * 8 + [I, I, FL, I, I, P, L64, P]
+    w = WS.setdefault(id(lib), torch.zeros(4, dtype=torch.int32, device="cuda"))
+    return lambda *a: g(*a[:-1], w.data_ptr(), 16, a[-1])
+
+
+def ws_clean(lib):
+    """Whether lib's workspace is back to zero (each call must leave it so)."""
+    return id(lib) not in WS or not bool(WS[id(lib)].any())
 
 
 def pack(lens, H, D, dt, extra, off=0):
@@ -64,7 +84,7 @@ def call(f, q, k, v, o, lse, cuq, cuk, mq, mk, scale, causal, wl=-1):
              0 if causal else -1, torch.cuda.current_stream().cuda_stream)
 
 
-def check(label, f, dt, D, lq, lk, Hq, Hkv, causal, off=0):
+def check(label, f, lib, dt, D, lq, lk, Hq, Hkv, causal, off=0):
     q, cuq = pack(lq, Hq, D, DT[dt], 5, off)
     k, cuk = pack(lk, Hkv, D, DT[dt], 7, off)
     v = torch.randn_like(k.float()).to(DT[dt])
@@ -109,9 +129,39 @@ def check(label, f, dt, D, lq, lk, Hq, Hkv, causal, off=0):
     end = off + sum(lq)
     tail_ok = bool(torch.isnan(o[end:].float()).all() and torch.isnan(lse[:, end:]).all() and
                    torch.isnan(o[:off].float()).all() and torch.isnan(lse[:, :off]).all())
-    ok = worst < 1e-2 and wl < 1e-3 and tail_ok
+    clean = ws_clean(lib)
+    ok = worst < 1e-2 and wl < 1e-3 and tail_ok and clean
     say(f"{'PASS' if ok else 'FAIL'} {what}: O rel err {worst:.2e}, LSE rel err {wl:.2e}, rows outside the "
-        f"sequences {'untouched' if tail_ok else 'WRITTEN'}")
+        f"sequences {'untouched' if tail_ok else 'WRITTEN'}{'' if clean else ', workspace NOT zero after the call'}")
+    return ok
+
+
+def graph_check(label, f, lib, dt, D):
+    """f captured in a CUDA graph on the mix, causal, replayed 3 times: O and
+    LSE bitwise those of a plain call (a program's result does not depend on
+    the block that runs it), the workspace zero after each replay."""
+    lens = [12, 37, 1000, 4096, 8191]
+    q, cuq = pack(lens, 32, D, DT[dt], 0)
+    k, cuk = pack(lens, 8, D, DT[dt], 0)
+    v = torch.randn_like(k.float()).to(DT[dt])
+    o, lse = torch.zeros_like(q), torch.zeros(32, q.shape[0], device="cuda")
+    scale = 1 / math.sqrt(D)
+    call(f, q, k, v, o, lse, cuq, cuk, max(lens), max(lens), scale, True)
+    o0, lse0 = o.clone(), lse.clone()
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.stream(s), torch.cuda.graph(g, stream=s):
+        call(f, q, k, v, o, lse, cuq, cuk, max(lens), max(lens), scale, True)
+    torch.cuda.current_stream().wait_stream(s)
+    ok = True
+    for _ in range(3):
+        o.zero_(), lse.zero_()
+        g.replay()
+        torch.cuda.synchronize()
+        ok &= bool(torch.equal(o, o0) and torch.equal(lse, lse0)) and ws_clean(lib)
+    say(f"{'PASS' if ok else 'FAIL'} {label} {dt} d{D} in a CUDA graph, replayed 3 times: O and LSE bitwise a plain "
+        f"call's, workspace zero after each")
     return ok
 
 
@@ -139,7 +189,7 @@ def bench(timed, lib, variant):
     stream = torch.cuda.current_stream().cuda_stream
     for causal in (True, False):
         flops = 4 * D * Hq * pairs(lens, causal)
-        t_vs = {label: [] for label, _ in timed}
+        t_vs = {label: [] for label, _, _ in timed}
         t_ds = []
         # dense: one sequence of the same N tokens, [1, N, H, D] as [B, H, S, D] strides
         run_dense = lambda: dense(q.data_ptr(), k.data_ptr(), v.data_ptr(), o.data_ptr(), lse.data_ptr(),  # noqa: E731
@@ -147,13 +197,13 @@ def bench(timed, lib, variant):
                                   N * Hkv * D, D, Hkv * D, N * Hq * D, D, Hq * D, scale, -1,
                                   0 if causal else -1, stream)
         for r in range(5):   # rounds: the dense kernel and each build timed once a round, the order rotated
-            order = [("dense", None)] + timed
+            order = [("dense", None, False)] + timed
             order = order[r % len(order):] + order[:r % len(order)]
-            for label, lb in order:
+            for label, lb, *ws in order:
                 if lb is None:
                     t_ds.append(tt.do_bench(run_dense))
                     continue
-                f = varlen_fn(lb, name, D)
+                f = varlen_fn(lb, name, D, ws[0])
                 t_vs[label].append(tt.do_bench(
                     lambda: call(f, q, k, v, o, lse, cuq, cuk, max(lens), max(lens), scale, causal)))
         fd = 4 * D * Hq * pairs([N], causal)
@@ -168,8 +218,8 @@ def bench(timed, lib, variant):
                 f"ratio to dense {tv / td:.3f}")
         # where the gap comes from: each build on the one sequence of N tokens (no mix)
         cu1 = torch.tensor([0, N], dtype=torch.int32, device="cuda")
-        for label, lb in timed:
-            f = varlen_fn(lb, name, D)
+        for label, lb, ws in timed:
+            f = varlen_fn(lb, name, D, ws)
             t_1 = tt.do_bench(lambda: call(f, q, k, v, o, lse, cu1, cu1, N, N, scale, causal))
             say(f"  varlen {label} on one sequence of {N} tokens: {t_1 * 1e3:.1f} us {fd / t_1 / 1e9:.1f} TFLOP/s "
                 f"(ratio to dense {t_d / t_1:.3f})")
@@ -193,25 +243,36 @@ def main():
     say(f"# attention_varlen on {torch.cuda.get_device_name()}, torch {torch.__version__}, "
         f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC")
     good = []
-    for label, path in libs:
+    for label0, path in libs:
         lib = ctypes.CDLL(path)
-        ok = True
-        for dt, D in (("bf16", 128), ("f16", 64)):
-            if not hasattr(lib, f"attention_varlen_{dt}_d{D}"):
+        # each library's NAME, and NAME_ws (labelled +ws) where it has one: with a workspace, its persistent grid
+        # hands the programs out as blocks free up; NAME runs one program a block
+        for ws in (False, True):
+            if ws and not hasattr(lib, f"attention_varlen_{os.environ.get('VARIANT', 'bf16_d128')}_ws"):
                 continue
-            f = varlen_fn(lib, dt, D)
-            torch.manual_seed(0)
-            ok &= check(label, f, dt, D, [12, 37, 1000, 4096, 8191], [12, 37, 1000, 4096, 8191], 32, 8, True)
-            ok &= check(label, f, dt, D, [12, 37, 1000, 4096, 8191], [12, 37, 1000, 4096, 8191], 32, 8, False)
-            ok &= check(label, f, dt, D, [0, 1, 12, 37, 1000], [5, 1, 12, 37, 1000], 8, 2, True)
-            ok &= check(label, f, dt, D, [0, 1, 12, 37, 1000], [5, 1, 12, 37, 1000], 4, 4, False)
-            ok &= check(label, f, dt, D, [37, 100, 1], [200, 50, 0], 4, 1, True)
-            g = torch.Generator().manual_seed(1)
-            many = [0 if i % 7 == 3 else int(torch.randint(0, 301, (1,), generator=g)) for i in range(300)]
-            ok &= check(label, f, dt, D, many, [max(0, n + i % 5 - 2) for i, n in enumerate(many)], 8, 2, True, 9)
-        good.append((label, lib, ok))
-    timed = [(label, lib) for label, lib, ok in good if ok and label != "sm80"]
-    if good and good[0][2]:
+            label = label0 + ("+ws" if ws else "")
+            ok = True
+            for dt, D in (("bf16", 128), ("f16", 64)):
+                if not hasattr(lib, f"attention_varlen_{dt}_d{D}" + ("_ws" if ws else "")):
+                    continue
+                f = varlen_fn(lib, dt, D, ws)
+                torch.manual_seed(0)
+                lm = [12, 37, 1000, 4096, 8191]
+                ok &= check(label, f, lib, dt, D, lm, lm, 32, 8, True)
+                ok &= check(label, f, lib, dt, D, lm, lm, 32, 8, False)
+                ok &= check(label, f, lib, dt, D, [0, 1, 12, 37, 1000], [5, 1, 12, 37, 1000], 8, 2, True)
+                ok &= check(label, f, lib, dt, D, [0, 1, 12, 37, 1000], [5, 1, 12, 37, 1000], 4, 4, False)
+                ok &= check(label, f, lib, dt, D, [37, 100, 1], [200, 50, 0], 4, 1, True)
+                ok &= check(label, f, lib, dt, D, [1], [1], 4, 4, True)   # fewer programs than SMs
+                g = torch.Generator().manual_seed(1)
+                many = [0 if i % 7 == 3 else int(torch.randint(0, 301, (1,), generator=g)) for i in range(300)]
+                ok &= check(label, f, lib, dt, D, many, [max(0, n + i % 5 - 2) for i, n in enumerate(many)], 8, 2,
+                            True, 9)
+                if ws:
+                    ok &= graph_check(label, f, lib, dt, D)
+            good.append((label, lib, ws, ok))
+    timed = [(label, lib, ws) for label, lib, ws, ok in good if ok and not label.startswith("sm80")]
+    if good and good[0][3]:
         bench(timed, good[0][1], os.environ.get("VARIANT", "bf16_d128"))
     else:
         say("not timed: the first library failed its check")

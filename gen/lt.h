@@ -397,6 +397,8 @@ typedef struct Kernel {
   int persistent;       /* with ws: a block an SM, each taking programs blockIdx.x, + gridDim.x, ... in the grid's
                            order, so one program's epilogue overlaps the next one's copies */
   int one_a_block;      /* k:grid(..., { persistent = false }): one program a block, never a persistent grid */
+  int dynamic;          /* k:grid(..., { dynamic = true }): on a persistent grid, the blocks take the programs from a
+                           counter as they free up (Kernel.queue) */
   int uneven;           /* with ws: the loop's trip count differs between programs (its bounds are not the same
                            in every program); without pre_bytes, then not persistent (plan.c) */
   int pre_reload;       /* with persistent and pre_bytes: the copies before the loop go again for each program,
@@ -404,6 +406,10 @@ typedef struct Kernel {
   int snake;            /* with persistent: a block takes its programs in snake order, round r (gridDim.x programs
                            a round) from the front for even r and from the back for odd r, so that programs whose
                            loops shorten along the grid's order (causal attention) even out (plan.c) */
+  int queue;            /* with persistent and dynamic: after its first (blockIdx.x), each block takes the next
+                           program in the grid's order from a counter in the launcher's workspace (lt_queue) as it
+                           frees up; without one the launcher runs one program a block (plan.c,
+                           lower/sched_warpspec.c) */
   int pingpong;         /* with persistent and one consumer warpgroup (threads 128): two consumer warpgroups,
                            each running every other program of the block, taking turns at the ring, so one's
                            epilogue runs under the other's wgmmas (plan.c, lower/sched_warpspec.c) */
@@ -601,6 +607,7 @@ extern const char ltX_cuda_mma[];   /* templates/cuda_mma.h: ldmatrix, mma.sync,
 extern const char ltX_cuda_wgmma[]; /* templates/cuda_wgmma.h: wgmma's descriptor, fences, barrier */
 extern const char ltX_cuda_tma[];   /* templates/cuda_tma.h: TMA, mbarrier, setmaxnreg, tensor maps */
 extern const char ltX_cuda_tma_rows[];   /* templates/cuda_tma_rows.h: tensor maps of X:rows(lo, hi) views */
+extern const char ltX_cuda_queue[];      /* templates/cuda_queue.h: a persistent grid's programs from a counter */
 extern const char ltX_cuda_hint[];  /* templates/cuda_hint.h: loads and stores with an L2 eviction policy */
 extern const char ltX_hip_hint[];   /* templates/hip_hint.h: non-temporal loads and stores */
 extern const char ltX_hip_mfma[];   /* templates/hip_mfma.h: MFMA */

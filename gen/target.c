@@ -241,7 +241,8 @@ static int kernel_fp8(const Kernel *k) {
 ** one file: the common helpers and the matrix-instruction and cp.async
 ** helpers any of them uses, the vector-piece helpers where one moves rows
 ** that may start off the 16-byte grid, the cache-hint helpers where one
-** takes a hint, and the launchers' 64-bit max and min where they print
+** takes a hint, the program counter's where one takes its programs from
+** one (Kernel.queue), and the launchers' 64-bit max and min where they print
 ** them (wide_used).
 ** With `emulate`, the CPU emulation headers instead (gen --emulate, CUDA
 ** and HIP targets only), which define every helper. */
@@ -261,7 +262,8 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
     return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s%s%s%s%s%s%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip,
                    wg.p ? "\n" : "", wg.p ? wg.p : "", bits, fp8, vec, wide);
   }
-  const char *cuda = "", *amd = "", *tma = "", *rows = "", *hint = "";   /* the helpers some kernel of the file uses */
+  /* the helpers some kernel of the file uses */
+  const char *cuda = "", *amd = "", *tma = "", *rows = "", *queue = "", *hint = "";
   for (int j = 0; j < n; j++) {
     const Kernel *k = ks[j];
     if (k->mma == MMA_SYNC || k->mma == MMA_TF32 || k->mma == MMA_WGMMA) cuda = ltX_cuda_mma;
@@ -276,8 +278,10 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
     if (k->ws || k->bulk_reds) tma = ltX_cuda_tma;
     for (int i = 0; i < k->nmaps; i++)
       if (k->maps[i].rows) rows = ltX_cuda_tma_rows;
+    if (k->queue) queue = ltX_cuda_queue;
     if (hinted(&k->body)) hint = t->lang == LANG_CUDA ? ltX_cuda_hint : t->lang == LANG_HIP ? ltX_hip_hint : "";
   }
   const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
-  return ltU_fmt("%s%s%s%s%s%s%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, rows, amd, bits, fp8, vec, hint, wide);
+  return ltU_fmt("%s%s%s%s%s%s%s%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, rows, queue, amd, bits, fp8, vec, hint,
+                 wide);
 }

@@ -1365,6 +1365,14 @@ static inline __attribute__((unused)) int lt_split_arrive(unsigned *sem, int par
   return last;
 }
 static inline __attribute__((unused)) void lt_split_fence(void) {}
+/* k:grid's dynamic = true (templates/cuda_tma.h): the blocks run one after
+** another, so the first takes every program the counter hands out */
+static inline __attribute__((unused)) int lt_queue_next(unsigned *queue, int prog, int programs) {
+  if (queue == NULL) return prog + (int)gridDim.x < programs ? prog + (int)gridDim.x : programs;
+  const unsigned t = (*queue)++;
+  if (t == (unsigned)programs - 1) *queue = 0;
+  return t < (unsigned)programs - gridDim.x ? (int)(gridDim.x + t) : programs;
+}
 static inline __attribute__((unused)) void lt_split_store4(float *p, float a, float b, float c, float d) {
   p[0] = a, p[1] = b, p[2] = c, p[3] = d;
 }

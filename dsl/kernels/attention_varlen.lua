@@ -54,8 +54,8 @@ return tile.kernel {
     hdim = { "d64", "d128" },
   },
   -- max_seqs: the search's reach (B <= max_seqs, the launcher checks): 3 rounds
-  -- tma: the warp-specialized TMA build on sm90a (above)
-  config = { BM = 128, BN = 64, stages = 2, threads = 256, max_seqs = 4096, tma = false },
+  -- tma: the warp-specialized TMA build on sm90a (above); dynamic: its grid (below)
+  config = { BM = 128, BN = 64, stages = 2, threads = 256, max_seqs = 4096, tma = false, dynamic = false },
   -- the dense forward's tuned tiles on the same head dims (dsl/tuned/attention.lua), but
   -- for sm80 at d128: its 128 threads (BN 32) spilled here (ptxas, sm_80: 28 bytes), with
   -- the sequence's bounds live across the loop; 256 threads and BN 64 do not.  The TMA
@@ -96,14 +96,16 @@ return tile.kernel {
     -- the query heads of one slot next to each other, the last slot first:
     -- under a causal mask a sequence's last block has the most keys, so the
     -- longest programs start first and the short ones fill the last wave
-    -- One program a block, never a persistent grid (the TMA build's would
-    -- be): the programs' lengths differ by sequence (a 12-row sequence's
-    -- block has one key block, an 8191-row one's last block 64), which
-    -- blocks walking the grid statically share out unevenly (H200, the
-    -- mix: causal 1645 against 1512 us, full 2730 against 2626); the
-    -- hardware hands the blocks out in this longest-first order as SMs
-    -- free up
-    local pid = k:grid(slots * p.Hq, { persistent = false })
+    -- One program a block, not the TMA build's persistent grid: the
+    -- programs' lengths differ by sequence (a 12-row sequence's block has
+    -- one key block, an 8191-row one's last block 64), which blocks walking
+    -- the grid statically share out unevenly (H200, the mix: causal 1645
+    -- against 1512 us); the hardware hands the blocks out in this order as
+    -- SMs free up.  -D dynamic=true: the persistent grid, its blocks taking
+    -- the programs in this order from a counter as they free up (k:grid's
+    -- dynamic; H200, the mix: 1524 against 1463 us causal, 2705 against
+    -- 2579 full, docs/performance.md)
+    local pid = k:grid(slots * p.Hq, c.dynamic and { dynamic = true } or { persistent = false })
     local h = pid % p.Hq
     local slot = slots - 1 - pid // p.Hq
     local hk = h // (p.Hq // p.Hkv)
@@ -114,7 +116,11 @@ return tile.kernel {
     -- once (independent loads, one memory latency a round), clamped to B,
     -- which never qualifies, and moves b by step for each that does (a
     -- count, not a max of selects: with the selects ptxas spilled 120 bytes
-    -- on sm90a at d128, the main loop's registers at 247 of 255)
+    -- on sm90a at d128, the main loop's registers at 247 of 255).  With
+    -- dynamic, to B + 1, past cu_seqlens_q, so not loaded: the persistent
+    -- build's producer (40 registers) issued its loads one at a time, and
+    -- the rounds above the sequences now load nothing (H200, the mix:
+    -- 1611 -> 1562 us causal)
     local b = 0
     local step = 1
     while step * 16 < c.max_seqs do step = step * 16 end
@@ -122,7 +128,7 @@ return tile.kernel {
       local n = 0
       for j = 1, 15 do
         if j * step >= c.max_seqs then break end
-        local cand = tile.min(b + j * step, nseq)
+        local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
         n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
       end
       b = b + n * step

@@ -29,9 +29,10 @@ static const char *one_size(Kernel **ks, int n, const char **sizes, int nsizes, 
 }
 
 /* The arguments of bucket kernel k's launcher: args, and the workspace
-** for a split-K kernel's (before the stream), where the variant has one. */
+** for one that takes it (before the stream; ltE_takes_ws), where the
+** variant has one. */
 static const char *args_of(const Kernel *k, const char *args, int ws) {
-  if (!ws || !k->splitk) return args;
+  if (!ws || (!k->splitk && !k->queue)) return args;
   return ltU_fmt("%.*sworkspace, workspace_bytes, stream", (int)(strlen(args) - strlen("stream")), args);
 }
 
@@ -150,7 +151,7 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
     if (!ps[i]->device) ltU_printf(&args, "%s, ", ps[i]->name);
   ltU_put(&args, "stream");
   int ws = 0;
-  for (int i = 0; i < n; i++) ws |= ltE_gpu(e) && ks[i]->splitk;
+  for (int i = 0; i < n; i++) ws |= ltE_takes_ws(e, ks[i]);
   ltU_put(e->b, "\n");
   int og = 0;   /* a bucket whose rows off the 16-byte grid run another's config */
   for (int i = 0; key && i < n; i++) og |= ltN_off_grid(k->tuned, ks[i]->bucket) != NULL;

@@ -33,7 +33,8 @@ typedef struct E {
   int last_line;
   const char *base;     /* kernel file's base name, for comments */
   int emu;              /* gen --emulate: CPU emulation of the GPU code */
-  int splitk_ws;        /* a kernel of the variant splits K: NAME_ws and NAME_workspace beside NAME (header.c) */
+  int splitk_ws;        /* a kernel of the variant takes a workspace (ltE_takes_ws): NAME_ws and NAME_workspace
+                           beside NAME (header.c) */
   const char *stage;    /* inside a pipelined loop: the stage being read or filled */
   int to_regs;          /* copies into shared tiles load into their register buffers instead (sched_prefetch.c) */
   const Stmt *fused;    /* a statement already emitted inside the load before it */
@@ -134,6 +135,7 @@ int ltE_smem_align(const Kernel *k);
 const char *ltE_launcher_proto(const E *e, const char *name, Sym **ps, int n);
 const char *ltE_launcher_proto_ws(const E *e, const char *name, Sym **ps, int n);
 void ltE_splitk_entries(E *e, Kernel **ks, int nk, Sym **ps, int n);
+int ltE_takes_ws(const E *e, const Kernel *k);
 void ltE_launcher(E *e, Sym **ps, int n);
 const char *ltE_export_proto(E *e, const Export *x, Sym **ps, int n);
 void ltE_exports(E *e, Sym **ps, int n);

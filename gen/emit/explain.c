@@ -86,7 +86,18 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
                             "the rows inside from its staging tile itself, 16 bytes a thread", rs->line, m->t->name)
                   : "");
   }
-  if (k->snake)
+  if (k->queue)
+    ltU_printf(b, "    persistent grid, dynamic (k:grid's dynamic = true): with a workspace (%s_ws, 16 bytes, zero "
+                  "before the first call; each call leaves it so) min(programs, SMs) blocks, block b running program b "
+                  "first, then its producer taking the next in the grid's order from the counter there once it has "
+                  "issued the last fills of the one before (lt_queue_next), handed to the consumers through shared "
+                  "memory (mbarriers %s_next and %s_next_read), its ring's stages and phases running on; without one, "
+                  "a block a program\n", k->launcher, k->ws->var->name, k->ws->var->name);
+  else if (e->t->persistent && k->dynamic && !k->persistent)
+    ltU_printf(b, "    one program a block (k:grid's dynamic = true, but not persistent: %s)\n",
+               k->pre_bytes ? "an iteration of more than two gemms with copies before the loop"
+                            : "the code after the loop divides floats");
+  else if (k->snake)
     ltU_printf(b, "    persistent grid: min(programs, SMs) blocks; round r of gridDim.x programs in the grid's order goes to "
                   "the blocks from the front for even r and from the back for odd r (snake order, so that loops of "
                   "different lengths even out), its ring's stages and phases running on, so one program's epilogue "

@@ -106,7 +106,18 @@ const char *ltE_header(E *e, Sym **ps, int n) {
   for (const Export *x = k->exports; x; x = x->next)
     ltU_printf(&h, " * %s: %s\n", ltE_export_proto(&he, x, ps, n), ltE_comment_text(x->text));
   if (k->ws) fast_path(&he, &h);
-  if (e->splitk_ws)
+  if (e->splitk_ws && k->queue)
+    ltU_printf(&h, " * %s;\n"
+                   " *   the same with a workspace: a block an SM, each taking its next program from a counter there\n"
+                   " *   as it frees up; without one (NULL, below 4 bytes or not 4-byte aligned) %s runs one\n"
+                   " *   program a block.\n"
+                   " * int64_t %s_workspace(void);\n"
+                   " *   the workspace bytes %s_ws uses (16: the counter).\n"
+                   " *   The workspace must be zero before its first call (each call leaves it so, on the device,\n"
+                   " *   so calls can be captured in a CUDA graph), and not in use by a call on another stream at\n"
+                   " *   the same time.\n",
+               ltE_launcher_proto_ws(e, ltU_fmt("%s_ws", k->launcher), ps, n), k->launcher, k->launcher, k->launcher);
+  else if (e->splitk_ws)
     ltU_printf(&h, " * %s;\n"
                    " *   the same with a workspace: where the tiles leave SMs idle, a tile's K loop runs in parts\n"
                    " *   whose partial sums meet there, added in a fixed order (the result does not depend on\n"

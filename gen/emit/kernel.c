@@ -208,6 +208,13 @@ static void shared_tiles(E *e) {
   if (k->ws && k->pre_reload)
     ltE_line(e, "uint64_t *%s_pre_empty = %s_pre + 1;   /* the consumers are done with what those copies filled */",
              k->ws->var->name, k->ws->var->name);
+  if (k->ws && k->queue) {
+    const char *v = k->ws->var->name;
+    ltE_line(e, "uint64_t *%s_next = %s_full + %d, *%s_next_read = %s_next + 1;   /* the producer hands the consumers "
+                "their next program, which they have read */", v, v, 2 * k->ws->stages + !!k->pre_bytes + k->pre_reload,
+             v, v);
+    ltE_line(e, "int *%s_next_prog = (int *)(%s_next + 2);   /* that program (lt_programs: none left) */", v, v);
+  }
 }
 
 /* Kernel e->k, whose parameters are ps[0..n-1]: its signature, the
@@ -258,6 +265,7 @@ void ltE_kernel(E *e, Sym **ps, int n) {
   }
   for (int i = 0; i < n; i++) ltU_printf(&sig, "%s%s", i ? ", " : "", ltE_param_decl(e, ps[i], 0));
   if (ltE_gpu(e) && k->splitk) ltU_printf(&sig, ", %s", ltL_splitk_params());
+  if (ltE_gpu(e) && k->queue) ltU_put(&sig, ", unsigned *__restrict__ lt_queue");
   ltU_put(&sig, ")");
   if (ltE_gpu(e) && k->pingpong)
     ltE_line(e, "/* One block of %s: two consumer warpgroups of %d threads, each running every other program of the "

@@ -33,10 +33,16 @@ const char *ltE_launcher_proto_ws(const E *e, const char *name, Sym **ps, int n)
                  p);
 }
 
-/* After NAME_ws, the launcher of a variant with split-K kernels ks[0..n-1]
-** (some): NAME, which runs it without a workspace, and NAME_workspace, the
-** bytes of workspace its kernels can use on the current device (-1 where
-** the device query fails). */
+/* Does kernel k's launcher take a workspace: a GPU kernel that splits K
+** (Kernel.splitk) or whose blocks take their programs from a counter
+** (Kernel.queue)? */
+int ltE_takes_ws(const E *e, const Kernel *k) { return ltE_gpu(e) && (k->splitk || k->queue); }
+
+/* After NAME_ws, the launcher of a variant with kernels ks[0..n-1] of
+** which some take a workspace (ltE_takes_ws): NAME, which runs it without
+** one, and NAME_workspace, the bytes of workspace its kernels can use on
+** the current device (-1 where the device query fails; a counter's 16
+** bytes for a queue). */
 void ltE_splitk_entries(E *e, Kernel **ks, int nk, Sym **ps, int n) {
   const Kernel *k = ks[0];
   Buf args = {0};
@@ -55,15 +61,31 @@ void ltE_splitk_entries(E *e, Kernel **ks, int nk, Sym **ps, int n) {
   for (int i = 0; i < nk; i++)
     if (ks[i]->splitk) {
       ltE_line(e, "if (bytes < %s) bytes = %s;", ltL_splitk_bound(ks[i]), ltL_splitk_bound(ks[i]));
+    } else if (ks[i]->queue) {
+      ltE_line(e, "if (bytes < 16) bytes = 16;   /* %s: the counter of its programs (lt_queue_next) */", ks[i]->name);
     }
   ltE_line(e, "return bytes;");
   e->depth--;
   ltE_line(e, "}");
   ltU_put(e->b, "\n");
-  ltE_line(e, "/* %s_ws without a workspace: no split-K. */", k->launcher);
+  int split = 0;
+  for (int i = 0; i < nk; i++) split |= ks[i]->splitk;
+  ltE_line(e, "/* %s_ws without a workspace: %s. */", k->launcher, split ? "no split-K" : "one program a block");
   ltE_line(e, "extern \"C\" %s", ltE_launcher_proto(e, k->launcher, ps, n));
   ltE_line(e, "{");
-  if (e->emu) {   /* tests/emu: LT_EMU_SPLITS runs the calls with a workspace, the same one each time */
+  if (e->emu && !split) {   /* tests/emu: the calls take the counter (LT_EMU_QUEUE=0: none), which each leaves 0 */
+    ltE_line(e, "  if (lt_emu::env_long(\"LT_EMU_QUEUE\", 1) != 0) {");
+    ltE_line(e, "    static unsigned queue[4];");
+    ltE_line(e, "    const int err = %s_ws(%squeue, sizeof queue, stream);", k->launcher, args.p);
+    ltE_line(e, "    if (err == 0 && queue[0] != 0) {");
+    ltE_line(e, "      fprintf(stderr, \"%s: the counter of the programs is %%u after the call, not 0\\n\", queue[0]);",
+             k->launcher);
+    ltE_line(e, "      return 1;");
+    ltE_line(e, "    }");
+    ltE_line(e, "    return err;");
+    ltE_line(e, "  }");
+  }
+  if (e->emu && split) {   /* tests/emu: LT_EMU_SPLITS runs the calls with a workspace, the same one each time */
     ltE_line(e, "  if (lt_emu::env_long(\"LT_EMU_SPLITS\", 0) > 0) {");
     ltE_line(e, "    static const int64_t bytes = 8 * %s_workspace();   /* room for LT_EMU_SPLITS' programs, several a "
                 "block */", k->launcher);
@@ -432,7 +454,7 @@ void ltE_launcher(E *e, Sym **ps, int n) {
   ltE_line(e, "/* Checks the arguments, then runs %s over its grid%s%s. */", k->name, ltE_gpu(e) ? " on `stream`" : "",
            k->build ? ltU_fmt(" (build %s)", k->bucket)
            : k->bucket ? ltU_fmt(" (the config tuned for %s)", k->bucket) : "");
-  int ws = ltE_gpu(e) && k->splitk;
+  int ws = ltE_takes_ws(e, k);
   if (k->bucket || k->fallback)
     ltE_line(e, "static %s", ws ? ltE_launcher_proto_ws(e, k->name, ps, n) : ltE_launcher_proto(e, k->name, ps, n));
   else if (ws) ltE_line(e, "extern \"C\" %s", ltE_launcher_proto_ws(e, ltU_fmt("%s_ws", k->name), ps, n));
@@ -467,14 +489,22 @@ void ltE_launcher(E *e, Sym **ps, int n) {
     if (k->persistent) {
       Buf all = {0};
       for (int i = 0; i < k->ngrid; i++) ltU_printf(&all, "%s%s", i ? " * " : "", g[i]);
-      ltE_line(e, "/* a persistent grid: a block an SM (the count queried once a device), each running programs "
-                  "blockIdx.x, + gridDim.x, ... */");
+      if (!k->queue)
+        ltE_line(e, "/* a persistent grid: a block an SM (the count queried once a device), each running programs "
+                    "blockIdx.x, + gridDim.x, ... */");
       ltE_line(e, "const int64_t programs = %s;", all.p);
       ltE_line(e, "int sms = 0;");
       ltE_line(e, "const int sm_err = lt_sm_count(&sms);");
       ltE_line(e, "if (sm_err != 0) return sm_err;");
       ltE_line(e, "if (programs > 2147483647) return %s;", t->err_config);
-      if (ws) {
+      if (k->queue) {
+        ltE_line(e, "/* with a workspace (zero: each call leaves it so) a block an SM, each taking its next program from "
+                    "the counter there as it frees up; without, a block a program */");
+        ltE_line(e, "unsigned *const queue = workspace != NULL && workspace_bytes >= 4 && (uintptr_t)workspace %% 4 == 0 ? "
+                    "(unsigned *)workspace : NULL;");
+        ltE_line(e, "const dim3 grid((unsigned)(queue != NULL && programs > sms ? sms : programs), 1, 1);");
+        ltU_put(&args, ", queue");
+      } else if (ws) {
         ltL_splitk_launch(e);
         ltE_line(e, "const int64_t units = programs * splits;");
         ltE_line(e, "const dim3 grid((unsigned)(units < sms ? units : sms), 1, 1);");

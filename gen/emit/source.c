@@ -114,11 +114,11 @@ Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
     }
   }
   if (n > 1) ltE_dispatch(&e, ks, n, ps, np);
-  else if (ltE_gpu(&e) && k->splitk) ltE_splitk_entries(&e, ks, n, ps, np);
+  else if (ltE_takes_ws(&e, k)) ltE_splitk_entries(&e, ks, n, ps, np);
   ltE_exports(&e, ps, np);
   ltU_put(&src, ltT_prologue(t, ks, n, emulate, body.p && strstr(body.p, "lt_wide_m") != NULL));
   if (body.p) ltU_put(&src, body.p);
-  for (int i = 0; i < n; i++) e.splitk_ws |= ltE_gpu(&e) && ks[i]->splitk;
+  for (int i = 0; i < n; i++) e.splitk_ws |= ltE_takes_ws(&e, ks[i]);
   Output out = {src.p, ltE_header(&e, ps, np)};
   return out;
 }

@@ -29,6 +29,16 @@
 ** the producer fills the next program's first stages while the consumers
 ** finish this one (its last stage released after the loop, the epilogue
 ** after that).
+** Kernel.queue (k:grid's dynamic = true): a block's first program is
+** blockIdx.x, and its producer takes each next one from the counter
+** lt_queue in the launcher's workspace (lt_queue_next,
+** templates/cuda_queue.h) once it has issued the last fills of the one
+** before, and hands it to the consumers through shared memory
+** (_next_prog; mbarriers _next, its store made, and _next_read, every
+** consumer thread has read it), so the blocks take the programs in the
+** grid's order as they free up; a program past the last stops both roles.  Without a workspace lt_queue is NULL and
+** the next program is the one gridDim.x on (the launcher then runs one
+** program a block).
 ** Copies before the loop (attention's Q tile) go again for each program
 ** into their one buffer (Kernel.pre_reload): the producer waits for the
 ** consumers' warps to give it back (_pre_empty, once their wgmmas of the
@@ -107,7 +117,26 @@ static void ring_state(E *e, const Ring *r, const char *ph) {
 static void open_programs(E *e, const Stmt *s, Ring *r, int pp, int role) {
   Kernel *k = e->k;
   if (!k->persistent) return;
-  if (pp) {
+  const char *v = s->var->name;
+  if (k->queue && role == ROLE_PRODUCER) {
+    ltE_line(e, "for (int lt_prog = blockIdx.x, lt_phase = 0;; lt_prog = lt_queue_next(lt_queue, lt_prog, lt_programs), "
+                "lt_phase ^= 1) {");
+    e->depth++;
+    ltE_line(e, "lt_mbar_wait(%s_next_read, lt_phase ^ 1);   /* the consumers have read the program before (the first "
+                "finds it read) */", v);
+    ltE_line(e, "*%s_next_prog = lt_prog;", v);
+    ltE_line(e, "lt_mbar_arrive(%s_next);   /* hands it to the consumers (release: they see the store) */", v);
+    ltE_line(e, "if (lt_prog >= lt_programs) break;   /* none left: the consumers stop too */");
+    e->depth--;
+  } else if (k->queue) {
+    ltE_line(e, "for (int lt_phase = 0;; lt_phase ^= 1) {");
+    e->depth++;
+    ltE_line(e, "lt_mbar_wait(%s_next, lt_phase);   /* the producer has handed over this block's next program */", v);
+    ltE_line(e, "const int lt_prog = *%s_next_prog;", v);
+    ltE_line(e, "lt_mbar_arrive(%s_next_read);   /* this thread has read it */", v);
+    ltE_line(e, "if (lt_prog >= lt_programs) break;   /* none left */");
+    e->depth--;
+  } else if (pp) {
     ltE_line(e, "for (int lt_prog = blockIdx.x, lt_turn = 0; lt_prog < lt_programs; lt_prog += gridDim.x, lt_turn ^= 1) {");
   } else if (k->snake) {
     ltE_line(e, "for (int lt_round = 0, lt_odd = 0; lt_round < lt_programs; lt_round += gridDim.x, lt_odd ^= 1) {");
@@ -401,8 +430,12 @@ void ltL_warpspec_body(E *e) {
       ltE_line(e, "const int lt_grid%d = %s;", i, ltE_itext(e, k->grid[i]->extent));
       ltU_printf(&all, "%slt_grid%d", i ? " * " : "", i);
     }
-    ltE_line(e, "const int lt_programs = %s%s;   /* this block runs programs blockIdx.x, + gridDim.x, ... */", all.p,
-             k->splitk ? " * lt_splits" : "");
+    if (k->queue)
+      ltE_line(e, "const int lt_programs = %s;   /* this block runs program blockIdx.x, then those lt_queue_next hands it "
+                  "*/", all.p);
+    else
+      ltE_line(e, "const int lt_programs = %s%s;   /* this block runs programs blockIdx.x, + gridDim.x, ... */", all.p,
+               k->splitk ? " * lt_splits" : "");
   }
   for (Stmt *x = k->body.first; x != s && !k->persistent; x = x->next)
     if (scalar(x)) ltE_stmt(e, x);
@@ -422,6 +455,11 @@ void ltL_warpspec_body(E *e) {
   if (k->pre_reload)
     ltE_line(e, "lt_mbar_init(%s_empty, %d);   /* one arrival a consumer warp, done with what they filled */",
              pre_of(s), k->threads / e->t->warp);
+  if (k->queue) {
+    ltE_line(e, "lt_mbar_init(%s_next, 1);   /* the producer hands over a program */", s->var->name);
+    ltE_line(e, "lt_mbar_init(%s_next_read, %d);   /* one arrival a consumer thread, once it has read it */",
+             s->var->name, k->threads);
+  }
   ltE_line(e, "lt_mbar_init_fence();");
   e->depth--;
   ltE_line(e, "}");

@@ -180,10 +180,12 @@ static Expr *resolve(Expr *e, int depth) {
   return r;
 }
 
-/* k:grid(nx [, ny [, nz]] [, { persistent = false }]): the programs
-** (blocks) along each grid axis; returns the program ids.  The options:
-** `persistent = false` keeps one program a block where the plan would
-** make the grid persistent (Kernel.one_a_block). */
+/* k:grid(nx [, ny [, nz]] [, { persistent = false, dynamic = true }]):
+** the programs (blocks) along each grid axis; returns the program ids.
+** The options: `persistent = false` keeps one program a block where the
+** plan would make the grid persistent (Kernel.one_a_block); `dynamic =
+** true` has a persistent grid's blocks take the programs from a counter
+** as they free up (Kernel.dynamic).  The two do not go together. */
 static int k_grid(lua_State *l) {
   ltF_name_locals();
   int n = lua_gettop(l) - 1;
@@ -192,13 +194,20 @@ static int k_grid(lua_State *l) {
     lua_pushnil(l);
     while (lua_next(l, n + 1)) {
       const char *key = lua_type(l, -2) == LUA_TSTRING ? lua_tostring(l, -2) : NULL;
-      if (!key || strcmp(key, "persistent") != 0)
-        return ltF_error("k:grid's options table takes only persistent (a boolean), not %s",
+      int dyn = key && strcmp(key, "dynamic") == 0;
+      if (!key || (strcmp(key, "persistent") != 0 && !dyn))
+        return ltF_error("k:grid's options table takes only persistent and dynamic (booleans), not %s",
                          key ? key : "a value without a name");
-      if (!lua_isboolean(l, -1)) return ltF_error("k:grid's persistent is a boolean (false: one program a block)");
-      K->one_a_block = !lua_toboolean(l, -1);
+      if (!lua_isboolean(l, -1))
+        return ltF_error(dyn ? "k:grid's dynamic is a boolean (true: blocks take the programs as they free up)"
+                             : "k:grid's persistent is a boolean (false: one program a block)");
+      if (dyn) K->dynamic = lua_toboolean(l, -1);
+      else K->one_a_block = !lua_toboolean(l, -1);
       lua_pop(l, 1);
     }
+    if (K->dynamic && K->one_a_block)
+      return ltF_error("k:grid's dynamic = true hands a persistent grid's programs out; it does not go with "
+                       "persistent = false");
     n--;
   }
   if (n < 1 || n > 3) return ltF_error("k:grid takes 1 to 3 extents (programs along x, y, z), not %d", n);

@@ -420,6 +420,7 @@ static int register_work(const Stmt *first) {
 ** accumulators a thread of the two-warpgroup 128 x 256 tile holds. */
 static int pingpong(const Kernel *k, const Stmt *loop) {
   if (!k->persistent || k->threads != 128 || k->pre_bytes) return 0;   /* (one buffer for the copies before the loop) */
+  if (k->queue) return 0;   /* (each warpgroup knows the other's programs from the static order) */
   if (!program_invariant(loop->lo) || !program_invariant(loop->hi)) return 0;
   const Stmt *p = loop->body.first;
   while (p && ltP_is_producer(p)) p = p->next;
@@ -509,14 +510,17 @@ static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   ** run together to share them in L2; one program a block, the hardware
   ** hands the blocks out in order as SMs free up (H200, grouped_matmul bf16
   ** G 64, N 14336: 10.9 GB read from DRAM persistent, 7.0 GB so; 1.18x). */
+  /* (k:grid's dynamic = true: the blocks take the programs in order as they free up, so they do not drift
+  ** apart, and the grid is persistent with such loops too; Kernel.queue) */
   k->uneven = !program_invariant(loop->lo) || !program_invariant(loop->hi);
   k->persistent = t->persistent && !k->one_a_block && !divides(loop->next) &&
-                  (!k->pre_bytes || ltP_gemms(consumers(loop)) <= 2) && (k->pre_bytes || !k->uneven);
+                  (!k->pre_bytes || ltP_gemms(consumers(loop)) <= 2) && (k->pre_bytes || !k->uneven || k->dynamic);
   k->pre_reload = k->persistent && k->pre_bytes;
+  k->queue = k->persistent && k->dynamic;
   /* H200, bf16 d128 causal, the grouped order walked blockIdx.x, + gridDim.x, ...: 0.66-0.73x the
   ** one-program-a-block grid at 4K and 16K, whose blocks the hardware hands out as SMs free up: at 16K block
   ** b's programs shorten by 4 key blocks a round from b's, so block 0 ran about twice block 64's keys */
-  k->snake = k->pre_reload && k->uneven;
+  k->snake = k->pre_reload && k->uneven && !k->queue;
   k->pingpong = pingpong(k, loop);
   k->splitk = splitk(k, loop);
   int ncons = k->threads * (k->pingpong ? 2 : 1), all = ncons + k->producers, share = t->regs / all / 8 * 8;

@@ -285,8 +285,9 @@ void ltP_smem(Kernel *k, const Target *t) {
   scratch_block(k, t, &k->body);
   Sym *biggest;
   long long off = lay_out(k, &biggest);
-  /* (beside a warp-specialized ring's mbarriers, 16 bytes a stage and two more) */
-  if (red_tiles(k, t, &k->body, off + (k->ws ? 16LL * k->ws->stages + 32 : 0), t->smem_max)) off = lay_out(k, &biggest);
+  /* (beside a warp-specialized ring's mbarriers, 16 bytes a stage and two more, and Kernel.queue's) */
+  long long bars = k->ws ? 16LL * k->ws->stages + 32 + (k->queue ? 24 : 0) : 0;
+  if (red_tiles(k, t, &k->body, off + bars, t->smem_max)) off = lay_out(k, &biggest);
   if (!t->async_copy && off > t->smem_max) {   /* AMD: the double buffers do not fit; one buffer each */
     for (int i = 0; i < k->nsyms; i++)
       if (k->syms[i]->kind == SYM_SHARED) k->syms[i]->stages = 1;
@@ -295,8 +296,9 @@ void ltP_smem(Kernel *k, const Target *t) {
   if (k->ws) {   /* a warp-specialized ring's mbarriers, a full and an empty one a stage, 8 bytes each */
     long long at = (off + 7) & ~7LL;
     k->mbar_offset = at > INT_MAX ? INT_MAX : (int)at;   /* past INT_MAX the limit check below reports it */
-    /* (and one for the copies before the loop, and one more where they go again a program: _pre_empty) */
-    off = at + 16LL * k->ws->stages + (k->pre_bytes ? 8 : 0) + (k->pre_reload ? 8 : 0);
+    /* (and one for the copies before the loop, and one more where they go again a program: _pre_empty; with
+    ** Kernel.queue two more and the program they hand over: _next, _next_read, _next_prog) */
+    off = at + 16LL * k->ws->stages + (k->pre_bytes ? 8 : 0) + (k->pre_reload ? 8 : 0) + (k->queue ? 24 : 0);
   }
   int limit = t->smem_static;
   if ((off > t->smem_static || k->ws) && t->lang == LANG_CUDA) {   /* TMA writes the dynamic shared memory */

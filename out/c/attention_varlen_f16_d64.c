@@ -4,7 +4,7 @@
  *
  * FlashAttention-2 forward over packed variable-length sequences (cu_seqlens): O and LSE, with GQA, causal / window.
  *
- * Config: BM=128 BN=64 max_seqs=4096 stages=2 threads=256 tma=false.
+ * Config: BM=128 BN=64 dynamic=false max_seqs=4096 stages=2 threads=256 tma=false.
  * Build: cc -O2 -std=c11 -c attention_varlen_f16_d64.c
  */
 #include <math.h>
@@ -68,336 +68,336 @@ static void attention_varlen_f16_d64_block(int pid, const lt_f16 *restrict Q, co
   const int nseq = B1 - 1;
   // attention_varlen.lua:95: local slots = p.TQ // BM + nseq
   const int slots = TQ / 128 + nseq;
-  // attention_varlen.lua:107: local h = pid % p.Hq
+  // attention_varlen.lua:109: local h = pid % p.Hq
   const int h_2 = pid % Hq;
-  // attention_varlen.lua:108: local slot = slots - 1 - pid // p.Hq
+  // attention_varlen.lua:110: local slot = slots - 1 - pid // p.Hq
   const int slot = slots - 1 - pid / Hq;
-  // attention_varlen.lua:109: local hk = h // (p.Hq // p.Hkv)
+  // attention_varlen.lua:111: local hk = h // (p.Hq // p.Hkv)
   const int hk = h_2 / (Hq / Hkv);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand = lt_imin(256, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t20 = cand >= 0 && cand < B1 ? cu_seqlens_q[cand] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n = (int)(cand < nseq && lt_imin(lt_imax(t20, 0), TQ) / 128 + cand <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_2 = lt_imin(512, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t29 = cand_2 >= 0 && cand_2 < B1 ? cu_seqlens_q[cand_2] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_2 = n + (int)(cand_2 < nseq && lt_imin(lt_imax(t29, 0), TQ) / 128 + cand_2 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_3 = lt_imin(768, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t38 = cand_3 >= 0 && cand_3 < B1 ? cu_seqlens_q[cand_3] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_3 = n_2 + (int)(cand_3 < nseq && lt_imin(lt_imax(t38, 0), TQ) / 128 + cand_3 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_4 = lt_imin(1024, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t47 = cand_4 >= 0 && cand_4 < B1 ? cu_seqlens_q[cand_4] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_4 = n_3 + (int)(cand_4 < nseq && lt_imin(lt_imax(t47, 0), TQ) / 128 + cand_4 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_5 = lt_imin(1280, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t56 = cand_5 >= 0 && cand_5 < B1 ? cu_seqlens_q[cand_5] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_5 = n_4 + (int)(cand_5 < nseq && lt_imin(lt_imax(t56, 0), TQ) / 128 + cand_5 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_6 = lt_imin(1536, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t65 = cand_6 >= 0 && cand_6 < B1 ? cu_seqlens_q[cand_6] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_6 = n_5 + (int)(cand_6 < nseq && lt_imin(lt_imax(t65, 0), TQ) / 128 + cand_6 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_7 = lt_imin(1792, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t74 = cand_7 >= 0 && cand_7 < B1 ? cu_seqlens_q[cand_7] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_7 = n_6 + (int)(cand_7 < nseq && lt_imin(lt_imax(t74, 0), TQ) / 128 + cand_7 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_8 = lt_imin(2048, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t83 = cand_8 >= 0 && cand_8 < B1 ? cu_seqlens_q[cand_8] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_8 = n_7 + (int)(cand_8 < nseq && lt_imin(lt_imax(t83, 0), TQ) / 128 + cand_8 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_9 = lt_imin(2304, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t92 = cand_9 >= 0 && cand_9 < B1 ? cu_seqlens_q[cand_9] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_9 = n_8 + (int)(cand_9 < nseq && lt_imin(lt_imax(t92, 0), TQ) / 128 + cand_9 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_10 = lt_imin(2560, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t101 = cand_10 >= 0 && cand_10 < B1 ? cu_seqlens_q[cand_10] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_10 = n_9 + (int)(cand_10 < nseq && lt_imin(lt_imax(t101, 0), TQ) / 128 + cand_10 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_11 = lt_imin(2816, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t110 = cand_11 >= 0 && cand_11 < B1 ? cu_seqlens_q[cand_11] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_11 = n_10 + (int)(cand_11 < nseq && lt_imin(lt_imax(t110, 0), TQ) / 128 + cand_11 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_12 = lt_imin(3072, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t119 = cand_12 >= 0 && cand_12 < B1 ? cu_seqlens_q[cand_12] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_12 = n_11 + (int)(cand_12 < nseq && lt_imin(lt_imax(t119, 0), TQ) / 128 + cand_12 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_13 = lt_imin(3328, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t128 = cand_13 >= 0 && cand_13 < B1 ? cu_seqlens_q[cand_13] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_13 = n_12 + (int)(cand_13 < nseq && lt_imin(lt_imax(t128, 0), TQ) / 128 + cand_13 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_14 = lt_imin(3584, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t137 = cand_14 >= 0 && cand_14 < B1 ? cu_seqlens_q[cand_14] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_14 = n_13 + (int)(cand_14 < nseq && lt_imin(lt_imax(t137, 0), TQ) / 128 + cand_14 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_15 = lt_imin(3840, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t146 = cand_15 >= 0 && cand_15 < B1 ? cu_seqlens_q[cand_15] : 0;
-  // attention_varlen.lua:128: b = b + n * step
+  // attention_varlen.lua:134: b = b + n * step
   const int b = (n_14 + (int)(cand_15 < nseq && lt_imin(lt_imax(t146, 0), TQ) / 128 + cand_15 <= slot)) * 256;
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_16 = lt_imin(b + 16, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t158 = (int64_t)cand_16 >= 0 && (int64_t)cand_16 < B1 ? cu_seqlens_q[(int64_t)cand_16] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_15 = (int)(cand_16 < nseq && lt_imin(lt_imax(t158, 0), TQ) / 128 + cand_16 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_17 = lt_imin(b + 32, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t168 = (int64_t)cand_17 >= 0 && (int64_t)cand_17 < B1 ? cu_seqlens_q[(int64_t)cand_17] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_16 = n_15 + (int)(cand_17 < nseq && lt_imin(lt_imax(t168, 0), TQ) / 128 + cand_17 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_18 = lt_imin(b + 48, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t178 = (int64_t)cand_18 >= 0 && (int64_t)cand_18 < B1 ? cu_seqlens_q[(int64_t)cand_18] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_17 = n_16 + (int)(cand_18 < nseq && lt_imin(lt_imax(t178, 0), TQ) / 128 + cand_18 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_19 = lt_imin(b + 64, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t188 = (int64_t)cand_19 >= 0 && (int64_t)cand_19 < B1 ? cu_seqlens_q[(int64_t)cand_19] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_18 = n_17 + (int)(cand_19 < nseq && lt_imin(lt_imax(t188, 0), TQ) / 128 + cand_19 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_20 = lt_imin(b + 80, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t198 = (int64_t)cand_20 >= 0 && (int64_t)cand_20 < B1 ? cu_seqlens_q[(int64_t)cand_20] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_19 = n_18 + (int)(cand_20 < nseq && lt_imin(lt_imax(t198, 0), TQ) / 128 + cand_20 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_21 = lt_imin(b + 96, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t208 = (int64_t)cand_21 >= 0 && (int64_t)cand_21 < B1 ? cu_seqlens_q[(int64_t)cand_21] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_20 = n_19 + (int)(cand_21 < nseq && lt_imin(lt_imax(t208, 0), TQ) / 128 + cand_21 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_22 = lt_imin(b + 112, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t218 = (int64_t)cand_22 >= 0 && (int64_t)cand_22 < B1 ? cu_seqlens_q[(int64_t)cand_22] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_21 = n_20 + (int)(cand_22 < nseq && lt_imin(lt_imax(t218, 0), TQ) / 128 + cand_22 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_23 = lt_imin(b + 128, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t228 = (int64_t)cand_23 >= 0 && (int64_t)cand_23 < B1 ? cu_seqlens_q[(int64_t)cand_23] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_22 = n_21 + (int)(cand_23 < nseq && lt_imin(lt_imax(t228, 0), TQ) / 128 + cand_23 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_24 = lt_imin(b + 144, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t238 = (int64_t)cand_24 >= 0 && (int64_t)cand_24 < B1 ? cu_seqlens_q[(int64_t)cand_24] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_23 = n_22 + (int)(cand_24 < nseq && lt_imin(lt_imax(t238, 0), TQ) / 128 + cand_24 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_25 = lt_imin(b + 160, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t248 = (int64_t)cand_25 >= 0 && (int64_t)cand_25 < B1 ? cu_seqlens_q[(int64_t)cand_25] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_24 = n_23 + (int)(cand_25 < nseq && lt_imin(lt_imax(t248, 0), TQ) / 128 + cand_25 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_26 = lt_imin(b + 176, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t258 = (int64_t)cand_26 >= 0 && (int64_t)cand_26 < B1 ? cu_seqlens_q[(int64_t)cand_26] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_25 = n_24 + (int)(cand_26 < nseq && lt_imin(lt_imax(t258, 0), TQ) / 128 + cand_26 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_27 = lt_imin(b + 192, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t268 = (int64_t)cand_27 >= 0 && (int64_t)cand_27 < B1 ? cu_seqlens_q[(int64_t)cand_27] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_26 = n_25 + (int)(cand_27 < nseq && lt_imin(lt_imax(t268, 0), TQ) / 128 + cand_27 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_28 = lt_imin(b + 208, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t278 = (int64_t)cand_28 >= 0 && (int64_t)cand_28 < B1 ? cu_seqlens_q[(int64_t)cand_28] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_27 = n_26 + (int)(cand_28 < nseq && lt_imin(lt_imax(t278, 0), TQ) / 128 + cand_28 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_29 = lt_imin(b + 224, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t288 = (int64_t)cand_29 >= 0 && (int64_t)cand_29 < B1 ? cu_seqlens_q[(int64_t)cand_29] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_28 = n_27 + (int)(cand_29 < nseq && lt_imin(lt_imax(t288, 0), TQ) / 128 + cand_29 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_30 = lt_imin(b + 240, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t298 = (int64_t)cand_30 >= 0 && (int64_t)cand_30 < B1 ? cu_seqlens_q[(int64_t)cand_30] : 0;
-  // attention_varlen.lua:128: b = b + n * step
+  // attention_varlen.lua:134: b = b + n * step
   const int b_2 = b + (n_28 + (int)(cand_30 < nseq && lt_imin(lt_imax(t298, 0), TQ) / 128 + cand_30 <= slot)) * 16;
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_31 = lt_imin(b_2 + 1, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t310 = (int64_t)cand_31 >= 0 && (int64_t)cand_31 < B1 ? cu_seqlens_q[(int64_t)cand_31] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_29 = (int)(cand_31 < nseq && lt_imin(lt_imax(t310, 0), TQ) / 128 + cand_31 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_32 = lt_imin(b_2 + 2, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t320 = (int64_t)cand_32 >= 0 && (int64_t)cand_32 < B1 ? cu_seqlens_q[(int64_t)cand_32] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_30 = n_29 + (int)(cand_32 < nseq && lt_imin(lt_imax(t320, 0), TQ) / 128 + cand_32 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_33 = lt_imin(b_2 + 3, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t330 = (int64_t)cand_33 >= 0 && (int64_t)cand_33 < B1 ? cu_seqlens_q[(int64_t)cand_33] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_31 = n_30 + (int)(cand_33 < nseq && lt_imin(lt_imax(t330, 0), TQ) / 128 + cand_33 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_34 = lt_imin(b_2 + 4, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t340 = (int64_t)cand_34 >= 0 && (int64_t)cand_34 < B1 ? cu_seqlens_q[(int64_t)cand_34] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_32 = n_31 + (int)(cand_34 < nseq && lt_imin(lt_imax(t340, 0), TQ) / 128 + cand_34 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_35 = lt_imin(b_2 + 5, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t350 = (int64_t)cand_35 >= 0 && (int64_t)cand_35 < B1 ? cu_seqlens_q[(int64_t)cand_35] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_33 = n_32 + (int)(cand_35 < nseq && lt_imin(lt_imax(t350, 0), TQ) / 128 + cand_35 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_36 = lt_imin(b_2 + 6, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t360 = (int64_t)cand_36 >= 0 && (int64_t)cand_36 < B1 ? cu_seqlens_q[(int64_t)cand_36] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_34 = n_33 + (int)(cand_36 < nseq && lt_imin(lt_imax(t360, 0), TQ) / 128 + cand_36 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_37 = lt_imin(b_2 + 7, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t370 = (int64_t)cand_37 >= 0 && (int64_t)cand_37 < B1 ? cu_seqlens_q[(int64_t)cand_37] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_35 = n_34 + (int)(cand_37 < nseq && lt_imin(lt_imax(t370, 0), TQ) / 128 + cand_37 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_38 = lt_imin(b_2 + 8, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t380 = (int64_t)cand_38 >= 0 && (int64_t)cand_38 < B1 ? cu_seqlens_q[(int64_t)cand_38] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_36 = n_35 + (int)(cand_38 < nseq && lt_imin(lt_imax(t380, 0), TQ) / 128 + cand_38 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_39 = lt_imin(b_2 + 9, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t390 = (int64_t)cand_39 >= 0 && (int64_t)cand_39 < B1 ? cu_seqlens_q[(int64_t)cand_39] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_37 = n_36 + (int)(cand_39 < nseq && lt_imin(lt_imax(t390, 0), TQ) / 128 + cand_39 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_40 = lt_imin(b_2 + 10, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t400 = (int64_t)cand_40 >= 0 && (int64_t)cand_40 < B1 ? cu_seqlens_q[(int64_t)cand_40] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_38 = n_37 + (int)(cand_40 < nseq && lt_imin(lt_imax(t400, 0), TQ) / 128 + cand_40 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_41 = lt_imin(b_2 + 11, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t410 = (int64_t)cand_41 >= 0 && (int64_t)cand_41 < B1 ? cu_seqlens_q[(int64_t)cand_41] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_39 = n_38 + (int)(cand_41 < nseq && lt_imin(lt_imax(t410, 0), TQ) / 128 + cand_41 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_42 = lt_imin(b_2 + 12, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t420 = (int64_t)cand_42 >= 0 && (int64_t)cand_42 < B1 ? cu_seqlens_q[(int64_t)cand_42] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_40 = n_39 + (int)(cand_42 < nseq && lt_imin(lt_imax(t420, 0), TQ) / 128 + cand_42 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_43 = lt_imin(b_2 + 13, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t430 = (int64_t)cand_43 >= 0 && (int64_t)cand_43 < B1 ? cu_seqlens_q[(int64_t)cand_43] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_41 = n_40 + (int)(cand_43 < nseq && lt_imin(lt_imax(t430, 0), TQ) / 128 + cand_43 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_44 = lt_imin(b_2 + 14, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t440 = (int64_t)cand_44 >= 0 && (int64_t)cand_44 < B1 ? cu_seqlens_q[(int64_t)cand_44] : 0;
-  // attention_varlen.lua:126: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
+  // attention_varlen.lua:132: n = n + tile.both(cand:lt(nseq), start(cand):le(slot)):cast("i32")
   const int n_42 = n_41 + (int)(cand_44 < nseq && lt_imin(lt_imax(t440, 0), TQ) / 128 + cand_44 <= slot);
-  // attention_varlen.lua:125: local cand = tile.min(b + j * step, nseq)
+  // attention_varlen.lua:131: local cand = tile.min(b + j * step, c.dynamic and p.B1 or nseq)
   const int cand_45 = lt_imin(b_2 + 15, nseq);
-  // attention_varlen.lua:111: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
+  // attention_varlen.lua:113: local function start(cand) return tile.min(tile.max(k:load(p.cu_seqlens_q:at({ cand })), 0), p.TQ) // BM + cand end
   const int t450 = (int64_t)cand_45 >= 0 && (int64_t)cand_45 < B1 ? cu_seqlens_q[(int64_t)cand_45] : 0;
-  // attention_varlen.lua:128: b = b + n * step
+  // attention_varlen.lua:134: b = b + n * step
   const int b_3 = b_2 + n_42 + (int)(cand_45 < nseq && lt_imin(lt_imax(t450, 0), TQ) / 128 + cand_45 <= slot);
-  // attention_varlen.lua:133: local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
+  // attention_varlen.lua:139: local q_lo = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b })), 0), p.TQ)
   const int t460 = (int64_t)b_3 >= 0 && (int64_t)b_3 < B1 ? cu_seqlens_q[(int64_t)b_3] : 0;
   const int q_lo = lt_imin(lt_imax(t460, 0), TQ);
-  // attention_varlen.lua:134: local q_hi = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b + 1 })), q_lo), p.TQ)
+  // attention_varlen.lua:140: local q_hi = tile.min(tile.max(k:load(p.cu_seqlens_q:at({ b + 1 })), q_lo), p.TQ)
   const int t463 = (int64_t)b_3 + 1 >= 0 && (int64_t)b_3 + 1 < B1 ? cu_seqlens_q[(int64_t)b_3 + 1] : 0;
   const int q_hi = lt_imin(lt_imax(t463, q_lo), TQ);
-  // attention_varlen.lua:135: local k_lo = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b })), 0), p.TK)
+  // attention_varlen.lua:141: local k_lo = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b })), 0), p.TK)
   const int t465 = (int64_t)b_3 >= 0 && (int64_t)b_3 < B1 ? cu_seqlens_k[(int64_t)b_3] : 0;
   const int k_lo = lt_imin(lt_imax(t465, 0), TK);
-  // attention_varlen.lua:136: local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
+  // attention_varlen.lua:142: local k_hi = tile.min(tile.max(k:load(p.cu_seqlens_k:at({ b + 1 })), k_lo), p.TK)
   const int t468 = (int64_t)b_3 + 1 >= 0 && (int64_t)b_3 + 1 < B1 ? cu_seqlens_k[(int64_t)b_3 + 1] : 0;
   const int k_hi = lt_imin(lt_imax(t468, k_lo), TK);
-  // attention_varlen.lua:137: local Sq, Sk = tile.min(q_hi - q_lo, p.max_seqlen_q), tile.min(k_hi - k_lo, p.max_seqlen_k)
+  // attention_varlen.lua:143: local Sq, Sk = tile.min(q_hi - q_lo, p.max_seqlen_q), tile.min(k_hi - k_lo, p.max_seqlen_k)
   const int Sq = lt_imin(q_hi - q_lo, max_seqlen_q);
   const int Sk = lt_imin(k_hi - k_lo, max_seqlen_k);
-  // attention_varlen.lua:138: local diag = (k_hi - k_lo) - (q_hi - q_lo)   -- query i is aligned with key i + diag (bottom-right)
+  // attention_varlen.lua:144: local diag = (k_hi - k_lo) - (q_hi - q_lo)   -- query i is aligned with key i + diag (bottom-right)
   const int diag = k_hi - k_lo - (q_hi - q_lo);
-  // attention_varlen.lua:142: local qb = slot - (q_lo // BM + b)
+  // attention_varlen.lua:148: local qb = slot - (q_lo // BM + b)
   const int qb = slot - (q_lo / 128 + b_3);
-  // attention_varlen.lua:143: local q0 = tile.where(qb:lt(0), Sq, qb * BM)
+  // attention_varlen.lua:149: local q0 = tile.where(qb:lt(0), Sq, qb * BM)
   const int q0 = qb < 0 ? Sq : qb * 128;
-  // attention_varlen.lua:149: local m0, q_end, rd = q_lo + q0, q_lo + Sq, q0 + diag
+  // attention_varlen.lua:155: local m0, q_end, rd = q_lo + q0, q_lo + Sq, q0 + diag
   const int m0 = q_lo + q0;
   const int q_end = q_lo + Sq;
   const int rd = q0 + diag;
-  // attention_varlen.lua:155: local nkb = tile.cdiv(Sk, BN)
+  // attention_varlen.lua:161: local nkb = tile.cdiv(Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_varlen.lua:156: local lo_key, hi_key = rd - wl, rd + BM - 1 + wr
+  // attention_varlen.lua:162: local lo_key, hi_key = rd - wl, rd + BM - 1 + wr
   const int lo_key = rd - window_left;
   const int hi_key = rd + 128 - 1 + window_right;
-  // attention_varlen.lua:157: local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
+  // attention_varlen.lua:163: local first = tile.where(wl:lt(0), 0, tile.min(nkb, tile.max(lo_key, 0) // BN))
   const int first = window_left < 0 ? 0 : lt_imin(nkb, lt_imax(lo_key, 0) / 64);
-  // attention_varlen.lua:160: last = tile.max(first, last)
+  // attention_varlen.lua:166: last = tile.max(first, last)
   const int last = lt_imax(first, (window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 64 + 1))));
-  // attention_varlen.lua:169: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_varlen.lua:175: local o = k:fragment("f32", { BM, D }, 0)
   float o[8192];
   for (int ri = 0; ri < 128; ++ri) {
     for (int ci = 0; ci < 64; ++ci) {
       o[ri * 64 + ci] = 0.0f;
     }
   }
-  // attention_varlen.lua:170: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+  // attention_varlen.lua:176: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
   float m[128];
   for (int ri = 0; ri < 128; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_varlen.lua:171: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_varlen.lua:177: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[128];
   for (int ri = 0; ri < 128; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_varlen.lua:212: if c.tma then blocks() else k:when(q0:lt(Sq), blocks) end
+  // attention_varlen.lua:218: if c.tma then blocks() else k:when(q0:lt(Sq), blocks) end
   if (q0 < Sq) {
-    // attention_varlen.lua:178: k:copy(Qb:tile({ h, 0, 0 }, { 1, BM, D }), Qs)
+    // attention_varlen.lua:184: k:copy(Qb:tile({ h, 0, 0 }, { 1, BM, D }), Qs)
     {
       const bool ok = h_2 < Hq;
       const lt_f16 *base = Q + (int64_t)h_2 * sqh;
@@ -410,9 +410,9 @@ static void attention_varlen_f16_d64_block(int pid, const lt_f16 *restrict Q, co
         }
       }
     }
-    // attention_varlen.lua:179: k:pipelined(first, last, c.stages, function(j)
+    // attention_varlen.lua:185: k:pipelined(first, last, c.stages, function(j)
     for (int j = first; j < last; ++j) {
-      // attention_varlen.lua:180: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
+      // attention_varlen.lua:186: k:copy(Kb:tile({ hk, j, 0 }, { 1, BN, D }), Ks)
       {
         const bool ok = hk < Hkv;
         const lt_f16 *base = K + (int64_t)hk * skh;
@@ -425,7 +425,7 @@ static void attention_varlen_f16_d64_block(int pid, const lt_f16 *restrict Q, co
           }
         }
       }
-      // attention_varlen.lua:181: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
+      // attention_varlen.lua:187: k:copy(Vb:tile({ hk, j, 0 }, { 1, BN, D }), Vs)
       {
         const bool ok = hk < Hkv;
         const lt_f16 *base = V + (int64_t)hk * svh;
@@ -438,14 +438,14 @@ static void attention_varlen_f16_d64_block(int pid, const lt_f16 *restrict Q, co
           }
         }
       }
-      // attention_varlen.lua:182: local s = k:fragment("f32", { BM, BN }, 0)
+      // attention_varlen.lua:188: local s = k:fragment("f32", { BM, BN }, 0)
       float s[8192];
       for (int ri = 0; ri < 128; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = 0.0f;
         }
       }
-      // attention_varlen.lua:183: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+      // attention_varlen.lua:189: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
       for (int kk = 0; kk < 64; ++kk) {
         for (int ri = 0; ri < 128; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
@@ -453,34 +453,34 @@ static void attention_varlen_f16_d64_block(int pid, const lt_f16 *restrict Q, co
           }
         }
       }
-      // attention_varlen.lua:205: local kend = (j + 1) * BN
+      // attention_varlen.lua:211: local kend = (j + 1) * BN
       const int kend = (j + 1) * 64;
-      // attention_varlen.lua:206: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(rd + wr + 1)),
+      // attention_varlen.lua:212: local cuts = tile.either(kend:gt(Sk), tile.either(tile.both(wr:ge(0), kend:gt(rd + wr + 1)),
       const bool cuts = kend > Sk || ((window_right >= 0 && kend > rd + window_right + 1) || (window_left >= 0 && j * 64 < rd + 128 - 1 - window_left));
-      // attention_varlen.lua:208: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_varlen.lua:214: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_varlen.lua:188: if not c2 then k:assign(s, s * (p.scale * LOG2E)) end
+        // attention_varlen.lua:194: if not c2 then k:assign(s, s * (p.scale * LOG2E)) end
         for (int ri = 0; ri < 128; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
           }
         }
-        // attention_varlen.lua:190: local row = k:iota({ BM, 1 }, 1) + (rd - j * BN)   -- the key aligned with the row, in block columns
+        // attention_varlen.lua:196: local row = k:iota({ BM, 1 }, 1) + (rd - j * BN)   -- the key aligned with the row, in block columns
         int row[128];
         for (int ri = 0; ri < 128; ++ri) {
           row[ri] = ri + (rd - j * 64);
         }
-        // attention_varlen.lua:191: local lo = tile.where(wl:lt(0), 0, row - wl)
+        // attention_varlen.lua:197: local lo = tile.where(wl:lt(0), 0, row - wl)
         int lo[128];
         for (int ri = 0; ri < 128; ++ri) {
           lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
         }
-        // attention_varlen.lua:192: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+        // attention_varlen.lua:198: local hi = tile.min(Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
         int hi[128];
         for (int ri = 0; ri < 128; ++ri) {
           hi[ri] = lt_imin(Sk - j * 64, (window_right < 0 ? 64 : row[ri] + window_right + 1));
         }
-        // attention_varlen.lua:193: local col = k:iota({ BM, BN }, 2)
+        // attention_varlen.lua:199: local col = k:iota({ BM, BN }, 2)
         int col[8192];
         for (int ri = 0; ri < 128; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
@@ -488,7 +488,7 @@ static void attention_varlen_f16_d64_block(int pid, const lt_f16 *restrict Q, co
             s[ri * 64 + ci] = col[ri * 64 + ci] >= lo[ri] && col[ri * 64 + ci] < hi[ri] ? s[ri * 64 + ci] : -INFINITY;
           }
         }
-        // attention_varlen.lua:196: local m_new = tile.max(m, k:reduce_max(s, 2))
+        // attention_varlen.lua:202: local m_new = tile.max(m, k:reduce_max(s, 2))
         float t528[128];
         for (int ri = 0; ri < 128; ++ri) {
           t528[ri] = -INFINITY;
@@ -500,23 +500,23 @@ static void attention_varlen_f16_d64_block(int pid, const lt_f16 *restrict Q, co
         for (int ri = 0; ri < 128; ++ri) {
           m_new[ri] = fmaxf(m[ri], t528[ri]);
         }
-        // attention_varlen.lua:197: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+        // attention_varlen.lua:203: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
         float mc[128];
         for (int ri = 0; ri < 128; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_varlen.lua:198: k:assign(s, tile.exp2(log2units(s) - mc))
+        // attention_varlen.lua:204: k:assign(s, tile.exp2(log2units(s) - mc))
         for (int ri = 0; ri < 128; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc[ri]);
           }
         }
-        // attention_varlen.lua:199: local alpha = tile.exp2(log2units(m) - mc)
+        // attention_varlen.lua:205: local alpha = tile.exp2(log2units(m) - mc)
         float alpha[128];
         for (int ri = 0; ri < 128; ++ri) {
           alpha[ri] = exp2f(m[ri] - mc[ri]);
         }
-        // attention_varlen.lua:200: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        // attention_varlen.lua:206: k:assign(l, l * alpha + k:reduce_sum(s, 2))
         float t534[128];
         for (int ri = 0; ri < 128; ++ri) {
           t534[ri] = 0.0f;
@@ -527,13 +527,13 @@ static void attention_varlen_f16_d64_block(int pid, const lt_f16 *restrict Q, co
         for (int ri = 0; ri < 128; ++ri) {
           l[ri] = l[ri] * alpha[ri] + t534[ri];
         }
-        // attention_varlen.lua:201: k:assign(o, o * alpha)
+        // attention_varlen.lua:207: k:assign(o, o * alpha)
         for (int ri = 0; ri < 128; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             o[ri * 64 + ci] = o[ri * 64 + ci] * alpha[ri];
           }
         }
-        // attention_varlen.lua:202: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_varlen.lua:208: k:gemm(s:cast(v.dtype), Vs, o)
         for (int ri = 0; ri < 128; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
@@ -546,18 +546,18 @@ static void attention_varlen_f16_d64_block(int pid, const lt_f16 *restrict Q, co
             }
           }
         }
-        // attention_varlen.lua:203: k:assign(m, m_new)
+        // attention_varlen.lua:209: k:assign(m, m_new)
         for (int ri = 0; ri < 128; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_varlen.lua:188: if not c2 then k:assign(s, s * (p.scale * LOG2E)) end
+        // attention_varlen.lua:194: if not c2 then k:assign(s, s * (p.scale * LOG2E)) end
         for (int ri = 0; ri < 128; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
           }
         }
-        // attention_varlen.lua:196: local m_new = tile.max(m, k:reduce_max(s, 2))
+        // attention_varlen.lua:202: local m_new = tile.max(m, k:reduce_max(s, 2))
         float t540[128];
         for (int ri = 0; ri < 128; ++ri) {
           t540[ri] = -INFINITY;
@@ -569,23 +569,23 @@ static void attention_varlen_f16_d64_block(int pid, const lt_f16 *restrict Q, co
         for (int ri = 0; ri < 128; ++ri) {
           m_new_2[ri] = fmaxf(m[ri], t540[ri]);
         }
-        // attention_varlen.lua:197: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+        // attention_varlen.lua:203: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
         float mc_2[128];
         for (int ri = 0; ri < 128; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_varlen.lua:198: k:assign(s, tile.exp2(log2units(s) - mc))
+        // attention_varlen.lua:204: k:assign(s, tile.exp2(log2units(s) - mc))
         for (int ri = 0; ri < 128; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc_2[ri]);
           }
         }
-        // attention_varlen.lua:199: local alpha = tile.exp2(log2units(m) - mc)
+        // attention_varlen.lua:205: local alpha = tile.exp2(log2units(m) - mc)
         float alpha_2[128];
         for (int ri = 0; ri < 128; ++ri) {
           alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
         }
-        // attention_varlen.lua:200: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        // attention_varlen.lua:206: k:assign(l, l * alpha + k:reduce_sum(s, 2))
         float t546[128];
         for (int ri = 0; ri < 128; ++ri) {
           t546[ri] = 0.0f;
@@ -596,13 +596,13 @@ static void attention_varlen_f16_d64_block(int pid, const lt_f16 *restrict Q, co
         for (int ri = 0; ri < 128; ++ri) {
           l[ri] = l[ri] * alpha_2[ri] + t546[ri];
         }
-        // attention_varlen.lua:201: k:assign(o, o * alpha)
+        // attention_varlen.lua:207: k:assign(o, o * alpha)
         for (int ri = 0; ri < 128; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             o[ri * 64 + ci] = o[ri * 64 + ci] * alpha_2[ri];
           }
         }
-        // attention_varlen.lua:202: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_varlen.lua:208: k:gemm(s:cast(v.dtype), Vs, o)
         for (int ri = 0; ri < 128; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
@@ -615,19 +615,19 @@ static void attention_varlen_f16_d64_block(int pid, const lt_f16 *restrict Q, co
             }
           }
         }
-        // attention_varlen.lua:203: k:assign(m, m_new)
+        // attention_varlen.lua:209: k:assign(m, m_new)
         for (int ri = 0; ri < 128; ++ri) {
           m[ri] = m_new_2[ri];
         }
       }
     }
   }
-  // attention_varlen.lua:213: local seen = l:gt(0)
+  // attention_varlen.lua:219: local seen = l:gt(0)
   bool seen[128];
   for (int ri = 0; ri < 128; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_varlen.lua:214: k:store(Ob:tile({ h, 0, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  // attention_varlen.lua:220: k:store(Ob:tile({ h, 0, 0 }, { 1, BM, D }), o * tile.where(seen, 1 / l, 0))
   float t551[128];
   for (int ri = 0; ri < 128; ++ri) {
     t551[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
@@ -644,7 +644,7 @@ static void attention_varlen_f16_d64_block(int pid, const lt_f16 *restrict Q, co
       }
     }
   }
-  // attention_varlen.lua:215: k:store(LSEb:tile({ h, 0, 0 }, { 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+  // attention_varlen.lua:221: k:store(LSEb:tile({ h, 0, 0 }, { 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
   {
     const bool ok = h_2 < Hq;
     float *base = LSE + (int64_t)h_2 * TQ;

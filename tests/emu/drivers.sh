@@ -13,7 +13,9 @@
 # bias_dropout_add also with each of their builds forced, LT_EMU_BUCKET), and
 # attention_decode.lua, attention_varlen.lua and attention_varlen_bwd.lua
 # (bf16 d64; attention_varlen also with -D tma=true, its warp-specialized
-# build on sm90a: TMA copies of X:rows views) with
+# build on sm90a: TMA copies of X:rows views, and with -D dynamic=true too:
+# its persistent grid taking the programs from a counter, which the
+# emulated launcher checks is back to 0 after each call) with
 # tests/cpu/attention_decode.c, attention_varlen.c and
 # attention_varlen_bwd.c against their float64
 # references; each driver's outputs (those it writes to $LT_DUMP)
@@ -56,6 +58,7 @@ for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
              dsl/kernels/attention_decode.lua:tests/cpu/attention_decode.c:dtype=bf16,hdim=d64,CU=2 \
              dsl/kernels/attention_varlen.lua:tests/cpu/attention_varlen.c:dtype=bf16,hdim=d64 \
              dsl/kernels/attention_varlen.lua:tests/cpu/attention_varlen.c:dtype=bf16,hdim=d64,tma=true:tma \
+             dsl/kernels/attention_varlen.lua:tests/cpu/attention_varlen.c:dtype=bf16,hdim=d64,tma=true,dynamic=true:dynamic \
              dsl/kernels/attention_varlen_bwd.lua:tests/cpu/attention_varlen_bwd.c:dtype=bf16,hdim=d64; do
   src=${entry%%:*} drv=${entry#*:} name=$(basename $src .lua) defs=
   case $drv in *:*:*) name=${name}_${drv##*:} drv=${drv%:*} ;; esac   # a label: the same file with other -D

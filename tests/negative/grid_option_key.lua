@@ -1,4 +1,4 @@
--- expect: tests/negative/grid_option_key.lua:9: error: k:grid's options table takes only persistent (a boolean), not persist
+-- expect: tests/negative/grid_option_key.lua:9: error: k:grid's options table takes only persistent and dynamic (booleans), not persist
 local tile = require "tile"
 return tile.kernel {
   name = "grid_option_key",
