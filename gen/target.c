@@ -261,7 +261,7 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
     return ltU_fmt("#define LT_EMU_WARP %d\n%s\n%s%s%s%s%s%s%s", t->warp, ltX_emu, t->lang == LANG_CUDA ? ltX_emu_cuda : ltX_emu_hip,
                    wg.p ? "\n" : "", wg.p ? wg.p : "", bits, fp8, vec, wide);
   }
-  const char *cuda = "", *amd = "", *tma = "", *rows = "", *hint = "";   /* the helpers some kernel of the file uses */
+  const char *cuda = "", *amd = "", *tma = "", *rows = "", *div = "", *hint = "";   /* the helpers some kernel of the file uses */
   for (int j = 0; j < n; j++) {
     const Kernel *k = ks[j];
     if (k->mma == MMA_SYNC || k->mma == MMA_TF32 || k->mma == MMA_WGMMA) cuda = ltX_cuda_mma;
@@ -276,8 +276,9 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
     if (k->ws || k->bulk_reds) tma = ltX_cuda_tma;
     for (int i = 0; i < k->nmaps; i++)
       if (k->maps[i].rows) rows = ltX_cuda_tma_rows;
+    if (k->ndivs) div = ltX_cuda_div;
     if (hinted(&k->body)) hint = t->lang == LANG_CUDA ? ltX_cuda_hint : t->lang == LANG_HIP ? ltX_hip_hint : "";
   }
   const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
-  return ltU_fmt("%s%s%s%s%s%s%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, rows, amd, bits, fp8, vec, hint, wide);
+  return ltU_fmt("%s%s%s%s%s%s%s%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, rows, div, amd, bits, fp8, vec, hint, wide);
 }

@@ -539,6 +539,12 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       ltU_put(o, ")");
       return;
     }
+    if ((x->op == B_IDIV || x->op == B_MOD) && x->div && e->divs) {   /* pass/fastdiv.c: by multiply and shift */
+      ltU_put(o, x->op == B_IDIV ? "lt_div(" : "lt_mod(");
+      expr(e, o, x->a, c);
+      ltU_printf(o, ", lt_div%d)", x->div - 1);
+      return;
+    }
     if (x->op == B_DIV && x->fast) {   /* plan.c: to 2 ulp, no slow path */
       ltU_put(o, "lt_fdiv(");
       expr(e, o, x->a, c);
