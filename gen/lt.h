@@ -161,7 +161,8 @@ struct Expr {
   Sym *sym;             /* E_SYM */
   Expr *a, *b, *c;      /* operands; E_IOTA: a unused, op = axis (0/1) */
   int depth;            /* nesting, counting the unnamed values inline.c may fold in (at most LT_MAX_DEPTH) */
-  int fast;             /* B_DIV of floats: to 2 ulp, without IEEE division's slow path (plan.c, fast_divisions) */
+  int fast;             /* B_DIV of floats: to 2 ulp, without IEEE division's slow path (plan.c, fast_divisions);
+                           U_LOG: lg2.approx times ln 2 (plan.c, fast_logs) */
   int div;              /* B_IDIV / B_MOD of a persistent kernel's per-program scalars: 1 + its divisor's place in
                            Kernel.divs, divided by multiply and shift (pass/fastdiv.c); 0: by the C operator */
 };
@@ -608,7 +609,7 @@ extern const char ltX_c[];          /* templates/c.h */
 extern const char ltX_cuda_mma[];   /* templates/cuda_mma.h: ldmatrix, mma.sync, cp.async */
 extern const char ltX_cuda_wgmma[]; /* templates/cuda_wgmma.h: wgmma's descriptor, fences, barrier */
 extern const char ltX_cuda_tma[];   /* templates/cuda_tma.h: TMA, mbarrier, setmaxnreg, tensor maps */
-extern const char ltX_cuda_div[];   /* templates/cuda_div.h: division by multiply and shift (Kernel.divs) */
+extern const char ltX_cuda_fast[];   /* templates/cuda_fast.h: division by multiply and shift, fast logs */
 extern const char ltX_cuda_tma_rows[];   /* templates/cuda_tma_rows.h: tensor maps of X:rows(lo, hi) views */
 extern const char ltX_cuda_hint[];  /* templates/cuda_hint.h: loads and stores with an L2 eviction policy */
 extern const char ltX_hip_hint[];   /* templates/hip_hint.h: non-temporal loads and stores */

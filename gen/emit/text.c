@@ -506,7 +506,7 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       if (paren) ltU_put(o, ")");
       ltU_put(o, "))");
     } else {
-      ltU_printf(o, "%s(", e->t->unop_f32[x->op]);
+      ltU_printf(o, "%s(", x->op == U_LOG && x->fast ? "lt_log" : e->t->unop_f32[x->op]);   /* plan.c, fast_logs */
       expr(e, o, x->a, c);
       ltU_put(o, ")");
     }

@@ -11,7 +11,7 @@
 ** most of those divisors are the same in every program: sizes and their
 ** products.  Such a division gets Expr.div, and its divisor a place in
 ** Kernel.divs: the kernel prepares each divisor once a block, before the
-** programs (lt_divisor_of in templates/cuda_div.h: a 32-bit multiplier and
+** programs (lt_divisor_of in templates/cuda_fast.h: a 32-bit multiplier and
 ** a shift), and each division is then a multiply-high, an add and a shift
 ** (lt_div; lt_mod one multiply-add more).
 **
@@ -21,7 +21,7 @@
 ** the launcher refuses a divisor of 0: emit/launcher.c, divisors), and
 ** whose dividend is never negative and differs between programs (one
 ** that does not is the same division in every program, which the
-** compiler hoists).  The method (templates/cuda_div.h) is exact for every
+** compiler hoists).  The method (templates/cuda_fast.h) is exact for every
 ** dividend in [0, 2^31) and divisor in [1, 2^31).
 */
 #include "lt.h"

@@ -536,8 +536,11 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
   return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
 }
 
-/* Division by multiply and shift (gen's Kernel.divs, pass/fastdiv.c;
-** included where a kernel prepares divisors for its persistent grid's
+/* Fast arithmetic that gen's passes choose, included where a kernel uses
+** it: division by multiply and shift (Kernel.divs), log by lg2.approx
+** (Expr.fast).
+**
+** Division by multiply and shift (pass/fastdiv.c: the persistent grid's
 ** index math): n / d for n in [0, 2^31) and d in [1, 2^31), d the same for
 ** many n.  With s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d)
 ** + 1 (below 2^32, as 2^s < 2d), n / d = (mulhi(n, m) + n) >> s.  2^32 + m
@@ -556,6 +559,15 @@ LT_FN lt_divisor lt_divisor_of(int d) {
 }
 LT_FN int lt_div(int n, lt_divisor v) { return (int)((__umulhi((uint32_t)n, v.mul) + (uint32_t)n) >> v.shift); }
 LT_FN int lt_mod(int n, lt_divisor v) { return n - lt_div(n, v) * (int)v.d; }
+
+/* log x as lg2.approx.ftz times ln 2 (2^-22 absolute in log2; subnormal x
+** flushed to zero, whose log is -inf): the logs plan.c makes fast, in the
+** epilogues of warp-specialized kernels (attention's LSE). */
+LT_FN float lt_log(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y * 0.693147181f;
+}
 
 /* One block (256 threads) of attention_f16_d128_cp. */
 __global__ void __launch_bounds__(256) attention_f16_d128_cp_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
@@ -1685,7 +1697,7 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d128_kernel(const __grid
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = qb * 128 + ri * 8 + row0;
           float *ptr = base + gr;
-          if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * scale + logf(l[ri]) : INFINITY;
+          if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * scale + lt_log(l[ri]) : INFINITY;
         }
       }
     }

@@ -521,8 +521,11 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
   return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
 }
 
-/* Division by multiply and shift (gen's Kernel.divs, pass/fastdiv.c;
-** included where a kernel prepares divisors for its persistent grid's
+/* Fast arithmetic that gen's passes choose, included where a kernel uses
+** it: division by multiply and shift (Kernel.divs), log by lg2.approx
+** (Expr.fast).
+**
+** Division by multiply and shift (pass/fastdiv.c: the persistent grid's
 ** index math): n / d for n in [0, 2^31) and d in [1, 2^31), d the same for
 ** many n.  With s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d)
 ** + 1 (below 2^32, as 2^s < 2d), n / d = (mulhi(n, m) + n) >> s.  2^32 + m
@@ -541,6 +544,15 @@ LT_FN lt_divisor lt_divisor_of(int d) {
 }
 LT_FN int lt_div(int n, lt_divisor v) { return (int)((__umulhi((uint32_t)n, v.mul) + (uint32_t)n) >> v.shift); }
 LT_FN int lt_mod(int n, lt_divisor v) { return n - lt_div(n, v) * (int)v.d; }
+
+/* log x as lg2.approx.ftz times ln 2 (2^-22 absolute in log2; subnormal x
+** flushed to zero, whose log is -inf): the logs plan.c makes fast, in the
+** epilogues of warp-specialized kernels (attention's LSE). */
+LT_FN float lt_log(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y * 0.693147181f;
+}
 /* fp8 helpers (dtypes fp8e4m3, fp8e5m2): a kernel that has an fp8 tensor,
 ** shared tile or cast uses some of them.  The formats are OCP's 8-bit floats,
 ** as PyTorch's float8_e4m3fn and float8_e5m2:
