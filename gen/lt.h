@@ -428,7 +428,7 @@ typedef struct Kernel {
   Expr *divs[LT_MAXDIVS];   /* with persistent: the divisors of the per-program scalars' index math that are the same
                            in every program, over sizes, scalars and constants (ltI_host_expr), each prepared once a
                            block before the programs (pass/fastdiv.c, lower/sched_warpspec.c) */
-  Expr *div_of[LT_MAXDIVS]; /* each as the program's scalars write it (for the comment) */
+  int div_line[LT_MAXDIVS]; /* the DSL line of each one's first division (for the comment) */
   int ndivs;
 } Kernel;
 

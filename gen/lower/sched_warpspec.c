@@ -398,10 +398,10 @@ static void prepare_divisors(E *e) {
   ltE_line(e, "/* the divisors of the programs' index math that are the same in every program, each prepared once: a "
               "division by one is then a multiply-high, an add and a shift */");
   for (int i = 0; i < k->ndivs; i++) {
-    const char *d = ltE_itext(e, k->divs[i]), *as = ltE_itext(e, k->div_of[i]);
-    ltE_line(e, "const lt_divisor lt_div%d = lt_divisor_of(%s);%s", i, d,
-             strcmp(d, as) ? ltU_fmt("   /* %s */", ltE_comment_text(as)) : "");
+    ltE_comment(e, k->div_line[i]);
+    ltE_line(e, "const lt_divisor lt_div%d = lt_divisor_of(%s);", i, ltE_itext(e, k->divs[i]));
   }
+  e->last_line = 0;
   e->divs = 1;
 }
 

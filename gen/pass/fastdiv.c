@@ -13,7 +13,8 @@
 ** Kernel.divs: the kernel prepares each divisor once a block, before the
 ** programs (lt_divisor_of in templates/cuda_fast.h: a 32-bit multiplier and
 ** a shift), and each division is then a multiply-high, an add and a shift
-** (lt_div; lt_mod one multiply-add more).
+** (lt_div; lt_mod one multiply-add more).  A let that only such divisions
+** read (the divisor's own, as the DSL named it) goes.
 **
 ** Taken: i32 division and remainder whose divisor is made of sizes,
 ** scalars and constants alone (ltI_host_expr), is not a constant (the
@@ -51,7 +52,7 @@ static int slot(Kernel *k, Expr *x) {
     if (same(k->divs[i], d)) return i;
   if (k->ndivs == LT_MAXDIVS) return -1;
   k->divs[k->ndivs] = d;
-  k->div_of[k->ndivs] = x->b;
+  k->div_line[k->ndivs] = x->line;
   return k->ndivs++;
 }
 
@@ -63,7 +64,30 @@ static void mark(Kernel *k, Expr *x) {
   mark(k, x->b);
   mark(k, x->c);
   int i = slot(k, x);
-  if (i >= 0) x->div = i + 1;
+  if (i >= 0) {
+    x->div = i + 1;
+    x->b = k->divs[i];   /* (over sizes, scalars and constants: a let it named may now go unread) */
+  }
+}
+
+/* Removes the lets before k's warp-specialized loop that nothing reads
+** any more (a divisor's, whose divisions now read the prepared one), until
+** none is left. */
+static void drop_unread(Kernel *k) {
+  for (int changed = 1; changed;) {
+    changed = 0;
+    ltI_count_uses(k);
+    for (Stmt **link = &k->body.first; *link && *link != k->ws;) {
+      Stmt *s = *link;
+      if (s->kind == S_LET && s->dst->rank == 0 && s->dst->uses == 0) {
+        *link = s->next;
+        changed = 1;
+        continue;
+      }
+      link = &s->next;
+    }
+  }
+  ltI_fix_last(&k->body);
 }
 
 /* The divisions of persistent kernel k's per-program scalars (those
@@ -73,4 +97,5 @@ void ltP_fastdiv(Kernel *k) {
   if (!k->persistent || !k->ws) return;
   for (Stmt *s = k->body.first; s && s != k->ws; s = s->next)
     if (s->kind == S_LET && s->dst->rank == 0) mark(k, s->val);
+  if (k->ndivs) drop_unread(k);
 }

@@ -1201,9 +1201,13 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d256_kernel(const __gri
   const int lt_grid0 = (Sq + 128 - 1) / 128 * B * Hq;
   const int lt_programs = lt_grid0;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(lt_imax(1, 128 / lt_imax((Sq + 128 - 1) / 128, 1)) * lt_imax((Sq + 128 - 1) / 128, 1));   /* t8 */
+  // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
+  const lt_divisor lt_div0 = lt_divisor_of(lt_imax(1, 128 / lt_imax((Sq + 128 - 1) / 128, 1)) * lt_imax((Sq + 128 - 1) / 128, 1));
+  // attention.lua:109: bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
   const lt_divisor lt_div1 = lt_divisor_of(B * Hq);
+  // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
   const lt_divisor lt_div2 = lt_divisor_of(Hq);
+  // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
   const lt_divisor lt_div3 = lt_divisor_of(Hq / Hkv);
   /* the ring of the k:pipelined loop at attention.lua:144, 2 stages: j_full[i] says stage i's TMA copies have landed (65536 bytes), j_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
@@ -1236,7 +1240,6 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d256_kernel(const __gri
         const int n = lt_imax(nqb, 1);
         // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
         const int t7 = lt_imax(1, 128 / n);
-        const int t8 = t7 * n;
         const int t10 = lt_div(pid0, lt_div0) * t7;
         const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
         // attention.lua:108: local lpt = p.window_right:ge(0)
@@ -1303,7 +1306,6 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d256_kernel(const __gri
       const int n = lt_imax(nqb, 1);
       // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
       const int t7 = lt_imax(1, 128 / n);
-      const int t8 = t7 * n;
       const int t10 = lt_div(pid0, lt_div0) * t7;
       const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
       // attention.lua:108: local lpt = p.window_right:ge(0)

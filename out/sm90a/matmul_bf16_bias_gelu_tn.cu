@@ -939,7 +939,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M512_N32768_k
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -961,7 +962,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M512_N32768_k
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 256 - 1) / 256);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -988,7 +988,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M512_N32768_k
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 256 - 1) / 256);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -1530,7 +1529,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M512_N16384_k
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -1552,7 +1552,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M512_N16384_k
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 256 - 1) / 256);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -1579,7 +1578,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M512_N16384_k
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 256 - 1) / 256);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2120,7 +2118,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M256_N8192_ke
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -2141,7 +2140,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M256_N8192_ke
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 128 - 1) / 128);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2167,7 +2165,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M256_N8192_ke
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 128 - 1) / 128);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2711,7 +2708,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M128_N8192_ke
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -2734,7 +2732,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M128_N8192_ke
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2762,7 +2759,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M128_N8192_ke
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -3356,7 +3352,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M64_N8192_ker
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -3380,7 +3377,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M64_N8192_ker
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 128 - 1) / 128);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -3408,7 +3404,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M64_N8192_ker
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 128 - 1) / 128);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -3979,7 +3974,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M64_N4096_ker
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -4002,7 +3998,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M64_N4096_ker
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -4029,7 +4024,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M64_N4096_ker
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;

@@ -960,7 +960,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M512_N32768_kernel
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -982,7 +983,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M512_N32768_kernel
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 256 - 1) / 256);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -1008,7 +1008,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M512_N32768_kernel
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 256 - 1) / 256);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -1546,7 +1545,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M512_N16384_kernel
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -1568,7 +1568,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M512_N16384_kernel
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 256 - 1) / 256);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -1594,7 +1593,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M512_N16384_kernel
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 256 - 1) / 256);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2131,7 +2129,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M256_N8192_kernel(
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -2152,7 +2151,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M256_N8192_kernel(
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 128 - 1) / 128);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2177,7 +2175,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M256_N8192_kernel(
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 128 - 1) / 128);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2717,7 +2714,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M128_N8192_kernel(
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -2740,7 +2738,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M128_N8192_kernel(
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2768,7 +2765,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M128_N8192_kernel(
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -3358,7 +3354,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M32_N16384_kernel(
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -3382,7 +3379,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M32_N16384_kernel(
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 128 - 1) / 128);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -3411,7 +3407,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M32_N16384_kernel(
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 128 - 1) / 128);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -4001,7 +3996,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M64_N8192_kernel(c
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -4025,7 +4021,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M64_N8192_kernel(c
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 128 - 1) / 128);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -4054,7 +4049,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M64_N8192_kernel(c
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 128 - 1) / 128);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -4579,7 +4573,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M16_N16384_kernel(
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (20480 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -4602,7 +4597,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M16_N16384_kernel(
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -4630,7 +4624,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M16_N16384_kernel(
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -5119,7 +5112,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M32_N8192_kernel(c
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (24576 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -5142,7 +5136,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M32_N8192_kernel(c
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 32 - 1) / 32 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -5170,7 +5163,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M32_N8192_kernel(c
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 32 - 1) / 32 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -5701,7 +5693,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M64_N4096_kernel(c
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -5724,7 +5717,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M64_N4096_kernel(c
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -5752,7 +5744,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M64_N4096_kernel(c
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -6276,7 +6267,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M16_N8192_kernel(c
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (20480 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -6299,7 +6291,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M16_N8192_kernel(c
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -6327,7 +6318,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nn_M16_N8192_kernel(c
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;

@@ -960,7 +960,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M512_N32768_ke
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -982,7 +983,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M512_N32768_ke
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 256 - 1) / 256);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -1005,7 +1005,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M512_N32768_ke
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 256 - 1) / 256);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -1543,7 +1542,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M512_N16384_ke
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -1565,7 +1565,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M512_N16384_ke
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 256 - 1) / 256);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -1588,7 +1587,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M512_N16384_ke
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 256 - 1) / 256);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2125,7 +2123,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M256_N8192_ker
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -2146,7 +2145,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M256_N8192_ker
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 128 - 1) / 128);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2170,7 +2168,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M256_N8192_ker
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 128 - 1) / 128);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2710,7 +2707,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M128_N8192_ker
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -2733,7 +2731,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M128_N8192_ker
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2762,7 +2759,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M128_N8192_ker
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -3352,7 +3348,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M32_N16384_ker
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -3376,7 +3373,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M32_N16384_ker
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 128 - 1) / 128);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -3405,7 +3401,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M32_N16384_ker
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 128 - 1) / 128);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -3995,7 +3990,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M64_N8192_kern
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -4019,7 +4015,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M64_N8192_kern
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 128 - 1) / 128);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -4048,7 +4043,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M64_N8192_kern
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 128 - 1) / 128);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -4573,7 +4567,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M16_N16384_ker
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (20480 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -4596,7 +4591,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M16_N16384_ker
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -4625,7 +4619,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M16_N16384_ker
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -5114,7 +5107,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M32_N8192_kern
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (24576 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -5137,7 +5131,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M32_N8192_kern
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 32 - 1) / 32 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -5166,7 +5159,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M32_N8192_kern
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 32 - 1) / 32 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -5697,7 +5689,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M64_N4096_kern
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -5720,7 +5713,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M64_N4096_kern
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -5749,7 +5741,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M64_N4096_kern
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -6273,7 +6264,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M16_N8192_kern
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (20480 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -6296,7 +6288,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M16_N8192_kern
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -6325,7 +6316,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_nt_M16_N8192_kern
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;

@@ -962,7 +962,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M512_N32768_ke
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -984,7 +985,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M512_N32768_ke
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 256 - 1) / 256);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -1010,7 +1010,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M512_N32768_ke
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 256 - 1) / 256);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -1552,7 +1551,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M512_N16384_ke
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -1574,7 +1574,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M512_N16384_ke
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 256 - 1) / 256);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -1600,7 +1599,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M512_N16384_ke
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 256 - 1) / 256);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2141,7 +2139,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M256_N8192_ker
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -2162,7 +2161,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M256_N8192_ker
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 128 - 1) / 128);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2187,7 +2185,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M256_N8192_ker
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 128 - 1) / 128);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2731,7 +2728,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M128_N8192_ker
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -2754,7 +2752,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M128_N8192_ker
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -2782,7 +2779,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M128_N8192_ker
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -3376,7 +3372,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M32_N16384_ker
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -3400,7 +3397,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M32_N16384_ker
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 128 - 1) / 128);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -3429,7 +3425,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M32_N16384_ker
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 128 - 1) / 128);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -4023,7 +4018,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M64_N8192_kern
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -4047,7 +4043,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M64_N8192_kern
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 128 - 1) / 128);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -4076,7 +4071,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M64_N8192_kern
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 128 - 1) / 128);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -4605,7 +4599,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M16_N16384_ker
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (20480 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -4628,7 +4623,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M16_N16384_ker
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -4656,7 +4650,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M16_N16384_ker
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -5149,7 +5142,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M32_N8192_kern
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (24576 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -5172,7 +5166,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M32_N8192_kern
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 32 - 1) / 32 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -5200,7 +5193,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M32_N8192_kern
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 32 - 1) / 32 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -5735,7 +5727,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M64_N4096_kern
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -5758,7 +5751,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M64_N4096_kern
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -5786,7 +5778,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M64_N4096_kern
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -6314,7 +6305,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M16_N8192_kern
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));   /* t14 */
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (20480 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -6337,7 +6329,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M16_N8192_kern
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -6365,7 +6356,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M16_N8192_kern
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;

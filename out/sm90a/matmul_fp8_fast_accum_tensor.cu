@@ -943,7 +943,8 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_M128_kern
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int lt_programs = lt_grid0;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));   /* t14 */
+  // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul_fp8.lua:48, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -964,7 +965,6 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_M128_kern
       for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
         const int pid = lt_prog;
         // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 256 - 1) / 256);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -986,7 +986,6 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_M128_kern
     for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
       const int pid = lt_prog;
       // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 256 - 1) / 256);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -1367,7 +1366,8 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_M64_kerne
   const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 128 - 1) / 128);
   const int lt_programs = lt_grid0 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
   /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));   /* t14 */
+  // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul_fp8.lua:48, 6 stages: kt_full[i] says stage i's TMA copies have landed (24576 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -1390,7 +1390,6 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_M64_kerne
         const int lt_tile = lt_prog / lt_splits;
         const int pid = lt_tile;
         // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 128 - 1) / 128);
         const int t16 = lt_div(pid, lt_div0) * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
         const int bm = t16 + lt_mod(pid, lt_div0) % t19;
@@ -1416,7 +1415,6 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_M64_kerne
       const int lt_tile = lt_prog / lt_splits;
       const int pid = lt_tile;
       // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 128 - 1) / 128);
       const int t16 = lt_div(pid, lt_div0) * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
       const int bm = t16 + lt_mod(pid, lt_div0) % t19;
