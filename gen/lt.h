@@ -162,7 +162,10 @@ struct Expr {
   Expr *a, *b, *c;      /* operands; E_IOTA: a unused, op = axis (0/1) */
   int depth;            /* nesting, counting the unnamed values inline.c may fold in (at most LT_MAX_DEPTH) */
   int fast;             /* B_DIV of floats: to 2 ulp, without IEEE division's slow path; U_EXP: 2^(x log2 e) on the
-                           special-function unit (lt_exp2), subnormal results flushed (plan.c, fast_divisions) */
+                           special-function unit (lt_exp2), subnormal results flushed (plan.c, fast_divisions);
+                           U_LOG: lg2.approx times ln 2 (plan.c, fast_logs) */
+  int div;              /* B_IDIV / B_MOD of a persistent kernel's per-program scalars: 1 + its divisor's place in
+                           Kernel.divs, divided by multiply and shift (pass/fastdiv.c); 0: by the C operator */
 };
 
 enum { CACHE_NONE, CACHE_STREAM, CACHE_KEEP };
@@ -353,6 +356,7 @@ typedef struct TensorMap {
 
 #define LT_MAXMAPS 8
 #define LT_MAXSPLIT 8
+#define LT_MAXDIVS 8
 
 typedef struct Kernel {
   const char *name;     /* variant function name, e.g. softmax_bf16 */
@@ -428,6 +432,11 @@ typedef struct Kernel {
                            of them starts off the 16-byte grid, the launcher runs the kernel's split twin, printed
                            beside it with those views by whole vectors; elsewhere the kernel as without them */
   int nsplit;
+  Expr *divs[LT_MAXDIVS];   /* with persistent: the divisors of the per-program scalars' index math that are the same
+                           in every program, over sizes, scalars and constants (ltI_host_expr), each prepared once a
+                           block before the programs (pass/fastdiv.c, lower/sched_warpspec.c) */
+  int div_line[LT_MAXDIVS]; /* the DSL line of each one's first division (for the comment) */
+  int ndivs;
 } Kernel;
 
 Sym *ltI_sym(Kernel *k, SymKind kind, Dtype dt, int line);
@@ -554,6 +563,7 @@ void ltP_barrier(Kernel *k);                   /* barrier.c */
 void ltP_plan_loops(Kernel *k, const Target *t);  /* plan.c: each k:pipelined loop's schedule, before its rings */
 void ltP_plan(Kernel *k, const Target *t);     /* plan.c: the rest of the plan, on the final statements */
 void ltP_plan_join(Kernel *k);                 /* join.c: no wgmmas in flight across a branch join */
+void ltP_fastdiv(Kernel *k);                   /* fastdiv.c: a persistent grid's index divisions by multiply and shift */
 int ltP_waits_for(const Sym *const *inflight, int n, const Stmt *s, int chain);  /* must wgmmas in flight be done
                                                                                    before s? */
 int ltP_add_inflight(const Sym **set, int n, const Sym *acc);         /* -1 past 8 */
@@ -606,6 +616,7 @@ extern const char ltX_c[];          /* templates/c.h */
 extern const char ltX_cuda_mma[];   /* templates/cuda_mma.h: ldmatrix, mma.sync, cp.async */
 extern const char ltX_cuda_wgmma[]; /* templates/cuda_wgmma.h: wgmma's descriptor, fences, barrier */
 extern const char ltX_cuda_tma[];   /* templates/cuda_tma.h: TMA, mbarrier, setmaxnreg, tensor maps */
+extern const char ltX_cuda_fast[];   /* templates/cuda_fast.h: division by multiply and shift, fast logs */
 extern const char ltX_cuda_tma_rows[];   /* templates/cuda_tma_rows.h: tensor maps of X:rows(lo, hi) views */
 extern const char ltX_cuda_queue[];      /* templates/cuda_queue.h: a persistent grid's programs from a counter */
 extern const char ltX_cuda_hint[];  /* templates/cuda_hint.h: loads and stores with an L2 eviction policy */

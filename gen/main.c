@@ -53,6 +53,7 @@ static void run_passes(Kernel *k, const Target *t) {
   if (t->warp > 1) ltP_barrier(k);  /* barrier.c: the block barriers */
   ltP_plan(k, t);                   /* plan.c: the rest of the plan, and the notes */
   ltP_plan_join(k);                 /* join.c: no wgmmas in flight across a branch join */
+  ltP_fastdiv(k);                   /* fastdiv.c: a persistent grid's index divisions by multiply and shift */
 }
 
 typedef struct Gen {

@@ -190,6 +190,22 @@ static int hinted(const Block *b) {
   return 0;
 }
 
+/* Is expression x, or one inside it, a log plan.c made fast (Expr.fast)? */
+static void fast_log_in(Expr *x, void *found) {
+  if (!x) return;
+  if (x->kind == E_UNARY && x->op == U_LOG && x->fast) *(int *)found = 1;
+  fast_log_in(x->a, found);
+  fast_log_in(x->b, found);
+  fast_log_in(x->c, found);
+}
+
+/* Does block b (or a block in it) take a fast log (templates/cuda_fast.h)? */
+static int fast_log(Block *b) {
+  int found = 0;
+  ltI_each_expr(b, fast_log_in, &found);
+  return found;
+}
+
 /* Does a load or store of block b (or of the blocks in it) go by 16-byte
 ** chunks along rows that may not start aligned (View.split, templates/vec.h)? */
 static int split(const Block *b) {
@@ -263,7 +279,7 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
                    wg.p ? "\n" : "", wg.p ? wg.p : "", bits, fp8, vec, wide);
   }
   /* the helpers some kernel of the file uses */
-  const char *cuda = "", *amd = "", *tma = "", *rows = "", *queue = "", *hint = "";
+  const char *cuda = "", *amd = "", *tma = "", *rows = "", *queue = "", *fast = "", *hint = "";
   for (int j = 0; j < n; j++) {
     const Kernel *k = ks[j];
     if (k->mma == MMA_SYNC || k->mma == MMA_TF32 || k->mma == MMA_WGMMA) cuda = ltX_cuda_mma;
@@ -279,9 +295,10 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
     for (int i = 0; i < k->nmaps; i++)
       if (k->maps[i].rows) rows = ltX_cuda_tma_rows;
     if (k->queue) queue = ltX_cuda_queue;
+    if (k->ndivs || fast_log((Block *)&k->body)) fast = ltX_cuda_fast;
     if (hinted(&k->body)) hint = t->lang == LANG_CUDA ? ltX_cuda_hint : t->lang == LANG_HIP ? ltX_hip_hint : "";
   }
   const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
-  return ltU_fmt("%s%s%s%s%s%s%s%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, rows, queue, amd, bits, fp8, vec, hint,
-                 wide);
+  return ltU_fmt("%s%s%s%s%s%s%s%s%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, rows, queue, fast, amd, bits, fp8, vec,
+                 hint, wide);
 }

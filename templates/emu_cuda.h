@@ -164,8 +164,25 @@ static inline __attribute__((unused)) float lt_exp2(float x) {
   float y = exp2f(x);
   return y < 1.17549435e-38f ? 0.0f : y;
 }
+/* The persistent grid's division by multiply and shift (cuda_fast.h), the
+** same arithmetic: __clz by a loop, mul.hi by the 64-bit product. */
+typedef struct { uint32_t mul, shift, d; } lt_divisor;
+static inline __attribute__((unused)) lt_divisor lt_divisor_of(int d) {
+  lt_divisor r;
+  r.shift = 0;
+  while (((uint64_t)1 << r.shift) < (uint64_t)(uint32_t)d) r.shift++;
+  r.mul = (uint32_t)(((((uint64_t)1 << r.shift) - (uint32_t)d) << 32) / (uint32_t)d) + 1u;
+  r.d = (uint32_t)d;
+  return r;
+}
+static inline __attribute__((unused)) int lt_div(int n, lt_divisor v) {
+  return (int)(((uint32_t)(((uint64_t)(uint32_t)n * v.mul) >> 32) + (uint32_t)n) >> v.shift);
+}
+static inline __attribute__((unused)) int lt_mod(int n, lt_divisor v) { return n - lt_div(n, v) * (int)v.d; }
 /* div.full.f32 (2 ulp): the correctly rounded quotient, one of those it may give. */
 static inline __attribute__((unused)) float lt_fdiv(float a, float b) { return a / b; }
+/* lg2.approx.ftz times ln 2: logf, subnormal x flushed to zero (-inf). */
+static inline __attribute__((unused)) float lt_log(float x) { return x >= 0.0f && x < 1.17549435e-38f ? -INFINITY : logf(x); }
 /* k:atomic_add: the block's threads are fibers of one OS thread and the
 ** blocks run one after another, so nothing interleaves with the add. */
 static inline __attribute__((unused)) void lt_atomic_add(float *p, float v) { *p += v; }

@@ -44,6 +44,8 @@ typedef struct E {
   const char *lane;     /* the lane index ldmatrix addresses are made from ("lane", or a loop's copy) */
   int atomic;           /* the store being emitted adds to the tensor (k:atomic_add) */
   int direct;           /* the store being emitted has the fast case of Stmt.direct (store_staged.c) */
+  int divs;             /* Kernel.divs are prepared (lt_div0, ...): divisions with Expr.div print as lt_div / lt_mod
+                           (sched_warpspec.c) */
   const char *barrier;  /* the block barrier: the target's, or with wgmma the one that also orders
                            shared-memory writes before the tensor cores' reads (lt_wgmma_barrier) */
   const Sym *inflight[8];   /* accumulators of wgmmas issued and not yet waited for (gemm_wgmma.c) */

@@ -513,7 +513,7 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       if (paren) ltU_put(o, ")");
       ltU_put(o, " * 1.44269504f)");
     } else {
-      ltU_printf(o, "%s(", e->t->unop_f32[x->op]);
+      ltU_printf(o, "%s(", x->op == U_LOG && x->fast ? "lt_log" : e->t->unop_f32[x->op]);   /* plan.c, fast_logs */
       expr(e, o, x->a, c);
       ltU_put(o, ")");
     }
@@ -544,6 +544,12 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       ltU_put(o, ", ");
       expr(e, o, x->b, c);
       ltU_put(o, ")");
+      return;
+    }
+    if ((x->op == B_IDIV || x->op == B_MOD) && x->div && e->divs) {   /* pass/fastdiv.c: by multiply and shift */
+      ltU_put(o, x->op == B_IDIV ? "lt_div(" : "lt_mod(");
+      expr(e, o, x->a, c);
+      ltU_printf(o, ", lt_div%d)", x->div - 1);
       return;
     }
     if (x->op == B_DIV && x->fast) {   /* plan.c: to 2 ulp, no slow path */

@@ -417,6 +417,23 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
   }
 }
 
+/* The divisors of a persistent kernel's per-program index math that are
+** the same in every program (Kernel.divs, pass/fastdiv.c), each prepared
+** once a block for division by multiply and shift; from here on the
+** divisions by them print as lt_div / lt_mod (E.divs). */
+static void prepare_divisors(E *e) {
+  Kernel *k = e->k;
+  if (!k->ndivs) return;
+  ltE_line(e, "/* the divisors of the programs' index math that are the same in every program, each prepared once: a "
+              "division by one is then a multiply-high, an add and a shift */");
+  for (int i = 0; i < k->ndivs; i++) {
+    ltE_comment(e, k->div_line[i]);
+    ltE_line(e, "const lt_divisor lt_div%d = lt_divisor_of(%s);", i, ltE_itext(e, k->divs[i]));
+  }
+  e->last_line = 0;
+  e->divs = 1;
+}
+
 /* The body of warp-specialized kernel e->k: the scalars before the loop,
 ** the ring's mbarriers, then the producer and the consumers. */
 void ltL_warpspec_body(E *e) {
@@ -436,6 +453,7 @@ void ltL_warpspec_body(E *e) {
     else
       ltE_line(e, "const int lt_programs = %s%s;   /* this block runs programs blockIdx.x, + gridDim.x, ... */", all.p,
                k->splitk ? " * lt_splits" : "");
+    prepare_divisors(e);
   }
   for (Stmt *x = k->body.first; x != s && !k->persistent; x = x->next)
     if (scalar(x)) ltE_stmt(e, x);
@@ -516,4 +534,5 @@ void ltL_warpspec_body(E *e) {
     ltE_line(e, "lt_tma_store_wait_read<0>();   /* this thread's bulk reduce-adds have read their staging tile */");
   e->depth--;
   ltE_line(e, "}");
+  e->divs = 0;
 }

@@ -370,6 +370,29 @@ static void fast_divisions(Kernel *k, Stmt *first) {
       fast_expr(s->val);
 }
 
+/* Marks the logs of expression x fast (Expr.fast). */
+static void fast_log_expr(Expr *x) {
+  if (!x) return;
+  if (x->kind == E_UNARY && x->op == U_LOG) x->fast = 1;
+  fast_log_expr(x->a);
+  fast_log_expr(x->b);
+  fast_log_expr(x->c);
+}
+
+/* The logs of the statements from `first` on (a warp-specialized loop's
+** epilogue: attention's LSE, m scale + log l), fast: lg2.approx.ftz times
+** ln 2 (templates/cuda_fast.h, lt_log; 2^-22 absolute in log2, as
+** FlashAttention's __logf) instead of logf's reduction and polynomial, a
+** row at a time in every program. */
+static void fast_logs(Stmt *first) {
+  for (Stmt *s = first; s; s = s->next) {
+    fast_log_expr(s->val);
+    fast_log_expr(s->other);
+    fast_logs(s->body.first);
+    fast_logs(s->orelse.first);
+  }
+}
+
 /* Does a statement from `first` on (or one inside them) divide floats? */
 static int divides(const Stmt *first) {
   for (const Stmt *s = first; s; s = s->next)
@@ -503,6 +526,7 @@ static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   ** gemms (attention's forward; the dK/dV kernel's four, with K and V
   ** before the loop, were not measured so). */
   fast_divisions(k, loop->next);
+  fast_logs(loop->next);
   /* Nor where the loop's trip count differs between programs and nothing
   ** is copied before it (grouped_matmul: a slot no group uses runs none):
   ** walked statically, the blocks drift apart by the programs they pass

@@ -540,6 +540,39 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
   return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
 }
 
+/* Fast arithmetic that gen's passes choose, included where a kernel uses
+** it: division by multiply and shift (Kernel.divs), log by lg2.approx
+** (Expr.fast).
+**
+** Division by multiply and shift (pass/fastdiv.c: the persistent grid's
+** index math): n / d for n in [0, 2^31) and d in [1, 2^31), d the same for
+** many n.  With s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d)
+** + 1 (below 2^32, as 2^s < 2d), n / d = (mulhi(n, m) + n) >> s.  2^32 + m
+** is 2^(32+s) / d rounded up, over it by e / d with 0 < e <= d <= 2^s;
+** times n < 2^31 the excess stays under 1 / d, which the quotient's
+** fraction never comes within, and the sum stays under 2^32, as
+** mulhi(n, m) < n.  lt_divisor_of once (a 64-bit division), then lt_div a
+** multiply-high, an add and a shift. */
+typedef struct { uint32_t mul, shift, d; } lt_divisor;
+LT_FN lt_divisor lt_divisor_of(int d) {
+  lt_divisor r;
+  r.shift = 32 - __clz(d - 1);   /* (d 1: 0) */
+  r.mul = (uint32_t)(((((uint64_t)1 << r.shift) - (uint32_t)d) << 32) / (uint32_t)d) + 1u;
+  r.d = (uint32_t)d;
+  return r;
+}
+LT_FN int lt_div(int n, lt_divisor v) { return (int)((__umulhi((uint32_t)n, v.mul) + (uint32_t)n) >> v.shift); }
+LT_FN int lt_mod(int n, lt_divisor v) { return n - lt_div(n, v) * (int)v.d; }
+
+/* log x as lg2.approx.ftz times ln 2 (2^-22 absolute in log2; subnormal x
+** flushed to zero, whose log is -inf): the logs plan.c makes fast, in the
+** epilogues of warp-specialized kernels (attention's LSE). */
+LT_FN float lt_log(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y * 0.693147181f;
+}
+
 /* One block (256 threads) of attention_bf16_d256_cp. */
 __global__ void __launch_bounds__(256) attention_bf16_d256_cp_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, __nv_bfloat16 *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
 {
@@ -1167,6 +1200,15 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d256_kernel(const __gri
   uint64_t *j_pre_empty = j_pre + 1;   /* the consumers are done with what those copies filled */
   const int lt_grid0 = (Sq + 128 - 1) / 128 * B * Hq;
   const int lt_programs = lt_grid0;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
+  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
+  // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
+  const lt_divisor lt_div0 = lt_divisor_of(lt_imax(1, 128 / lt_imax((Sq + 128 - 1) / 128, 1)) * lt_imax((Sq + 128 - 1) / 128, 1));
+  // attention.lua:109: bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
+  const lt_divisor lt_div1 = lt_divisor_of(B * Hq);
+  // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
+  const lt_divisor lt_div2 = lt_divisor_of(Hq);
+  // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
+  const lt_divisor lt_div3 = lt_divisor_of(Hq / Hkv);
   /* the ring of the k:pipelined loop at attention.lua:144, 2 stages: j_full[i] says stage i's TMA copies have landed (65536 bytes), j_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -1198,21 +1240,20 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d256_kernel(const __gri
         const int n = lt_imax(nqb, 1);
         // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
         const int t7 = lt_imax(1, 128 / n);
-        const int t8 = t7 * n;
-        const int t10 = pid0 / t8 * t7;
+        const int t10 = lt_div(pid0, lt_div0) * t7;
         const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
         // attention.lua:108: local lpt = p.window_right:ge(0)
         const bool t19 = window_right >= 0;
         // attention.lua:109: bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
-        const int bh = t19 ? pid0 % (B * Hq) : t10 + pid0 % t8 % t13;
-        const int pid = t19 ? pid0 / (B * Hq) : pid0 % t8 / t13;
+        const int bh = t19 ? lt_mod(pid0, lt_div1) : t10 + lt_mod(pid0, lt_div0) % t13;
+        const int pid = t19 ? lt_div(pid0, lt_div1) : lt_mod(pid0, lt_div0) / t13;
         // attention.lua:114: local qb = nqb - 1 - pid
         const int qb = nqb - 1 - pid;
         // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
-        const int b = bh / Hq;
-        const int h_2 = bh % Hq;
+        const int b = lt_div(bh, lt_div2);
+        const int h_2 = lt_mod(bh, lt_div2);
         // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
-        const int hk = h_2 / (Hq / Hkv);
+        const int hk = lt_div(h_2, lt_div3);
         // attention.lua:120: local q0 = qb * BM
         const int q0 = qb * 128;
         // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
@@ -1265,19 +1306,18 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d256_kernel(const __gri
       const int n = lt_imax(nqb, 1);
       // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
       const int t7 = lt_imax(1, 128 / n);
-      const int t8 = t7 * n;
-      const int t10 = pid0 / t8 * t7;
+      const int t10 = lt_div(pid0, lt_div0) * t7;
       const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
       // attention.lua:108: local lpt = p.window_right:ge(0)
       const bool t19 = window_right >= 0;
       // attention.lua:109: bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
-      const int bh = t19 ? pid0 % (B * Hq) : t10 + pid0 % t8 % t13;
-      const int pid = t19 ? pid0 / (B * Hq) : pid0 % t8 / t13;
+      const int bh = t19 ? lt_mod(pid0, lt_div1) : t10 + lt_mod(pid0, lt_div0) % t13;
+      const int pid = t19 ? lt_div(pid0, lt_div1) : lt_mod(pid0, lt_div0) / t13;
       // attention.lua:114: local qb = nqb - 1 - pid
       const int qb = nqb - 1 - pid;
       // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
-      const int b = bh / Hq;
-      const int h_2 = bh % Hq;
+      const int b = lt_div(bh, lt_div2);
+      const int h_2 = lt_mod(bh, lt_div2);
       // attention.lua:120: local q0 = qb * BM
       const int q0 = qb * 128;
       // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
@@ -1642,7 +1682,7 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d256_kernel(const __gri
         for (int ri = 0; ri < 2; ++ri) {
           const int gr = qb * 128 + ri * 8 + row0;
           float *ptr = base + gr;
-          if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * scale + logf(l[ri]) : INFINITY;
+          if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * scale + lt_log(l[ri]) : INFINITY;
         }
       }
     }

@@ -614,6 +614,39 @@ LT_FN void lt_tma_rows_copy(void *dst, const char *src, int64_t rs, int y, int h
   lt_fence_proxy_async();
 }
 
+/* Fast arithmetic that gen's passes choose, included where a kernel uses
+** it: division by multiply and shift (Kernel.divs), log by lg2.approx
+** (Expr.fast).
+**
+** Division by multiply and shift (pass/fastdiv.c: the persistent grid's
+** index math): n / d for n in [0, 2^31) and d in [1, 2^31), d the same for
+** many n.  With s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d)
+** + 1 (below 2^32, as 2^s < 2d), n / d = (mulhi(n, m) + n) >> s.  2^32 + m
+** is 2^(32+s) / d rounded up, over it by e / d with 0 < e <= d <= 2^s;
+** times n < 2^31 the excess stays under 1 / d, which the quotient's
+** fraction never comes within, and the sum stays under 2^32, as
+** mulhi(n, m) < n.  lt_divisor_of once (a 64-bit division), then lt_div a
+** multiply-high, an add and a shift. */
+typedef struct { uint32_t mul, shift, d; } lt_divisor;
+LT_FN lt_divisor lt_divisor_of(int d) {
+  lt_divisor r;
+  r.shift = 32 - __clz(d - 1);   /* (d 1: 0) */
+  r.mul = (uint32_t)(((((uint64_t)1 << r.shift) - (uint32_t)d) << 32) / (uint32_t)d) + 1u;
+  r.d = (uint32_t)d;
+  return r;
+}
+LT_FN int lt_div(int n, lt_divisor v) { return (int)((__umulhi((uint32_t)n, v.mul) + (uint32_t)n) >> v.shift); }
+LT_FN int lt_mod(int n, lt_divisor v) { return n - lt_div(n, v) * (int)v.d; }
+
+/* log x as lg2.approx.ftz times ln 2 (2^-22 absolute in log2; subnormal x
+** flushed to zero, whose log is -inf): the logs plan.c makes fast, in the
+** epilogues of warp-specialized kernels (attention's LSE). */
+LT_FN float lt_log(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y * 0.693147181f;
+}
+
 /* One block (256 threads) of attention_varlen_bf16_d128_cp. */
 __global__ void __launch_bounds__(256) attention_varlen_bf16_d128_cp_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, __nv_bfloat16 *__restrict__ O, float *__restrict__ LSE, const int *__restrict__ cu_seqlens_q, const int *__restrict__ cu_seqlens_k, int Hq, int TQ, int Hkv, int TK, int B1, int64_t sqh, int64_t sqt, int64_t skh, int64_t skt, int64_t svh, int64_t svt, int64_t soh, int64_t sot, int max_seqlen_q, int max_seqlen_k, float scale, int window_left, int window_right)
 {
@@ -2271,7 +2304,7 @@ __global__ void __launch_bounds__(384, 1) attention_varlen_bf16_d128_kernel(cons
       for (int ri = 0; ri < 2; ++ri) {
         const int64_t gr = (int64_t)m0 + ri * 8 + row0;
         float *ptr = base + gr;
-        if (ok && gr < TQ && gr < q_end) ptr[0] = seen[ri] ? m[ri] * scale + logf(l[ri]) : INFINITY;
+        if (ok && gr < TQ && gr < q_end) ptr[0] = seen[ri] ? m[ri] * scale + lt_log(l[ri]) : INFINITY;
       }
     }
   }

@@ -775,6 +775,37 @@ __global__ void spin_kernel(volatile int *flag) {
   }
 }
 
+/* lt_divisor_of / lt_div / lt_mod (the persistent grid's division by
+** multiply and shift, gen's pass/fastdiv.c) against the C operators: every
+** divisor up to 4096 and about 2^k and 3 2^k up to 2^31 - 1, random ones,
+** each with dividends at its multiples' edges, at 0 and 2^31 - 1, and
+** random ones. */
+static void test_divisor(void) {
+  uint64_t x = 0x9e3779b97f4a7c15ull;
+  auto rnd = [&x](uint32_t below) { x = x * 6364136223846793005ull + 1442695040888963407ull; return (uint32_t)(x >> 33) % below; };
+  char why[200] = "";
+  auto one = [&](int d) {
+    lt_divisor v = lt_divisor_of(d);
+    int ns[16] = {0, 1, d - 1, d, d + 1, 2147483647, 2147483646, 2147483647 - 2147483647 % d,
+                  2147483647 - 2147483647 % d - 1, (int)rnd(2147483647u), (int)rnd(2147483647u), (int)rnd(1u << 20),
+                  (int)rnd(1u << 20), d / 2 * 3, (int)((int64_t)rnd(1u << 12) * d % 2147483647), 65535};
+    for (int n : ns) {
+      if (n < 0) continue;
+      if (!*why && (lt_div(n, v) != n / d || lt_mod(n, v) != n % d))
+        snprintf(why, sizeof why, "%d / %d: %d rem %d (want %d rem %d)", n, d, lt_div(n, v), lt_mod(n, v), n / d, n % d);
+    }
+  };
+  for (int d = 1; d <= 4096; d++) one(d);
+  for (int k = 12; k < 31; k++)
+    for (int j = 0; j < 4; j++) {
+      const int64_t p = (int64_t)1 << k, d = j < 3 ? p - 1 + j : 3 * (p >> 1);
+      if (d < 2147483648ll) one((int)d);
+    }
+  one(2147483647);
+  for (int i = 0; i < 20000; i++) one(1 + (int)rnd(2147483647u));
+  verdict("lt_div / lt_mod: the C quotient and remainder", !*why, why);
+}
+
 int main(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--hang") == 0) {
     int flag = 0;
@@ -790,6 +821,7 @@ int main(int argc, char **argv) {
   test_cp_async();
   test_detections();
   test_plain_shared();
+  test_divisor();
   printf("# emu unit %s: done\n", label);   /* run.sh: the run was not cut short */
   return fails ? 1 : 0;
 }

@@ -3,7 +3,8 @@
 ** flight must be waited for (ltP_waits_for), with and without the chaining
 ** of the warp-specialized loop; and the Target fields that turn the Hopper
 ** execution model on (sm90a only: every other target's output is what it
-** was without them).
+** was without them); and which index divisions of a persistent kernel's
+** per-program scalars pass/fastdiv.c takes.
 */
 #include "check.h"
 
@@ -52,8 +53,55 @@ static void test_targets(void) {
   }
 }
 
+/* A let of i32 value v appended to K's body. */
+static Stmt *let(Expr *v) {
+  Stmt *s = ltI_stmt(S_LET, 1);
+  s->dst = ltI_sym(K, SYM_LET, DT_I32, 1);
+  s->dst->def = s;
+  s->val = v;
+  ltI_append(&K->body, s);
+  return s;
+}
+
+static Expr *ref(Sym *s) { return ltI_ref(s, 1); }
+static Expr *bin(BinOp op, Expr *a, Expr *b) { return ltI_binary(op, a, b, 1); }
+
+/* Takes a program-dependent, never negative dividend over a divisor the
+** same in every program and never negative, one place a divisor, and no
+** other division; only before the warp-specialized loop, only persistent. */
+static void test_fastdiv(void) {
+  for (int persistent = 0; persistent < 2; persistent++) {
+    K = ltU_alloc(sizeof *K);
+    Sym *B = ltI_sym(K, SYM_SIZE, DT_I32, 1), *H = ltI_sym(K, SYM_SIZE, DT_I32, 1);
+    Sym *pid = ltI_sym(K, SYM_PID, DT_I32, 1);
+    pid->extent = bin(B_MUL, bin(B_MUL, ref(B), ref(H)), ltI_const(8, DT_I32, 0, 1));
+    Expr *bh = bin(B_MUL, ref(B), ref(H));
+    Stmt *q = let(bin(B_IDIV, ref(pid), bh)), *r = let(bin(B_MOD, ref(pid), bin(B_MUL, ref(B), ref(H))));
+    Stmt *by8 = let(bin(B_IDIV, ref(pid), ltI_const(8, DT_I32, 0, 1)));
+    Stmt *neg = let(bin(B_IDIV, bin(B_SUB, ref(pid), ltI_const(5, DT_I32, 0, 1)), ref(B)));
+    Stmt *same = let(bin(B_IDIV, ref(H), ref(B)));
+    Stmt *varies = let(bin(B_IDIV, ref(pid), bin(B_ADD, ref(pid), ltI_const(1, DT_I32, 0, 1))));
+    Stmt *negd = let(bin(B_IDIV, ref(pid), bin(B_SUB, ref(H), ref(B))));
+    Stmt *h = let(bin(B_IDIV, ref(q->dst), ref(H)));
+    Stmt *ws = ltI_stmt(S_FOR, 1);
+    ltI_append(&K->body, ws);
+    Stmt *after = let(bin(B_IDIV, ref(pid), ref(B)));
+    K->ws = ws;
+    K->persistent = persistent;
+    ltP_fastdiv(K);
+    const char *p = persistent ? "persistent" : "one_a_block";
+    CHECK_INT(ltU_fmt("fastdiv/%s_divisors", p), K->ndivs, persistent ? 2 : 0);
+    CHECK_INT(ltU_fmt("fastdiv/%s_quotient", p), q->val->div, persistent ? 1 : 0);
+    CHECK_INT(ltU_fmt("fastdiv/%s_remainder_same_divisor", p), r->val->div, persistent ? 1 : 0);
+    CHECK_INT(ltU_fmt("fastdiv/%s_of_a_quotient", p), h->val->div, persistent ? 2 : 0);
+    CHECK(ltU_fmt("fastdiv/%s_others_kept", p), !by8->val->div && !neg->val->div && !same->val->div &&
+          !varies->val->div && !negd->val->div && !after->val->div);
+  }
+}
+
 int main(void) {
   test_waits();
   test_targets();
+  test_fastdiv();
   return 0;
 }

@@ -1,0 +1,33 @@
+
+/* Fast arithmetic that gen's passes choose, included where a kernel uses
+** it: division by multiply and shift (Kernel.divs), log by lg2.approx
+** (Expr.fast).
+**
+** Division by multiply and shift (pass/fastdiv.c: the persistent grid's
+** index math): n / d for n in [0, 2^31) and d in [1, 2^31), d the same for
+** many n.  With s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d)
+** + 1 (below 2^32, as 2^s < 2d), n / d = (mulhi(n, m) + n) >> s.  2^32 + m
+** is 2^(32+s) / d rounded up, over it by e / d with 0 < e <= d <= 2^s;
+** times n < 2^31 the excess stays under 1 / d, which the quotient's
+** fraction never comes within, and the sum stays under 2^32, as
+** mulhi(n, m) < n.  lt_divisor_of once (a 64-bit division), then lt_div a
+** multiply-high, an add and a shift. */
+typedef struct { uint32_t mul, shift, d; } lt_divisor;
+LT_FN lt_divisor lt_divisor_of(int d) {
+  lt_divisor r;
+  r.shift = 32 - __clz(d - 1);   /* (d 1: 0) */
+  r.mul = (uint32_t)(((((uint64_t)1 << r.shift) - (uint32_t)d) << 32) / (uint32_t)d) + 1u;
+  r.d = (uint32_t)d;
+  return r;
+}
+LT_FN int lt_div(int n, lt_divisor v) { return (int)((__umulhi((uint32_t)n, v.mul) + (uint32_t)n) >> v.shift); }
+LT_FN int lt_mod(int n, lt_divisor v) { return n - lt_div(n, v) * (int)v.d; }
+
+/* log x as lg2.approx.ftz times ln 2 (2^-22 absolute in log2; subnormal x
+** flushed to zero, whose log is -inf): the logs plan.c makes fast, in the
+** epilogues of warp-specialized kernels (attention's LSE). */
+LT_FN float lt_log(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y * 0.693147181f;
+}
