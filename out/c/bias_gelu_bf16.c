@@ -60,7 +60,7 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 /* One block of bias_gelu_bf16: what one GPU block computes, with one thread. */
 static void bias_gelu_bf16_block(int bn, int bm, const lt_bf16 *restrict X, const lt_bf16 *restrict B, lt_bf16 *restrict Y, int M, int N)
 {
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[4096];
   {
     const lt_bf16 *base = X;
@@ -73,7 +73,7 @@ static void bias_gelu_bf16_block(int bn, int bm, const lt_bf16 *restrict X, cons
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[512];
   {
     const lt_bf16 *base = B;
@@ -83,14 +83,30 @@ static void bias_gelu_bf16_block(int bn, int bm, const lt_bf16 *restrict X, cons
       b[ci] = gc < N ? lt_bf16_to_f32(ptr[0]) : 0.0f;
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[4096];
   for (int ri = 0; ri < 8; ++ri) {
     for (int ci = 0; ci < 512; ++ci) {
       h_2[ri * 512 + ci] = x[ri * 512 + ci] + b[ci];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[4096];
+  float r[4096];
+  for (int ri = 0; ri < 8; ++ri) {
+    for (int ci = 0; ci < 512; ++ci) {
+      t[ri * 512 + ci] = fminf(fabsf(h_2[ri * 512 + ci]), 5.5f);
+      r[ri * 512 + ci] = ((((((1.5762707e-06f * t[ri * 512 + ci] + 1.1268336e-05f) * t[ri * 512 + ci] + -0.00065109675f) * t[ri * 512 + ci] + 0.0077706734f) * t[ri * 512 + ci] + -0.05299871f) * t[ri * 512 + ci] + 0.26230592f) * t[ri * 512 + ci] + -1.1511252f) * t[ri * 512 + ci] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[4096];
+  for (int ri = 0; ri < 8; ++ri) {
+    for (int ci = 0; ci < 512; ++ci) {
+      q[ri * 512 + ci] = exp2f(r[ri * 512 + ci] - h_2[ri * 512 + ci] * h_2[ri * 512 + ci] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     lt_bf16 *base = Y;
     for (int ri = 0; ri < 8; ++ri) {
@@ -98,7 +114,7 @@ static void bias_gelu_bf16_block(int bn, int bm, const lt_bf16 *restrict X, cons
         const int gr = bm * 8 + ri;
         const int gc = bn * 512 + ci;
         lt_bf16 *ptr = base + (int64_t)gr * N + gc;
-        if (gr < M && gc < N) ptr[0] = lt_f32_to_bf16(0.5f * h_2[ri * 512 + ci] * (1.0f + erff(h_2[ri * 512 + ci] * 0.70710678f)));
+        if (gr < M && gc < N) ptr[0] = lt_f32_to_bf16(h_2[ri * 512 + ci] * ((h_2[ri * 512 + ci] >= 0.0f ? 1.0f - q[ri * 512 + ci] : q[ri * 512 + ci])));
       }
     }
   }

@@ -60,7 +60,7 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 /* One block of bias_gelu_f32: what one GPU block computes, with one thread. */
 static void bias_gelu_f32_block(int bn, int bm, const float *restrict X, const float *restrict B, float *restrict Y, int M, int N)
 {
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[4096];
   {
     const float *base = X;
@@ -73,7 +73,7 @@ static void bias_gelu_f32_block(int bn, int bm, const float *restrict X, const f
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[512];
   {
     const float *base = B;
@@ -83,14 +83,14 @@ static void bias_gelu_f32_block(int bn, int bm, const float *restrict X, const f
       b[ci] = gc < N ? ptr[0] : 0.0f;
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[4096];
   for (int ri = 0; ri < 8; ++ri) {
     for (int ci = 0; ci < 512; ++ci) {
       h_2[ri * 512 + ci] = x[ri * 512 + ci] + b[ci];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     for (int ri = 0; ri < 8; ++ri) {

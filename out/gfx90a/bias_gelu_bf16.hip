@@ -115,7 +115,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_kernel(const lt_bf16 *__re
   const int ty = tid / 64;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const lt_bf16 *base = X;
@@ -137,7 +137,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_kernel(const lt_bf16 *__re
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const lt_bf16 *base = B;
@@ -155,7 +155,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_kernel(const lt_bf16 *__re
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -164,7 +164,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_kernel(const lt_bf16 *__re
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     lt_bf16 *base = Y;
     #pragma unroll
@@ -175,12 +195,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_kernel(const lt_bf16 *__re
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; lt_bf16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = lt_f32_to_bf16(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = lt_f32_to_bf16(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -195,7 +215,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_split_kernel(const lt_bf16
   const int ty = tid / 64;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const lt_bf16 *base = X;
@@ -223,7 +243,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_split_kernel(const lt_bf16
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const lt_bf16 *base = B;
@@ -241,7 +261,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_split_kernel(const lt_bf16
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -250,7 +270,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_split_kernel(const lt_bf16
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     lt_bf16 *base = Y;
     #pragma unroll
@@ -261,13 +301,13 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_split_kernel(const lt_bf16
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; lt_bf16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = lt_f32_to_bf16(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = lt_f32_to_bf16(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }

@@ -61,7 +61,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f32_kernel(const float *__restr
   const int ty = tid / 128;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const float *base = X;
@@ -83,7 +83,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f32_kernel(const float *__restr
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[4];
   {
     const float *base = B;
@@ -101,7 +101,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f32_kernel(const float *__restr
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
@@ -110,7 +110,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f32_kernel(const float *__restr
       h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     #pragma unroll

@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_kernel(const __nv_bf
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -136,7 +136,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_kernel(const __nv_bf
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -154,7 +154,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_kernel(const __nv_bf
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -163,7 +163,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_kernel(const __nv_bf
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -174,12 +194,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_kernel(const __nv_bf
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -192,7 +212,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_split_kernel(const _
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -220,7 +240,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_split_kernel(const _
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -238,7 +258,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_split_kernel(const _
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -247,7 +267,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_split_kernel(const _
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -258,13 +298,13 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_split_kernel(const _
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -298,7 +338,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_kernel(const __nv_bf
   const int ty = tid / 128;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -328,7 +368,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_kernel(const __nv_bf
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -346,7 +386,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_kernel(const __nv_bf
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -355,7 +395,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_kernel(const __nv_bf
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -366,12 +426,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_kernel(const __nv_bf
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -386,7 +446,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_split_kernel(const _
   const int ty = tid / 128;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -414,7 +474,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_split_kernel(const _
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -432,7 +492,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_split_kernel(const _
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -441,7 +501,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_split_kernel(const _
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -452,13 +532,13 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_split_kernel(const _
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -492,7 +572,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N512_kernel(const __nv_bfl
   const int ty = tid / 64;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -522,7 +602,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N512_kernel(const __nv_bfl
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -540,7 +620,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N512_kernel(const __nv_bfl
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -549,7 +629,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N512_kernel(const __nv_bfl
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -560,12 +660,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N512_kernel(const __nv_bfl
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -580,7 +680,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N512_split_kernel(const __
   const int ty = tid / 64;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -608,7 +708,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N512_split_kernel(const __
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -626,7 +726,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N512_split_kernel(const __
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -635,7 +735,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N512_split_kernel(const __
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -646,13 +766,13 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N512_split_kernel(const __
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -686,7 +806,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N256_kernel(const __nv_bfl
   const int ty = tid / 32;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -716,7 +836,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N256_kernel(const __nv_bfl
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -734,7 +854,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N256_kernel(const __nv_bfl
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -743,7 +863,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N256_kernel(const __nv_bfl
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -754,12 +894,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N256_kernel(const __nv_bfl
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -774,7 +914,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N256_split_kernel(const __
   const int ty = tid / 32;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -802,7 +942,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N256_split_kernel(const __
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -820,7 +960,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N256_split_kernel(const __
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -829,7 +969,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N256_split_kernel(const __
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -840,13 +1000,13 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N256_split_kernel(const __
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -880,7 +1040,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N128_kernel(const __nv_bfl
   const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -910,7 +1070,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N128_kernel(const __nv_bfl
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -928,7 +1088,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N128_kernel(const __nv_bfl
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -937,7 +1097,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N128_kernel(const __nv_bfl
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -948,12 +1128,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N128_kernel(const __nv_bfl
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -968,7 +1148,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N128_split_kernel(const __
   const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -996,7 +1176,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N128_split_kernel(const __
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -1014,7 +1194,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N128_split_kernel(const __
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1023,7 +1203,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N128_split_kernel(const __
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -1034,13 +1234,13 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N128_split_kernel(const __
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }

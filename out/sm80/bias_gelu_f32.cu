@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N1024_kernel(const float *_
   const int ty = tid / 256;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const float *base = X;
@@ -75,7 +75,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N1024_kernel(const float *_
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[4];
   {
     const float *base = B;
@@ -93,7 +93,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N1024_kernel(const float *_
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N1024_kernel(const float *_
       h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     #pragma unroll
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
   const int ty = tid / 128;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const float *base = X;
@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[4];
   {
     const float *base = B;
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
       h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     #pragma unroll
@@ -243,7 +243,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N256_kernel(const float *__
   const int ty = tid / 64;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const float *base = X;
@@ -265,7 +265,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N256_kernel(const float *__
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[4];
   {
     const float *base = B;
@@ -283,7 +283,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N256_kernel(const float *__
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -292,7 +292,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N256_kernel(const float *__
       h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     #pragma unroll
@@ -338,7 +338,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
   const int ty = tid / 32;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const float *base = X;
@@ -360,7 +360,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[4];
   {
     const float *base = B;
@@ -378,7 +378,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -387,7 +387,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
       h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     #pragma unroll

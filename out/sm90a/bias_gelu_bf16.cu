@@ -6,11 +6,11 @@
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
  *   N=131072: BM=2 BN=2048 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=131072)
- *   N=65536: BM=16 BN=256 threads=512 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=65536)
- *   N=32768: BM=1 BN=4096 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=32768)
- *   N=16384: BM=1 BN=4096 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=16384)
+ *   N=65536: BM=1 BN=4096 threads=512 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=65536)
+ *   N=32768: BM=32 BN=128 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=32768)
+ *   N=16384: BM=32 BN=128 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=16384)
  *   N=8192: BM=32 BN=128 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=8192)
- *   N=4096: BM=4 BN=1024 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=4096)
+ *   N=4096: BM=32 BN=128 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=4096)
  *   N=2048: BM=2 BN=2048 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=2048)
  *   N=1024: BM=32 BN=128 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=1024)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c bias_gelu_bf16.cu
@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_kernel(const __nv_
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_kernel(const __nv_
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_kernel(const __nv_
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -166,7 +166,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_kernel(const __nv_
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -177,12 +197,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_kernel(const __nv_
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -195,7 +215,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_split_kernel(const
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -223,7 +243,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_split_kernel(const
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -241,7 +261,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_split_kernel(const
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -250,7 +270,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_split_kernel(const
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -261,13 +301,13 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N131072_split_kernel(const
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -297,18 +337,16 @@ static int bias_gelu_bf16_N131072(const void *X, const void *B, void *Y, int M, 
 __global__ void __launch_bounds__(512) bias_gelu_bf16_N65536_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
-  const int tx = tid % 32;
-  const int ty = tid / 32;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
-    const __nv_bfloat16 *base = X;
-    const int gr = bm * 16 + ty;
-    const int gc = bn * 256 + tx * 8;
-    const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
-    if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+    const bool ok = bm < M;
+    const __nv_bfloat16 *base = X + (int64_t)bm * N;
+    const int gc = bn * 4096 + tid * 8;
+    const __nv_bfloat16 *ptr = base + gc;
+    if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
       h.v[0] = ((const uint4 *)ptr)[0];
       #pragma unroll
@@ -316,15 +354,16 @@ __global__ void __launch_bounds__(512) bias_gelu_bf16_N65536_kernel(const __nv_b
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        x[vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        x[vi] = ok && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
+  float h_2[8];
   {
     const __nv_bfloat16 *base = B;
-    const int gc = bn * 256 + tx * 8;
+    const int gc = bn * 4096 + tid * 8;
     const __nv_bfloat16 *ptr = base + gc;
     if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
@@ -337,28 +376,40 @@ __global__ void __launch_bounds__(512) bias_gelu_bf16_N65536_kernel(const __nv_b
         b[vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
       }
     }
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[vi] = x[vi] + b[vi];
+    }
   }
-  // bias_gelu.lua:24: local h = x + b
-  float h_2[8];
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[8];
+  float r[8];
   #pragma unroll
   for (int vi = 0; vi < 8; ++vi) {
-    h_2[vi] = x[vi] + b[vi];
+    t[vi] = fminf(fabsf(h_2[vi]), 5.5f);
+    r[vi] = ((((((1.5762707e-06f * t[vi] + 1.1268336e-05f) * t[vi] + -0.00065109675f) * t[vi] + 0.0077706734f) * t[vi] + -0.05299871f) * t[vi] + 0.26230592f) * t[vi] + -1.1511252f) * t[vi] + -0.99999964f;
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[8];
+  #pragma unroll
+  for (int vi = 0; vi < 8; ++vi) {
+    q[vi] = lt_exp2(r[vi] - h_2[vi] * h_2[vi] * 0.7213475f);
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
-    __nv_bfloat16 *base = Y;
-    const int gr = bm * 16 + ty;
-    const int gc = bn * 256 + tx * 8;
-    __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
-    if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+    const bool ok = bm < M;
+    __nv_bfloat16 *base = Y + (int64_t)bm * N;
+    const int gc = bn * 4096 + tid * 8;
+    __nv_bfloat16 *ptr = base + gc;
+    if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
       #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[vi] * (1.0f + erff(h_2[vi] * 0.70710678f)));
+      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[vi] * ((h_2[vi] >= 0.0f ? 1.0f - q[vi] : q[vi])));
       ((uint4 *)ptr)[0] = h.v[0];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[vi] * (1.0f + erff(h_2[vi] * 0.70710678f)));
+        if (ok && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[vi] * ((h_2[vi] >= 0.0f ? 1.0f - q[vi] : q[vi])));
       }
     }
   }
@@ -368,24 +419,22 @@ __global__ void __launch_bounds__(512) bias_gelu_bf16_N65536_kernel(const __nv_b
 __global__ void __launch_bounds__(512) bias_gelu_bf16_N65536_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
-  const int tx = tid % 32;
-  const int ty = tid / 32;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
-    const __nv_bfloat16 *base = X;
-    const int gr = bm * 16 + ty;
-    const int gc = bn * 256 + tx * 8;
-    const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+    const bool ok = bm < M;
+    const __nv_bfloat16 *base = X + (int64_t)bm * N;
+    const int gc = bn * 4096 + tid * 8;
+    const __nv_bfloat16 *ptr = base + gc;
     const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-    if (gr < M && gc + 8 <= N && off == 0) {
+    if (ok && gc + 8 <= N && off == 0) {
       union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
       h.v[0] = ((const uint4 *)ptr)[0];
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
-    } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+    } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
       union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
       h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
       #pragma unroll
@@ -393,15 +442,16 @@ __global__ void __launch_bounds__(512) bias_gelu_bf16_N65536_split_kernel(const 
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        x[vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        x[vi] = ok && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
+  float h_2[8];
   {
     const __nv_bfloat16 *base = B;
-    const int gc = bn * 256 + tx * 8;
+    const int gc = bn * 4096 + tid * 8;
     const __nv_bfloat16 *ptr = base + gc;
     if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
@@ -414,29 +464,41 @@ __global__ void __launch_bounds__(512) bias_gelu_bf16_N65536_split_kernel(const 
         b[vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
       }
     }
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[vi] = x[vi] + b[vi];
+    }
   }
-  // bias_gelu.lua:24: local h = x + b
-  float h_2[8];
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[8];
+  float r[8];
   #pragma unroll
   for (int vi = 0; vi < 8; ++vi) {
-    h_2[vi] = x[vi] + b[vi];
+    t[vi] = fminf(fabsf(h_2[vi]), 5.5f);
+    r[vi] = ((((((1.5762707e-06f * t[vi] + 1.1268336e-05f) * t[vi] + -0.00065109675f) * t[vi] + 0.0077706734f) * t[vi] + -0.05299871f) * t[vi] + 0.26230592f) * t[vi] + -1.1511252f) * t[vi] + -0.99999964f;
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[8];
+  #pragma unroll
+  for (int vi = 0; vi < 8; ++vi) {
+    q[vi] = lt_exp2(r[vi] - h_2[vi] * h_2[vi] * 0.7213475f);
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
-    __nv_bfloat16 *base = Y;
-    const int gr = bm * 16 + ty;
-    const int gc = bn * 256 + tx * 8;
-    __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
-    if (gr < M && gc + 8 <= N) {
+    const bool ok = bm < M;
+    __nv_bfloat16 *base = Y + (int64_t)bm * N;
+    const int gc = bn * 4096 + tid * 8;
+    __nv_bfloat16 *ptr = base + gc;
+    if (ok && gc + 8 <= N) {
       union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
       #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[vi] * (1.0f + erff(h_2[vi] * 0.70710678f)));
+      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[vi] * ((h_2[vi] >= 0.0f ? 1.0f - q[vi] : q[vi])));
       if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
       else lt_st16_split(ptr, h.v[0]);
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[vi] * (1.0f + erff(h_2[vi] * 0.70710678f)));
+        if (ok && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[vi] * ((h_2[vi] >= 0.0f ? 1.0f - q[vi] : q[vi])));
       }
     }
   }
@@ -449,8 +511,8 @@ static int bias_gelu_bf16_N65536(const void *X, const void *B, void *Y, int M, i
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 256 - 1) / 256;
-  const int64_t grid_y = ((int64_t)M + 16 - 1) / 16;
+  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
+  const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
@@ -465,413 +527,11 @@ static int bias_gelu_bf16_N65536(const void *X, const void *B, void *Y, int M, i
 __global__ void __launch_bounds__(256) bias_gelu_bf16_N32768_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
-  const int bn = blockIdx.x;
-  const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
-  float x[16];
-  {
-    const bool ok = bm < M;
-    const __nv_bfloat16 *base = X + (int64_t)bm * N;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[ci * 8 + vi] = ok && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
-        }
-      }
-    }
-  }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[16];
-  float h_2[16];
-  {
-    const __nv_bfloat16 *base = B;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[ci * 8 + vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
-        }
-      }
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
-      }
-    }
-  }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
-  {
-    const bool ok = bm < M;
-    __nv_bfloat16 *base = Y + (int64_t)bm * N;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
-        ((uint4 *)ptr)[0] = h.v[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
-        }
-      }
-    }
-  }
-}
-
-/* One block (256 threads) of bias_gelu_bf16_N32768, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
-__global__ void __launch_bounds__(256) bias_gelu_bf16_N32768_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
-{
-  const int tid = threadIdx.x;
-  const int bn = blockIdx.x;
-  const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
-  float x[16];
-  {
-    const bool ok = bm < M;
-    const __nv_bfloat16 *base = X + (int64_t)bm * N;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= N && off == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[ci * 8 + vi] = ok && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
-        }
-      }
-    }
-  }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[16];
-  float h_2[16];
-  {
-    const __nv_bfloat16 *base = B;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[ci * 8 + vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
-        }
-      }
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
-      }
-    }
-  }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
-  {
-    const bool ok = bm < M;
-    __nv_bfloat16 *base = Y + (int64_t)bm * N;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= N) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
-        }
-      }
-    }
-  }
-}
-
-/* Checks the arguments, then runs bias_gelu_bf16_N32768 over its grid on `stream` (the config tuned for N=32768). */
-static int bias_gelu_bf16_N32768(const void *X, const void *B, void *Y, int M, int N, void *stream)
-{
-  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
-  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
-  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
-  if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
-  const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
-  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
-  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    bias_gelu_bf16_N32768_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
-  else
-    bias_gelu_bf16_N32768_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
-  return (int)cudaGetLastError();
-}
-
-/* One block (256 threads) of bias_gelu_bf16_N16384. */
-__global__ void __launch_bounds__(256) bias_gelu_bf16_N16384_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
-{
-  const int tid = threadIdx.x;
-  const int bn = blockIdx.x;
-  const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
-  float x[16];
-  {
-    const bool ok = bm < M;
-    const __nv_bfloat16 *base = X + (int64_t)bm * N;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[ci * 8 + vi] = ok && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
-        }
-      }
-    }
-  }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[16];
-  float h_2[16];
-  {
-    const __nv_bfloat16 *base = B;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[ci * 8 + vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
-        }
-      }
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
-      }
-    }
-  }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
-  {
-    const bool ok = bm < M;
-    __nv_bfloat16 *base = Y + (int64_t)bm * N;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
-        ((uint4 *)ptr)[0] = h.v[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
-        }
-      }
-    }
-  }
-}
-
-/* One block (256 threads) of bias_gelu_bf16_N16384, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
-__global__ void __launch_bounds__(256) bias_gelu_bf16_N16384_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
-{
-  const int tid = threadIdx.x;
-  const int bn = blockIdx.x;
-  const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
-  float x[16];
-  {
-    const bool ok = bm < M;
-    const __nv_bfloat16 *base = X + (int64_t)bm * N;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= N && off == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[ci * 8 + vi] = ok && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
-        }
-      }
-    }
-  }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[16];
-  float h_2[16];
-  {
-    const __nv_bfloat16 *base = B;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __nv_bfloat16 *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __bfloat162float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[ci * 8 + vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
-        }
-      }
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
-      }
-    }
-  }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
-  {
-    const bool ok = bm < M;
-    __nv_bfloat16 *base = Y + (int64_t)bm * N;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      __nv_bfloat16 *ptr = base + gc;
-      if (ok && gc + 8 <= N) {
-        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
-        }
-      }
-    }
-  }
-}
-
-/* Checks the arguments, then runs bias_gelu_bf16_N16384 over its grid on `stream` (the config tuned for N=16384). */
-static int bias_gelu_bf16_N16384(const void *X, const void *B, void *Y, int M, int N, void *stream)
-{
-  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
-  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
-  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
-  if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
-  const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
-  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
-  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    bias_gelu_bf16_N16384_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
-  else
-    bias_gelu_bf16_N16384_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
-  return (int)cudaGetLastError();
-}
-
-/* One block (256 threads) of bias_gelu_bf16_N8192. */
-__global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
-{
-  const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -901,7 +561,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_kernel(const __nv_bf
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -919,7 +579,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_kernel(const __nv_bf
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -928,7 +588,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_kernel(const __nv_bf
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -939,27 +619,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_kernel(const __nv_bf
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
   }
 }
 
-/* One block (256 threads) of bias_gelu_bf16_N8192, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
-__global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
+/* One block (256 threads) of bias_gelu_bf16_N32768, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_bf16_N32768_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -987,7 +667,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_split_kernel(const _
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -1005,7 +685,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_split_kernel(const _
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1014,7 +694,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_split_kernel(const _
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -1025,13 +725,481 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_split_kernel(const _
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs bias_gelu_bf16_N32768 over its grid on `stream` (the config tuned for N=32768). */
+static int bias_gelu_bf16_N32768(const void *X, const void *B, void *Y, int M, int N, void *stream)
+{
+  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)N + 128 - 1) / 128;
+  const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_bf16_N32768_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  else
+    bias_gelu_bf16_N32768_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of bias_gelu_bf16_N16384. */
+__global__ void __launch_bounds__(256) bias_gelu_bf16_N16384_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __nv_bfloat16 *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = raw[ri];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __nv_bfloat16 *base = B;
+    const int gc = bn * 128 + tx * 8;
+    const __nv_bfloat16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:38: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
+  {
+    __nv_bfloat16 *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_bf16_N16384, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_bf16_N16384_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __nv_bfloat16 *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __nv_bfloat16 *base = B;
+    const int gc = bn * 128 + tx * 8;
+    const __nv_bfloat16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:38: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
+  {
+    __nv_bfloat16 *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs bias_gelu_bf16_N16384 over its grid on `stream` (the config tuned for N=16384). */
+static int bias_gelu_bf16_N16384(const void *X, const void *B, void *Y, int M, int N, void *stream)
+{
+  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)N + 128 - 1) / 128;
+  const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_bf16_N16384_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  else
+    bias_gelu_bf16_N16384_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, M, N);
+  return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of bias_gelu_bf16_N8192. */
+__global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __nv_bfloat16 *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = raw[ri];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __nv_bfloat16 *base = B;
+    const int gc = bn * 128 + tx * 8;
+    const __nv_bfloat16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:38: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
+  {
+    __nv_bfloat16 *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_gelu_bf16_N8192, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_gelu_bf16_N8192_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[16];
+  {
+    const __nv_bfloat16 *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  {
+    const __nv_bfloat16 *base = B;
+    const int gc = bn * 128 + tx * 8;
+    const __nv_bfloat16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __bfloat162float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:38: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
+  {
+    __nv_bfloat16 *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -1061,26 +1229,26 @@ static int bias_gelu_bf16_N8192(const void *X, const void *B, void *Y, int M, in
 __global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
-  const int tx = tid % 128;
-  const int ty = tid / 128;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
     uint4 raw[2];   /* every chunk's vector, issued before any is used */
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
     }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
@@ -1095,11 +1263,11 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_kernel(const __nv_bf
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
-    const int gc = bn * 1024 + tx * 8;
+    const int gc = bn * 128 + tx * 8;
     const __nv_bfloat16 *ptr = base + gc;
     if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
@@ -1113,7 +1281,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_kernel(const __nv_bf
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1122,23 +1290,43 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_kernel(const __nv_bf
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -1149,18 +1337,18 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_kernel(const __nv_bf
 __global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
-  const int tx = tid % 128;
-  const int ty = tid / 128;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
@@ -1181,11 +1369,11 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_split_kernel(const _
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
-    const int gc = bn * 1024 + tx * 8;
+    const int gc = bn * 128 + tx * 8;
     const __nv_bfloat16 *ptr = base + gc;
     if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
@@ -1199,7 +1387,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_split_kernel(const _
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1208,24 +1396,44 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N4096_split_kernel(const _
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -1239,8 +1447,8 @@ static int bias_gelu_bf16_N4096(const void *X, const void *B, void *Y, int M, in
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 1024 - 1) / 1024;
-  const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
+  const int64_t grid_x = ((int64_t)N + 128 - 1) / 128;
+  const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
@@ -1257,7 +1465,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_kernel(const __nv_bf
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -1287,7 +1495,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_kernel(const __nv_bf
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -1305,7 +1513,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_kernel(const __nv_bf
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1314,7 +1522,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_kernel(const __nv_bf
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -1325,12 +1553,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_kernel(const __nv_bf
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -1343,7 +1571,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_split_kernel(const _
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -1371,7 +1599,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_split_kernel(const _
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -1389,7 +1617,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_split_kernel(const _
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1398,7 +1626,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_split_kernel(const _
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -1409,13 +1657,13 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N2048_split_kernel(const _
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -1449,7 +1697,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_kernel(const __nv_bf
   const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -1479,7 +1727,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_kernel(const __nv_bf
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -1497,7 +1745,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_kernel(const __nv_bf
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1506,7 +1754,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_kernel(const __nv_bf
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -1517,12 +1785,12 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_kernel(const __nv_bf
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -1537,7 +1805,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_split_kernel(const _
   const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __nv_bfloat16 *base = X;
@@ -1565,7 +1833,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_split_kernel(const _
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __nv_bfloat16 *base = B;
@@ -1583,7 +1851,7 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_split_kernel(const _
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1592,7 +1860,27 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_split_kernel(const _
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -1603,13 +1891,13 @@ __global__ void __launch_bounds__(256) bias_gelu_bf16_N1024_split_kernel(const _
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }

@@ -5,12 +5,12 @@
  * Fused Y = gelu(X + B) with B broadcast over the rows of X [M, N].
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   N=131072: BM=1 BN=4096 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=131072)
- *   N=65536: BM=16 BN=256 threads=512 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=65536)
- *   N=32768: BM=1 BN=4096 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=32768)
- *   N=16384: BM=1 BN=4096 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=16384)
- *   N=8192: BM=2 BN=2048 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=8192)
- *   N=4096: BM=4 BN=1024 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=4096)
+ *   N=131072: BM=16 BN=256 threads=512 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=131072)
+ *   N=65536: BM=1 BN=4096 threads=512 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=65536)
+ *   N=32768: BM=32 BN=128 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=32768)
+ *   N=16384: BM=32 BN=128 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=16384)
+ *   N=8192: BM=32 BN=128 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=8192)
+ *   N=4096: BM=32 BN=128 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=4096)
  *   N=2048: BM=2 BN=2048 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=2048)
  *   N=1024: BM=32 BN=128 threads=256 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=1024)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c bias_gelu_f16.cu
@@ -103,216 +103,15 @@ LT_FN void lt_st16_split(void *p, uint4 v) {
   }
 }
 
-/* One block (256 threads) of bias_gelu_f16_N131072. */
-__global__ void __launch_bounds__(256) bias_gelu_f16_N131072_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
-{
-  const int tid = threadIdx.x;
-  const int bn = blockIdx.x;
-  const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
-  float x[16];
-  {
-    const bool ok = bm < M;
-    const __half *base = X + (int64_t)bm * N;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    }
-  }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[16];
-  float h_2[16];
-  {
-    const __half *base = B;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
-      }
-    }
-  }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
-  {
-    const bool ok = bm < M;
-    __half *base = Y + (int64_t)bm * N;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
-        ((uint4 *)ptr)[0] = h.v[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
-        }
-      }
-    }
-  }
-}
-
-/* One block (256 threads) of bias_gelu_f16_N131072, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
-__global__ void __launch_bounds__(256) bias_gelu_f16_N131072_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
-{
-  const int tid = threadIdx.x;
-  const int bn = blockIdx.x;
-  const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
-  float x[16];
-  {
-    const bool ok = bm < M;
-    const __half *base = X + (int64_t)bm * N;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= N && off == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    }
-  }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[16];
-  float h_2[16];
-  {
-    const __half *base = B;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
-      }
-    }
-  }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
-  {
-    const bool ok = bm < M;
-    __half *base = Y + (int64_t)bm * N;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= N) {
-        union { uint4 v[1]; __half e[8]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
-        }
-      }
-    }
-  }
-}
-
-/* Checks the arguments, then runs bias_gelu_f16_N131072 over its grid on `stream` (the config tuned for N=131072). */
-static int bias_gelu_f16_N131072(const void *X, const void *B, void *Y, int M, int N, void *stream)
-{
-  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
-  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
-  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
-  if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
-  const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
-  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
-  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    bias_gelu_f16_N131072_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
-  else
-    bias_gelu_f16_N131072_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
-  return (int)cudaGetLastError();
-}
-
-/* One block (512 threads) of bias_gelu_f16_N65536. */
-__global__ void __launch_bounds__(512) bias_gelu_f16_N65536_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+/* One block (512 threads) of bias_gelu_f16_N131072. */
+__global__ void __launch_bounds__(512) bias_gelu_f16_N131072_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const __half *base = X;
@@ -331,7 +130,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f16_N65536_kernel(const __half 
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __half *base = B;
@@ -349,13 +148,27 @@ __global__ void __launch_bounds__(512) bias_gelu_f16_N65536_kernel(const __half 
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int vi = 0; vi < 8; ++vi) {
     h_2[vi] = x[vi] + b[vi];
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[8];
+  float r[8];
+  #pragma unroll
+  for (int vi = 0; vi < 8; ++vi) {
+    t[vi] = fminf(fabsf(h_2[vi]), 5.5f);
+    r[vi] = ((((((1.5762707e-06f * t[vi] + 1.1268336e-05f) * t[vi] + -0.00065109675f) * t[vi] + 0.0077706734f) * t[vi] + -0.05299871f) * t[vi] + 0.26230592f) * t[vi] + -1.1511252f) * t[vi] + -0.99999964f;
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[8];
+  #pragma unroll
+  for (int vi = 0; vi < 8; ++vi) {
+    q[vi] = lt_exp2(r[vi] - h_2[vi] * h_2[vi] * 0.7213475f);
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __half *base = Y;
     const int gr = bm * 16 + ty;
@@ -364,26 +177,26 @@ __global__ void __launch_bounds__(512) bias_gelu_f16_N65536_kernel(const __half 
     if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __half e[8]; } h;
       #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[vi] * (1.0f + erff(h_2[vi] * 0.70710678f)));
+      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[vi] * ((h_2[vi] >= 0.0f ? 1.0f - q[vi] : q[vi])));
       ((uint4 *)ptr)[0] = h.v[0];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[vi] * (1.0f + erff(h_2[vi] * 0.70710678f)));
+        if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(h_2[vi] * ((h_2[vi] >= 0.0f ? 1.0f - q[vi] : q[vi])));
       }
     }
   }
 }
 
-/* One block (512 threads) of bias_gelu_f16_N65536, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
-__global__ void __launch_bounds__(512) bias_gelu_f16_N65536_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+/* One block (512 threads) of bias_gelu_f16_N131072, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(512) bias_gelu_f16_N131072_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const __half *base = X;
@@ -408,7 +221,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f16_N65536_split_kernel(const _
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __half *base = B;
@@ -426,13 +239,27 @@ __global__ void __launch_bounds__(512) bias_gelu_f16_N65536_split_kernel(const _
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int vi = 0; vi < 8; ++vi) {
     h_2[vi] = x[vi] + b[vi];
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[8];
+  float r[8];
+  #pragma unroll
+  for (int vi = 0; vi < 8; ++vi) {
+    t[vi] = fminf(fabsf(h_2[vi]), 5.5f);
+    r[vi] = ((((((1.5762707e-06f * t[vi] + 1.1268336e-05f) * t[vi] + -0.00065109675f) * t[vi] + 0.0077706734f) * t[vi] + -0.05299871f) * t[vi] + 0.26230592f) * t[vi] + -1.1511252f) * t[vi] + -0.99999964f;
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[8];
+  #pragma unroll
+  for (int vi = 0; vi < 8; ++vi) {
+    q[vi] = lt_exp2(r[vi] - h_2[vi] * h_2[vi] * 0.7213475f);
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __half *base = Y;
     const int gr = bm * 16 + ty;
@@ -441,13 +268,203 @@ __global__ void __launch_bounds__(512) bias_gelu_f16_N65536_split_kernel(const _
     if (gr < M && gc + 8 <= N) {
       union { uint4 v[1]; __half e[8]; } h;
       #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[vi] * (1.0f + erff(h_2[vi] * 0.70710678f)));
+      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[vi] * ((h_2[vi] >= 0.0f ? 1.0f - q[vi] : q[vi])));
       if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
       else lt_st16_split(ptr, h.v[0]);
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[vi] * (1.0f + erff(h_2[vi] * 0.70710678f)));
+        if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(h_2[vi] * ((h_2[vi] >= 0.0f ? 1.0f - q[vi] : q[vi])));
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs bias_gelu_f16_N131072 over its grid on `stream` (the config tuned for N=131072). */
+static int bias_gelu_f16_N131072(const void *X, const void *B, void *Y, int M, int N, void *stream)
+{
+  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)N + 256 - 1) / 256;
+  const int64_t grid_y = ((int64_t)M + 16 - 1) / 16;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_gelu_f16_N131072_split_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  else
+    bias_gelu_f16_N131072_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)B, (__half *)Y, M, N);
+  return (int)cudaGetLastError();
+}
+
+/* One block (512 threads) of bias_gelu_f16_N65536. */
+__global__ void __launch_bounds__(512) bias_gelu_f16_N65536_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[8];
+  {
+    const bool ok = bm < M;
+    const __half *base = X + (int64_t)bm * N;
+    const int gc = bn * 4096 + tid * 8;
+    const __half *ptr = base + gc;
+    if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        x[vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  float h_2[8];
+  {
+    const __half *base = B;
+    const int gc = bn * 4096 + tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[vi] = x[vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[8];
+  float r[8];
+  #pragma unroll
+  for (int vi = 0; vi < 8; ++vi) {
+    t[vi] = fminf(fabsf(h_2[vi]), 5.5f);
+    r[vi] = ((((((1.5762707e-06f * t[vi] + 1.1268336e-05f) * t[vi] + -0.00065109675f) * t[vi] + 0.0077706734f) * t[vi] + -0.05299871f) * t[vi] + 0.26230592f) * t[vi] + -1.1511252f) * t[vi] + -0.99999964f;
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[8];
+  #pragma unroll
+  for (int vi = 0; vi < 8; ++vi) {
+    q[vi] = lt_exp2(r[vi] - h_2[vi] * h_2[vi] * 0.7213475f);
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
+  {
+    const bool ok = bm < M;
+    __half *base = Y + (int64_t)bm * N;
+    const int gc = bn * 4096 + tid * 8;
+    __half *ptr = base + gc;
+    if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[vi] * ((h_2[vi] >= 0.0f ? 1.0f - q[vi] : q[vi])));
+      ((uint4 *)ptr)[0] = h.v[0];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        if (ok && gc + vi < N) ptr[vi] = __float2half_rn(h_2[vi] * ((h_2[vi] >= 0.0f ? 1.0f - q[vi] : q[vi])));
+      }
+    }
+  }
+}
+
+/* One block (512 threads) of bias_gelu_f16_N65536, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(512) bias_gelu_f16_N65536_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
+{
+  const int tid = threadIdx.x;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float x[8];
+  {
+    const bool ok = bm < M;
+    const __half *base = X + (int64_t)bm * N;
+    const int gc = bn * 4096 + tid * 8;
+    const __half *ptr = base + gc;
+    const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+    if (ok && gc + 8 <= N && off == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+    } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        x[vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
+  float h_2[8];
+  {
+    const __half *base = B;
+    const int gc = bn * 4096 + tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+      }
+    }
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[vi] = x[vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[8];
+  float r[8];
+  #pragma unroll
+  for (int vi = 0; vi < 8; ++vi) {
+    t[vi] = fminf(fabsf(h_2[vi]), 5.5f);
+    r[vi] = ((((((1.5762707e-06f * t[vi] + 1.1268336e-05f) * t[vi] + -0.00065109675f) * t[vi] + 0.0077706734f) * t[vi] + -0.05299871f) * t[vi] + 0.26230592f) * t[vi] + -1.1511252f) * t[vi] + -0.99999964f;
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[8];
+  #pragma unroll
+  for (int vi = 0; vi < 8; ++vi) {
+    q[vi] = lt_exp2(r[vi] - h_2[vi] * h_2[vi] * 0.7213475f);
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
+  {
+    const bool ok = bm < M;
+    __half *base = Y + (int64_t)bm * N;
+    const int gc = bn * 4096 + tid * 8;
+    __half *ptr = base + gc;
+    if (ok && gc + 8 <= N) {
+      union { uint4 v[1]; __half e[8]; } h;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[vi] * ((h_2[vi] >= 0.0f ? 1.0f - q[vi] : q[vi])));
+      if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+      else lt_st16_split(ptr, h.v[0]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        if (ok && gc + vi < N) ptr[vi] = __float2half_rn(h_2[vi] * ((h_2[vi] >= 0.0f ? 1.0f - q[vi] : q[vi])));
       }
     }
   }
@@ -460,8 +477,8 @@ static int bias_gelu_f16_N65536(const void *X, const void *B, void *Y, int M, in
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 256 - 1) / 256;
-  const int64_t grid_y = ((int64_t)M + 16 - 1) / 16;
+  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
+  const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
@@ -476,87 +493,104 @@ static int bias_gelu_f16_N65536(const void *X, const void *B, void *Y, int M, in
 __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
-    const bool ok = bm < M;
-    const __half *base = X + (int64_t)bm * N;
+    const __half *base = X;
     uint4 raw[2];   /* every chunk's vector, issued before any is used */
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
     }
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
+        h.v[0] = raw[ri];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[16];
-  float h_2[16];
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
   {
     const __half *base = B;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
+    const int gc = bn * 128 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
       }
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
-  {
-    const bool ok = bm < M;
-    __half *base = Y + (int64_t)bm * N;
+  // bias_gelu.lua:38: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -567,87 +601,103 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_kernel(const __half 
 __global__ void __launch_bounds__(256) bias_gelu_f16_N32768_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
-    const bool ok = bm < M;
-    const __half *base = X + (int64_t)bm * N;
+    const __half *base = X;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= N && off == 0) {
+      if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[16];
-  float h_2[16];
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
   {
     const __half *base = B;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
+    const int gc = bn * 128 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
       }
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
-  {
-    const bool ok = bm < M;
-    __half *base = Y + (int64_t)bm * N;
+  // bias_gelu.lua:38: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= N) {
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -661,8 +711,8 @@ static int bias_gelu_f16_N32768(const void *X, const void *B, void *Y, int M, in
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
-  const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
+  const int64_t grid_x = ((int64_t)N + 128 - 1) / 128;
+  const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
@@ -677,87 +727,104 @@ static int bias_gelu_f16_N32768(const void *X, const void *B, void *Y, int M, in
 __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
-    const bool ok = bm < M;
-    const __half *base = X + (int64_t)bm * N;
+    const __half *base = X;
     uint4 raw[2];   /* every chunk's vector, issued before any is used */
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
     }
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
+        h.v[0] = raw[ri];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[16];
-  float h_2[16];
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
   {
     const __half *base = B;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
+    const int gc = bn * 128 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
       }
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
-  {
-    const bool ok = bm < M;
-    __half *base = Y + (int64_t)bm * N;
+  // bias_gelu.lua:38: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -768,87 +835,103 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_kernel(const __half 
 __global__ void __launch_bounds__(256) bias_gelu_f16_N16384_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
-    const bool ok = bm < M;
-    const __half *base = X + (int64_t)bm * N;
+    const __half *base = X;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __half *ptr = base + (int64_t)gr * N + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= N && off == 0) {
+      if (gr < M && gc + 8 <= N && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          x[ci * 8 + vi] = ok && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+          x[ri * 8 + vi] = gr < M && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[16];
-  float h_2[16];
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float b[8];
   {
     const __half *base = B;
-    uint4 raw[2];   /* every chunk's vector, issued before any is used */
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-    }
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = raw[ci];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[ci * 8 + vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
+    const int gc = bn * 128 + tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        h_2[ci * 8 + vi] = x[ci * 8 + vi] + b[ci * 8 + vi];
+        b[vi] = gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
       }
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
-  {
-    const bool ok = bm < M;
-    __half *base = Y + (int64_t)bm * N;
+  // bias_gelu.lua:38: local h = x + b
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      const int gc = bn * 4096 + (ci * 256 + tid) * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= N) {
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
+    }
+  }
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __half *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ci * 8 + vi] * (1.0f + erff(h_2[ci * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -862,8 +945,8 @@ static int bias_gelu_f16_N16384(const void *X, const void *B, void *Y, int M, in
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 4096 - 1) / 4096;
-  const int64_t grid_y = ((int64_t)M + 1 - 1) / 1;
+  const int64_t grid_x = ((int64_t)N + 128 - 1) / 128;
+  const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
@@ -878,24 +961,26 @@ static int bias_gelu_f16_N16384(const void *X, const void *B, void *Y, int M, in
 __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __half *base = X;
     uint4 raw[2];   /* every chunk's vector, issued before any is used */
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 2 + ri;
-      const int gc = bn * 2048 + tid * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
     }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 2 + ri;
-      const int gc = bn * 2048 + tid * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
@@ -910,11 +995,11 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_kernel(const __half *
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __half *base = B;
-    const int gc = bn * 2048 + tid * 8;
+    const int gc = bn * 128 + tx * 8;
     const __half *ptr = base + gc;
     if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __half e[8]; } h;
@@ -928,7 +1013,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_kernel(const __half *
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -937,23 +1022,43 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_kernel(const __half *
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __half *base = Y;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 2 + ri;
-      const int gc = bn * 2048 + tid * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -964,16 +1069,18 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_kernel(const __half *
 __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __half *base = X;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 2 + ri;
-      const int gc = bn * 2048 + tid * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       const __half *ptr = base + (int64_t)gr * N + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
@@ -994,11 +1101,11 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_split_kernel(const __
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __half *base = B;
-    const int gc = bn * 2048 + tid * 8;
+    const int gc = bn * 128 + tx * 8;
     const __half *ptr = base + gc;
     if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __half e[8]; } h;
@@ -1012,7 +1119,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_split_kernel(const __
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1021,24 +1128,44 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N8192_split_kernel(const __
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __half *base = Y;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 2 + ri;
-      const int gc = bn * 2048 + tid * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -1052,8 +1179,8 @@ static int bias_gelu_f16_N8192(const void *X, const void *B, void *Y, int M, int
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 2048 - 1) / 2048;
-  const int64_t grid_y = ((int64_t)M + 2 - 1) / 2;
+  const int64_t grid_x = ((int64_t)N + 128 - 1) / 128;
+  const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
@@ -1068,26 +1195,26 @@ static int bias_gelu_f16_N8192(const void *X, const void *B, void *Y, int M, int
 __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
-  const int tx = tid % 128;
-  const int ty = tid / 128;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __half *base = X;
     uint4 raw[2];   /* every chunk's vector, issued before any is used */
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
     }
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       const __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
@@ -1102,11 +1229,11 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __half *base = B;
-    const int gc = bn * 1024 + tx * 8;
+    const int gc = bn * 128 + tx * 8;
     const __half *ptr = base + gc;
     if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __half e[8]; } h;
@@ -1120,7 +1247,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1129,23 +1256,43 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __half *base = Y;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -1156,18 +1303,18 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_kernel(const __half *
 __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_split_kernel(const __half *__restrict__ X, const __half *__restrict__ B, __half *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
-  const int tx = tid % 128;
-  const int ty = tid / 128;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __half *base = X;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       const __half *ptr = base + (int64_t)gr * N + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
       if (gr < M && gc + 8 <= N && off == 0) {
@@ -1188,11 +1335,11 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_split_kernel(const __
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __half *base = B;
-    const int gc = bn * 1024 + tx * 8;
+    const int gc = bn * 128 + tx * 8;
     const __half *ptr = base + gc;
     if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __half e[8]; } h;
@@ -1206,7 +1353,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_split_kernel(const __
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1215,24 +1362,44 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N4096_split_kernel(const __
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __half *base = Y;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 8;
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
       __half *ptr = base + (int64_t)gr * N + gc;
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -1246,8 +1413,8 @@ static int bias_gelu_f16_N4096(const void *X, const void *B, void *Y, int M, int
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 1024 - 1) / 1024;
-  const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
+  const int64_t grid_x = ((int64_t)N + 128 - 1) / 128;
+  const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
@@ -1264,7 +1431,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_kernel(const __half *
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __half *base = X;
@@ -1294,7 +1461,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_kernel(const __half *
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __half *base = B;
@@ -1312,7 +1479,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_kernel(const __half *
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1321,7 +1488,27 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_kernel(const __half *
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __half *base = Y;
     #pragma unroll
@@ -1332,12 +1519,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_kernel(const __half *
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -1350,7 +1537,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_split_kernel(const __
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __half *base = X;
@@ -1378,7 +1565,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_split_kernel(const __
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __half *base = B;
@@ -1396,7 +1583,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_split_kernel(const __
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1405,7 +1592,27 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_split_kernel(const __
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __half *base = Y;
     #pragma unroll
@@ -1416,13 +1623,13 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N2048_split_kernel(const __
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -1456,7 +1663,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_kernel(const __half *
   const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __half *base = X;
@@ -1486,7 +1693,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_kernel(const __half *
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __half *base = B;
@@ -1504,7 +1711,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_kernel(const __half *
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1513,7 +1720,27 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_kernel(const __half *
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __half *base = Y;
     #pragma unroll
@@ -1524,12 +1751,12 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_kernel(const __half *
       if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }
@@ -1544,7 +1771,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_split_kernel(const __
   const int ty = tid / 16;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[16];
   {
     const __half *base = X;
@@ -1572,7 +1799,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_split_kernel(const __
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[8];
   {
     const __half *base = B;
@@ -1590,7 +1817,7 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_split_kernel(const __
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1599,7 +1826,27 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_split_kernel(const __
       h_2[ri * 8 + vi] = x[ri * 8 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:42: local t = tile.min(tile.abs(h), 5.5)
+  float t[16];
+  float r[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t[ri * 8 + vi] = fminf(fabsf(h_2[ri * 8 + vi]), 5.5f);
+      r[ri * 8 + vi] = ((((((1.5762707e-06f * t[ri * 8 + vi] + 1.1268336e-05f) * t[ri * 8 + vi] + -0.00065109675f) * t[ri * 8 + vi] + 0.0077706734f) * t[ri * 8 + vi] + -0.05299871f) * t[ri * 8 + vi] + 0.26230592f) * t[ri * 8 + vi] + -1.1511252f) * t[ri * 8 + vi] + -0.99999964f;
+    }
+  }
+  // bias_gelu.lua:45: local q = tile.exp2(r - h * h * HALF_LOG2E)
+  float q[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      q[ri * 8 + vi] = lt_exp2(r[ri * 8 + vi] - h_2[ri * 8 + vi] * h_2[ri * 8 + vi] * 0.7213475f);
+    }
+  }
+  // bias_gelu.lua:46: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), h * tile.where(h:ge(0), 1 - q, q))
   {
     __half *base = Y;
     #pragma unroll
@@ -1610,13 +1857,13 @@ __global__ void __launch_bounds__(256) bias_gelu_f16_N1024_split_kernel(const __
       if (gr < M && gc + 8 <= N) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(0.5f * h_2[ri * 8 + vi] * (1.0f + erff(h_2[ri * 8 + vi] * 0.70710678f)));
+          if (gr < M && gc + vi < N) ptr[vi] = __float2half_rn(h_2[ri * 8 + vi] * ((h_2[ri * 8 + vi] >= 0.0f ? 1.0f - q[ri * 8 + vi] : q[ri * 8 + vi])));
         }
       }
     }

@@ -58,7 +58,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N131072_kernel(const float 
   const int ty = tid / 256;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const float *base = X;
@@ -80,7 +80,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N131072_kernel(const float 
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[4];
   {
     const float *base = B;
@@ -98,7 +98,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N131072_kernel(const float 
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N131072_kernel(const float 
       h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     #pragma unroll
@@ -151,7 +151,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N65536_kernel(const float *
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const float *base = X;
@@ -173,7 +173,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N65536_kernel(const float *
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[4];
   {
     const float *base = B;
@@ -191,7 +191,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N65536_kernel(const float *
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N65536_kernel(const float *
       h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     #pragma unroll
@@ -246,7 +246,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N32768_kernel(const float *
   const int ty = tid / 256;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const float *base = X;
@@ -268,7 +268,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N32768_kernel(const float *
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[4];
   {
     const float *base = B;
@@ -286,7 +286,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N32768_kernel(const float *
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -295,7 +295,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N32768_kernel(const float *
       h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     #pragma unroll
@@ -341,7 +341,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N16384_kernel(const float *
   const int ty = tid / 64;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const float *base = X;
@@ -363,7 +363,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N16384_kernel(const float *
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[4];
   {
     const float *base = B;
@@ -381,7 +381,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N16384_kernel(const float *
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -390,7 +390,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N16384_kernel(const float *
       h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     #pragma unroll
@@ -436,7 +436,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N4096_kernel(const float *_
   const int ty = tid / 64;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const float *base = X;
@@ -458,7 +458,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N4096_kernel(const float *_
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[4];
   {
     const float *base = B;
@@ -476,7 +476,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N4096_kernel(const float *_
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -485,7 +485,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N4096_kernel(const float *_
       h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     #pragma unroll
@@ -531,7 +531,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N2048_kernel(const float *_
   const int ty = tid / 32;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const float *base = X;
@@ -553,7 +553,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N2048_kernel(const float *_
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[4];
   {
     const float *base = B;
@@ -571,7 +571,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N2048_kernel(const float *_
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -580,7 +580,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N2048_kernel(const float *_
       h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     #pragma unroll
@@ -626,7 +626,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
   const int ty = tid / 32;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const float *base = X;
@@ -648,7 +648,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[4];
   {
     const float *base = B;
@@ -666,7 +666,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -675,7 +675,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__
       h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     #pragma unroll
@@ -721,7 +721,7 @@ __global__ void __launch_bounds__(1024) bias_gelu_f32_N256_kernel(const float *_
   const int ty = tid / 64;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const float *base = X;
@@ -743,7 +743,7 @@ __global__ void __launch_bounds__(1024) bias_gelu_f32_N256_kernel(const float *_
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[4];
   {
     const float *base = B;
@@ -761,7 +761,7 @@ __global__ void __launch_bounds__(1024) bias_gelu_f32_N256_kernel(const float *_
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -770,7 +770,7 @@ __global__ void __launch_bounds__(1024) bias_gelu_f32_N256_kernel(const float *_
       h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     #pragma unroll
@@ -816,7 +816,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
   const int ty = tid / 32;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_gelu.lua:22: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float x[8];
   {
     const float *base = X;
@@ -838,7 +838,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
       }
     }
   }
-  // bias_gelu.lua:23: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float b[4];
   {
     const float *base = B;
@@ -856,7 +856,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
       }
     }
   }
-  // bias_gelu.lua:24: local h = x + b
+  // bias_gelu.lua:38: local h = x + b
   float h_2[8];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -865,7 +865,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__
       h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
     }
   }
-  // bias_gelu.lua:25: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
+  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
   {
     float *base = Y;
     #pragma unroll
