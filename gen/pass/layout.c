@@ -7,8 +7,11 @@
 ** holds `vec` consecutive columns per chunk, so global accesses are as wide
 ** as the target allows (16 bytes), threads run along the columns first so a
 ** warp's accesses are contiguous, and the rest of the threads go down the
-** rows.  Slices keep the parent's thread mapping, so broadcasting a row
-** statistic against the tile needs no data movement.  Shared tiles of other
+** rows; the threads take the power-of-two parts of a tile's sides, each
+** thread repeating its share over the rest (a side of 192 = 64 x 3: three
+** times), so sides need only be multiples of 8 (thread_grid).  Slices keep
+** the parent's thread mapping, so broadcasting a row statistic against the
+** tile needs no data movement.  Shared tiles of other
 ** shapes get a layout of their own for copies (ltP_layout_of).  Loads and
 ** stores of register tiles by 16-byte chunks along rows are marked to go
 ** by whole vectors even where a row does not start 16-byte aligned, in a
