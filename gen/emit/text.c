@@ -116,14 +116,20 @@ const char *ltE_paren(const char *s) { return strpbrk(s, "+-*/%&|^<> ?") ? ltU_f
 
 /* The swizzle of shared tile sh: 16-byte chunk c of row r is stored at
 ** chunk c ^ ((r >> rsh) & mask); an element index moves by chunks << shift.
-** Rows of 8 or more chunks key on r % 8, of 4 on r / 2 % 4, of 2 on
-** r / 4 % 2: eight consecutive rows then hit eight different bank groups. */
+** It swizzles within groups of g chunks, g the largest power of two up to
+** 8 that divides the row's chunks (so c ^ key stays in the row: a row of
+** 24 chunks is three groups of 8, one of 12 three of 4).  Groups of 8 key
+** on r % 8, of 4 on r / 2 % 4, of 2 on r / 4 % 2: eight consecutive rows
+** then hit eight different bank groups.  (mma.c swizzles rows of two
+** chunks or more a group.) */
 void ltE_swizzle_of(const Sym *sh, int *mask, int *rsh, int *shift) {
   int per_chunk = 16 / ltI_dtypes[sh->dt].bytes;
   int chunks = sh->shape[1] / per_chunk;   /* 16-byte chunks per row */
+  int g = chunks & -chunks;                /* the power-of-two part of the chunks */
+  if (g > 8) g = 8;
   *shift = per_chunk == 16 ? 4 : per_chunk == 8 ? 3 : 2;   /* log2(per_chunk): 1-, 2- or 4-byte elements */
-  *mask = chunks >= 8 ? 7 : chunks - 1;
-  *rsh = chunks >= 8 ? 0 : chunks == 4 ? 1 : 2;
+  *mask = g - 1;
+  *rsh = g == 8 ? 0 : g == 4 ? 1 : 2;
 }
 
 /* Columns of one panel of shared tile sh: a wgmma operand whose rows

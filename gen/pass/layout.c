@@ -7,8 +7,11 @@
 ** holds `vec` consecutive columns per chunk, so global accesses are as wide
 ** as the target allows (16 bytes), threads run along the columns first so a
 ** warp's accesses are contiguous, and the rest of the threads go down the
-** rows.  Slices keep the parent's thread mapping, so broadcasting a row
-** statistic against the tile needs no data movement.  Shared tiles of other
+** rows; the threads take the power-of-two parts of a tile's sides, each
+** thread repeating its share over the rest (a side of 192 = 64 x 3: three
+** times), so sides need only be multiples of 8 (thread_grid).  Slices keep
+** the parent's thread mapping, so broadcasting a row statistic against the
+** tile needs no data movement.  Shared tiles of other
 ** shapes get a layout of their own for copies (ltP_layout_of).  Loads and
 ** stores of register tiles by 16-byte chunks along rows are marked to go
 ** by whole vectors even where a row does not start 16-byte aligned, in a
@@ -20,25 +23,59 @@
 
 static int is_pow2(int x) { return x > 0 && (x & (x - 1)) == 0; }
 
+/* The largest power of two that divides x (x > 0). */
+static int pow2_part(int x) { return x & -x; }
+
+/* The vector width of a [.., cols] tile: at most `vec`, a divisor of cols
+** (a power of two: vec is one). */
+static int vec_of(int cols, int vec) {
+  if (vec > cols) vec = cols;
+  while (cols % vec) vec /= 2;
+  return vec;
+}
+
+/* Threads along the columns and down the rows of a [rows, cols] tile of
+** vectors `vec` over `threads` threads: powers of two that divide the
+** vectors of a row and the rows, so a thread's share is whole chunks and
+** whole rows (a side of 192 is 64 x 3: the threads take its power-of-two
+** part, each thread the factor of 3 in repeats). */
+static void thread_grid(int rows, int cols, int threads, int vec, int *tr, int *tc) {
+  int c = pow2_part(cols / vec);
+  *tc = c < threads ? c : threads;
+  int r = pow2_part(rows);
+  *tr = r < threads / *tc ? r : threads / *tc;
+}
+
 /* Blocked layout of a [rows, cols] tile over `threads` threads, with the
 ** widest vector `vec` that still gives every thread at least one element.
 ** `partial` (copies between global and shared memory): a tile smaller than
-** the block keeps the widest vector and is spread over its first
-** rows * cols / vec threads only (`active`); the loops over it test tid. */
+** the block, or one whose sides' power-of-two parts hold fewer threads than
+** the block, keeps the widest vector and is spread over its first tr * tc
+** threads only (`active`); the loops over it test tid. */
 static Layout *make_layout(int rows, int cols, int threads, int vec, int line, int main, int partial) {
-  if (vec > cols) vec = cols;
-  while (!partial && vec > 1 && rows * cols < threads * vec) vec /= 2;
+  vec = vec_of(cols, vec);
+  int tr, tc;
+  thread_grid(rows, cols, threads, vec, &tr, &tc);
+  while (!partial && vec > 1 && tr * tc < threads) {
+    vec /= 2;
+    thread_grid(rows, cols, threads, vec, &tr, &tc);
+  }
   if (!partial && rows * cols < threads)
     ltU_error(line, "a [%d, %d] tile has fewer elements than the block's %d threads; "
                     "use a bigger tile or fewer threads (config threads)", rows, cols, threads);
+  if (!partial && tr * tc < threads)
+    ltU_error(line, "a [%d, %d] register tile cannot be spread evenly over the block's %d threads: the threads "
+                    "take the power-of-two parts of its sides (%d rows x %d columns); make a side a multiple of "
+                    "a larger power of two, or use fewer threads (config threads)", rows, cols, threads,
+              pow2_part(rows), pow2_part(cols));
   Layout *l = ltU_alloc(sizeof *l);
   l->rows = rows;
   l->cols = cols;
   l->vec = vec;
   l->threads = threads;
-  l->active = rows * cols / vec < threads ? rows * cols / vec : threads;
-  l->tc = cols / vec < l->active ? cols / vec : l->active;
-  l->tr = l->active / l->tc;
+  l->active = tr * tc;
+  l->tc = tc;
+  l->tr = tr;
   l->nr = rows / l->tr;
   l->nc = cols / (l->tc * vec);
   l->line = line;
@@ -308,9 +345,9 @@ void ltP_layout(Kernel *k, const Target *t) {
     Sym *s = k->syms[i];
     if (!is_tile(s)) continue;
     for (int d = 0; d < 2; d++)
-      if (!is_pow2(s->shape[d]))
-        ltU_error(s->line, "tile dims are powers of two (got %d); the edges of a tensor are masked, so "
-                           "round the tile up", s->shape[d]);
+      if (!is_pow2(s->shape[d]) && s->shape[d] % 8)
+        ltU_error(s->line, "tile dims are powers of two or multiples of 8 (got %d); the edges of a tensor are "
+                           "masked, so round the tile up", s->shape[d]);
   }
   if (k->gemm && k->mma == MMA_FMA) acc_families(k, t, &k->body);
   unfit = ltU_alloc(sizeof *unfit * (size_t)k->nsyms);
@@ -345,7 +382,7 @@ void ltP_layout(Kernel *k, const Target *t) {
 Layout *ltP_copy_layout(Kernel *k, const int shape[2], Dtype dt) {
   int vec = k->vec_bytes ? k->vec_bytes / ltI_dtypes[dt].bytes : 1;
   for (Layout *l = k->layouts; l; l = l->next)
-    if (!l->mma && l->rows == shape[0] && l->cols == shape[1] && l->vec == (vec > shape[1] ? shape[1] : vec))
+    if (!l->mma && l->rows == shape[0] && l->cols == shape[1] && l->vec == vec_of(shape[1], vec))
       return l;
   Layout *l = make_layout(shape[0], shape[1], k->threads, vec, 0, !k->layouts, 1);
   append(k, l);

@@ -53,27 +53,35 @@ static const char *inst_name(MmaKind m) {
 }
 
 /* The warp grid: the user's, or the one whose warp tiles are squarest
-** (ties: more warps along N, so B fragments are shared by fewer warps). */
-static void warp_grid(Kernel *k, int nwarps, int BM, int BN, int line) {
+** (ties: more warps along N, so B fragments are shared by fewer warps)
+** among those whose warp tiles are whole [gm, gn] instruction tiles, or
+** among all where none is (acc_layout then says why): a tile side that is
+** not a power of two (BN = 160 over 4 warps: 40 columns a warp) may split
+** into whole instruction tiles only along fewer warps. */
+static void warp_grid(Kernel *k, int nwarps, int BM, int BN, int gm, int gn, int line) {
   if (k->warps_m) {
     if (k->warps_m * k->warps_n != nwarps)
       ltU_error(line, "gemm warps = {%d, %d} is %d warps, but the block has %d (threads / warp size)", k->warps_m,
                 k->warps_n, k->warps_m * k->warps_n, nwarps);
     return;
   }
-  int best = -1;
-  for (int wm = 1; wm <= nwarps; wm *= 2) {
-    int wn = nwarps / wm;
-    if (BM % wm || BN % wn) continue;
-    int tm = BM / wm, tn = BN / wn;
-    int score = tm > tn ? tm / tn * 2 + 1 : tn / tm * 2;
-    if (best < 0 || score < best) {
-      best = score;
-      k->warps_m = wm;
-      k->warps_n = wn;
+  for (int whole = 1; whole >= 0; whole--) {
+    int best = -1;
+    for (int wm = 1; wm <= nwarps; wm *= 2) {
+      int wn = nwarps / wm;
+      if (BM % wm || BN % wn) continue;
+      int tm = BM / wm, tn = BN / wn;
+      if (whole && (tm % gm || tn % gn)) continue;
+      int score = tm > tn ? tm / tn * 2 + 1 : tn / tm * 2;
+      if (best < 0 || score < best) {
+        best = score;
+        k->warps_m = wm;
+        k->warps_n = wn;
+      }
     }
+    if (best >= 0) return;
   }
-  if (best < 0) ltU_error(line, "the %d warps cannot split a [%d, %d] accumulator evenly", nwarps, BM, BN);
+  ltU_error(line, "the %d warps cannot split a [%d, %d] accumulator evenly", nwarps, BM, BN);
 }
 
 #define MAXGEMM 32
@@ -390,7 +398,10 @@ void ltP_mma(Kernel *k, const Target *t) {
       m = MMA_WGMMA;
       swap = 1;
     }
-    warp_grid(k, nwarps, acc->shape[0], acc->shape[1], k->gemm->line);
+    int gm, gn, gk;   /* the warp tile's granularity: MFMA's 32x32 falls back to 16x16 (below) */
+    inst_shape(m == MMA_MFMA32 ? MMA_MFMA16 : m, &gm, &gn, &gk);
+    if (m == MMA_SYNC) gn = 16;   /* ldmatrix.x4 loads B for two n8 tiles (acc_layout) */
+    warp_grid(k, nwarps, acc->shape[0], acc->shape[1], gm, gn, k->gemm->line);
     if (wg && !swap && wgmma_fits(k, sites, n)) m = MMA_WGMMA;
     for (int i = 0; i < n && m == MMA_MFMA32; i++) {   /* 32x32 only if every warp tile takes it */
       Sym *d = (*sites[i].link)->dst;
@@ -414,7 +425,7 @@ void ltP_mma(Kernel *k, const Target *t) {
       Stmt *g = *sites[i].link;
       Sym *ops[2] = {g->shared, g->shared_b};
       for (int j = 0; j < 2; j++)
-        if (ops[j] && ops[j]->shape[1] * ltI_dtypes[ops[j]->dt].bytes >= 32) ops[j]->swizzle = 1;
+        if (ops[j] && ops[j]->shape[1] * ltI_dtypes[ops[j]->dt].bytes % 32 == 0) ops[j]->swizzle = 1;   /* groups of 2+ chunks */
       if (m == MMA_WGMMA) g->shared_b->wgmma = 1;
       if (m == MMA_WGMMA && g->shared && ltP_wgmma_row(g->shared)) g->shared->wgmma = 1;   /* A by descriptor too */
     }

@@ -66,6 +66,29 @@ if ! cc -std=c11 -O2 -Wall -Wextra -Iout/c tests/cpu/check.c $others -lm -o $b/c
 fi
 $b/check 2>/dev/null || echo "FAIL cpu: check crashed (status $?)"
 $b/matmul 2>/dev/null || echo "FAIL cpu: matmul crashed (status $?)"
+# matmul.c again on tiles whose sides are multiples of 8 but not powers of two (192 x 208, K step 48),
+# bf16 with a bias, every layout: its cases are ragged against those tiles too
+o=$b/odd_tiles
+rm -rf $o && mkdir -p $o
+: > $o/gen.log
+for lay in nn nt tn tt; do
+  ${LT_GEN:-build/gen} dsl/kernels/matmul.lua --target c -o $o -D dtype=bf16 -D epilogue=bias -D layout=$lay \
+    -D BM=192 -D BN=208 -D BK=48 --no-tuned >>$o/gen.log 2>&1 || echo "FAIL cpu matmul 192 x 208 tiles: gen: $(grep -m1 error $o/gen.log)"
+done
+{
+  for lay in nn nt tn tt; do echo "#include \"matmul_bf16_bias_$lay.h\""; done
+  echo "#define MM_LIST \\"
+  for lay in nn nt tn tt; do
+    echo "  MM(matmul_bf16_bias_$lay, BF16, $([ ${lay:0:1} = t ] && echo 1 || echo 0), $([ ${lay:1:1} = t ] && echo 1 || echo 0), NONE, 1) \\"
+  done
+  echo ""
+} > $o/matmul_list.h
+if cc -std=c11 -O2 -Wall -Wextra -I$o tests/cpu/matmul.c $o/matmul_bf16_bias_*.c -lm -o $o/matmul 2>$o/build.log; then
+  $o/matmul > $o/out 2>/dev/null || echo "FAIL cpu matmul 192 x 208 tiles: crashed (status $?)"
+  sed 's/^\(PASS\|FAIL\) /\1 192 x 208 tiles: /' $o/out
+else
+  echo "FAIL cpu matmul 192 x 208 tiles build: $(grep -m1 error $o/build.log | cut -c1-300)"
+fi
 # attention.c on its own: a launcher whose prototype is not the ABI's is a build error here
 if cc -std=c11 -O2 -Wall -Wextra -Werror=incompatible-pointer-types -Iout/c -I$b tests/cpu/attention.c $attns -lm \
      -o $b/attention 2>$b/attention_build.log; then

@@ -204,6 +204,24 @@
 #if HAVE("gemm_leaky_bf16_one.h")
 #include "gemm_leaky_bf16_one.h"
 #endif
+#if HAVE("gemm_odd_nn_n192.h")
+#include "gemm_odd_nn_n192.h"
+#endif
+#if HAVE("gemm_odd_nn_n208.h")
+#include "gemm_odd_nn_n208.h"
+#endif
+#if HAVE("gemm_odd_nn_m192.h")
+#include "gemm_odd_nn_m192.h"
+#endif
+#if HAVE("gemm_odd_nt_n192.h")
+#include "gemm_odd_nt_n192.h"
+#endif
+#if HAVE("gemm_odd_nt_n208.h")
+#include "gemm_odd_nt_n208.h"
+#endif
+#if HAVE("gemm_odd_nt_m192.h")
+#include "gemm_odd_nt_m192.h"
+#endif
 #if HAVE("gemm_colsum_f16.h")
 #include "gemm_colsum_f16.h"
 #endif
@@ -671,7 +689,9 @@ static void test_swiglu(const char *variant, SwigluFn fn, Dt dt) {
   }
 }
 
-static void test_leaky(const char *variant, LeakyFn fn, Dt dt) {
+/* C = leaky_relu(A op(B)): B stored [N, K] (gemm_leaky.lua; gemm_odd.lua's nt) or
+** [K, N] (b_nk = 0: gemm_odd.lua's nn). */
+static void test_leaky(const char *variant, LeakyFn fn, Dt dt, int b_nk = 1) {
   if (!wanted(variant)) return;
   const float slope = 0.125f;
   for (const UserCase &c : user_cases) {
@@ -681,7 +701,7 @@ static void test_leaky(const char *variant, LeakyFn fn, Dt dt) {
     double *ref = (double *)malloc(sizeof(double) * nc), *slack = (double *)malloc(sizeof(double) * nc);
     for (int i = 0; i < c.M; i++)
       for (int j = 0; j < c.N; j++) {
-        double mag, v = dot(a, b, i, j, c.N, c.K, 1, &mag);
+        double mag, v = dot(a, b, i, j, c.N, c.K, b_nk, &mag);
         size_t o = (size_t)i * c.N + j;
         ref[o] = v > 0 ? v : v * slope;
         slack[o] = 1.2 * (c.K + 2) * 1.2e-7 * (mag + 1);
@@ -1267,6 +1287,24 @@ int main(int argc, char **argv) {
 #endif
 #if HAVE("gemm_leaky_bf16_one.h")
   test_leaky("gemm_leaky_bf16_one", gemm_leaky_bf16_one, BF16);
+#endif
+#if HAVE("gemm_odd_nn_n192.h")
+  test_leaky("gemm_odd_nn_n192", gemm_odd_nn_n192, BF16, 0);
+#endif
+#if HAVE("gemm_odd_nn_n208.h")
+  test_leaky("gemm_odd_nn_n208", gemm_odd_nn_n208, BF16, 0);
+#endif
+#if HAVE("gemm_odd_nn_m192.h")
+  test_leaky("gemm_odd_nn_m192", gemm_odd_nn_m192, BF16, 0);
+#endif
+#if HAVE("gemm_odd_nt_n192.h")
+  test_leaky("gemm_odd_nt_n192", gemm_odd_nt_n192, BF16, 1);
+#endif
+#if HAVE("gemm_odd_nt_n208.h")
+  test_leaky("gemm_odd_nt_n208", gemm_odd_nt_n208, BF16, 1);
+#endif
+#if HAVE("gemm_odd_nt_m192.h")
+  test_leaky("gemm_odd_nt_m192", gemm_odd_nt_m192, BF16, 1);
 #endif
 #if HAVE("gemm_colsum_f16.h")
   test_colsum("gemm_colsum_f16", gemm_colsum_f16, F16);

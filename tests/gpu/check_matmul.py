@@ -7,16 +7,19 @@ beta = 0 runs with a NaN-filled C0 (it must not be read); one case updates
 C in place (C0 = C); the 4097x333x129 case's bias starts one element past
 a 16-byte boundary.
 Metric: ||out - ref|| / ||ref|| under a per-dtype bound, no NaN.
-usage: python3 tests/gpu/check_matmul.py LIB.so TARGETNAME"""
+--dtypes, --layouts, --epilogues: only those variants (a library built with
+-D overrides for some of them, e.g. other tile sizes); default all.
+usage: python3 tests/gpu/check_matmul.py LIB.so TARGETNAME [--dtypes bf16,f16] [--layouts nn,nt] [--epilogues none]"""
 import math
 import sys
 
 import torch
 
-from lt import DTYPES, I64, Lib
+from lt import DTYPES, I64, Lib, command_line
 
 BOUND = {"f32": 1e-5, "tf32": 2e-3, "f16": 2e-3, "bf16": 1e-2}   # tf32: f32 matrices, 10-bit mantissa products
-lib, target = Lib(sys.argv[1]), sys.argv[2]
+args, opts = command_line(sys.argv[1:])
+lib, target = Lib(args[0]), args[1]
 gen = torch.Generator(device="cuda")
 gen.manual_seed(4321)
 ACTS = {"none": lambda x: x, "bias": lambda x: x, "bias_relu": torch.relu,
@@ -45,9 +48,9 @@ def matrix(batch, rows, cols, pad, dt):
 
 
 results = []
-for dt in ("f16", "bf16", "f32", "tf32"):
-    for lay in ("nn", "nt", "tn", "tt"):
-        for epi in ACTS:
+for dt in opts.get("--dtypes", "f16,bf16,f32,tf32").split(","):
+    for lay in opts.get("--layouts", "nn,nt,tn,tt").split(","):
+        for epi in opts.get("--epilogues", ",".join(ACTS)).split(","):
             name = f"matmul_{dt}_{epi}_{lay}"
             for i, (bt, M, N, K, pad) in enumerate(SHAPES):
                 ta, tb = lay[0] == "t", lay[1] == "t"
@@ -83,6 +86,8 @@ for dt in ("f16", "bf16", "f32", "tf32"):
                     continue
                 err = ((o - ref).norm() / ref.norm().clamp_min(1e-30)).item()
                 results.append((err <= BOUND[dt] and rc == 0, label, f"rel err {err:.2e} (bound {BOUND[dt]:.0e})"))
+    if "nn" not in opts.get("--layouts", "nn") or "none" not in opts.get("--epilogues", "none"):
+        continue   # (the argument checks call matmul_DT_none_nn)
     x = rand((64,), dt)
     bad = [lib(f"matmul_{dt}_none_nn", x, None, x, x, 1, 4, 4, 4, I64(16), I64(4), I64(16), I64(4), I64(16),
                I64(4), 1.0, 0.0),

@@ -1,7 +1,8 @@
 """check_user_gemm.py: the user-style GEMMs of tests/emu/kernels (swiglu.lua,
-gemm_leaky.lua, gemm_colsum.lua: written as a user writes a GEMM, not
-matmul.lua; gemm_colsum's 16-row tiles run wgmma on the swapped operands
-on sm90a, with a sum over each tile's rows) from a
+gemm_leaky.lua, gemm_colsum.lua, gemm_odd.lua: written as a user writes a
+GEMM, not matmul.lua; gemm_colsum's 16-row tiles run wgmma on the swapped
+operands on sm90a, with a sum over each tile's rows; gemm_odd's tiles have
+a side that is not a power of two, bf16 only) from a
 shared library of their generated launchers, against a float64 reference
 (torch on upcast inputs), on fresh random inputs with NaN-poisoned outputs.
 On sm90a the shapes run both kernels of each file: rows of a multiple of 16
@@ -62,6 +63,15 @@ for dt in ("f16", "bf16"):
             v = A.double() @ B.double().t()
             results.append(verdict(f"{target} gemm_leaky_{dt}_{tile} {shape}", rc, C, torch.where(v > 0, v, v * 0.125),
                                    dt))
+        for lay in ("nn", "nt") if dt == "bf16" else ():
+            for tile in ("n192", "n208", "m192"):
+                A, C = rand((M, K), dt, skew), poisoned((M, N), dt, skew)
+                B = rand((N, K) if lay == "nt" else (K, N), dt, skew)
+                rc = lib(f"gemm_odd_{lay}_{tile}", A, B, C, M, K, N, 0.125)
+                torch.cuda.synchronize()
+                v = A.double() @ (B.double().t() if lay == "nt" else B.double())
+                results.append(verdict(f"{target} gemm_odd_{lay}_{tile} {shape}", rc, C,
+                                       torch.where(v > 0, v, v * 0.125), dt))
         T = (M + 15) // 16
         A, B, C = rand((M, K), dt, skew), rand((N, K), dt, skew), poisoned((M, N), dt, skew)
         S = torch.full((T, N), float("nan"), device="cuda", dtype=torch.float32)

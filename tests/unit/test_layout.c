@@ -69,6 +69,27 @@ static void test_family_layouts(void) {
   NO_ERROR("layout/4x64_runs", ltP_layout(k, T("sm80")));
   CHECK_LAYOUT("layout/4x64_f32_narrows_vec", k->layouts, 1, 4, 64, 1, 1);
 
+  /* sides that are not powers of two: the threads take their power-of-two
+  ** parts (192 = 64 x 3: 8 of a row's 24 chunks), each thread the rest in repeats */
+  k = load_kernel(DT_BF16, 64, 192, 256);
+  NO_ERROR("layout/64x192_bf16_runs", ltP_layout(k, T("sm80")));
+  CHECK_LAYOUT("layout/64x192_bf16_sm80", k->layouts, 8, 32, 8, 2, 3);
+  k = load_kernel(DT_F32, 80, 96, 128);   /* 80 = 16 x 5 rows, 96 / 4 = 24 chunks */
+  NO_ERROR("layout/80x96_f32_runs", ltP_layout(k, T("sm80")));
+  CHECK_LAYOUT("layout/80x96_f32_sm80", k->layouts, 4, 16, 8, 5, 3);
+  k = load_kernel(DT_BF16, 8, 24, 64);    /* 3 chunks of 8: the vector narrows to 1 for 64 threads */
+  NO_ERROR("layout/8x24_bf16_runs", ltP_layout(k, T("sm80")));
+  CHECK_LAYOUT("layout/8x24_bf16_narrows_vec", k->layouts, 1, 8, 8, 1, 3);
+
+  /* a copy of [80, 64] (attention's K tile at 80 keys): 16 of the rows' 80 at a time, the
+  ** threads past 16 x 8 idle (tid < 128) */
+  k = load_kernel(DT_BF16, 1, 4096, 256);
+  NO_ERROR("layout/copy_80x64_runs", ltP_layout(k, T("sm90a")));
+  int odd_rows[2] = {80, 64};
+  const Layout *cl = ltP_copy_layout(k, odd_rows, DT_BF16);
+  CHECK_LAYOUT("layout/copy_80x64_bf16", cl, 8, 16, 8, 5, 1);
+  CHECK_INT("layout/copy_80x64_active", cl->active, 128);
+
   /* c: one thread holds the whole tile, element by element */
   k = load_kernel(DT_BF16, 1, 4096, 256);
   NO_ERROR("layout/c_runs", ltP_layout(k, T("c")));
@@ -125,10 +146,16 @@ static void test_layout_errors(void) {
   EXPECT_ERROR("layout/threads_below_wave64", ltP_layout(k, T("gfx942")), "gfx942 warp (64)");
   k = load_kernel(DT_F32, 1, 4096, 32);
   NO_ERROR("layout/threads_32_ok_on_gfx1100", ltP_layout(k, T("gfx1100")));
+  k = load_kernel(DT_F32, 1, 100, 256);
+  EXPECT_ERROR("layout/odd_dim", ltP_layout(k, T("sm80")), "tile dims are powers of two or multiples of 8 (got 100)");
+  k = load_kernel(DT_F32, 1, 100, 256);
+  EXPECT_ERROR("layout/odd_dim_on_c", ltP_layout(k, T("c")), "tile dims are powers of two or multiples of 8 (got 100)");
+  /* 1000 = 8 x 125: a multiple of 8, but its power-of-two part holds 8 of the 256 threads */
   k = load_kernel(DT_F32, 1, 1000, 256);
-  EXPECT_ERROR("layout/non_pow2_dim", ltP_layout(k, T("sm80")), "tile dims are powers of two (got 1000)");
+  EXPECT_ERROR("layout/uneven_dim", ltP_layout(k, T("sm80")),
+               "a [1, 1000] register tile cannot be spread evenly over the block's 256 threads");
   k = load_kernel(DT_F32, 1, 1000, 256);
-  EXPECT_ERROR("layout/non_pow2_dim_on_c", ltP_layout(k, T("c")), "tile dims are powers of two (got 1000)");
+  NO_ERROR("layout/uneven_dim_fine_on_c", ltP_layout(k, T("c")));
   k = load_kernel(DT_F32, 1, 128, 256);
   EXPECT_ERROR("layout/tile_smaller_than_block", ltP_layout(k, T("sm80")), "fewer elements than the block's 256 threads");
   k = load_kernel(DT_F32, 1, 128, 256);

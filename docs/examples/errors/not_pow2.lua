@@ -1,4 +1,4 @@
--- not_pow2.lua: a tile dim that is not a power of two (gen rejects this file; see docs/dsl.md, "Errors").
+-- not_pow2.lua: a tile dim that is neither a power of two nor a multiple of 8 (gen rejects this file; see docs/dsl.md, "Errors").
 local tile = require "tile"
 
 return tile.kernel {
