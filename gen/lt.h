@@ -357,6 +357,7 @@ typedef struct TensorMap {
 #define LT_MAXMAPS 8
 #define LT_MAXSPLIT 8
 #define LT_MAXDIVS 8
+#define LT_MINDIVS 2   /* fewer prepared divisors than this: the C operator (pass/fastdiv.c) */
 
 typedef struct Kernel {
   const char *name;     /* variant function name, e.g. softmax_bf16 */

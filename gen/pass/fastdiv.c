@@ -22,8 +22,9 @@
 ** the launcher refuses a divisor of 0: emit/launcher.c, divisors), and
 ** whose dividend is never negative and differs between programs (one
 ** that does not is the same division in every program, which the
-** compiler hoists).  The method (templates/cuda_fast.h) is exact for every
-** dividend in [0, 2^31) and divisor in [1, 2^31).
+** compiler hoists), in a kernel with at least LT_MINDIVS such divisors
+** (ltP_fastdiv says why).  The method (templates/cuda_fast.h) is exact for
+** every dividend in [0, 2^31) and divisor in [1, 2^31).
 */
 #include "lt.h"
 
@@ -90,12 +91,32 @@ static void drop_unread(Kernel *k) {
   ltI_fix_last(&k->body);
 }
 
+/* Registers in k->divs the divisors of the divisions of expression x (and
+** of those inside it) that this pass would take, changing nothing else. */
+static void count(Kernel *k, Expr *x) {
+  if (!x) return;
+  count(k, x->a);
+  count(k, x->b);
+  count(k, x->c);
+  slot(k, x);
+}
+
 /* The divisions of persistent kernel k's per-program scalars (those
 ** before its warp-specialized loop) by divisors the same in every
-** program: by multiply and shift. */
+** program: by multiply and shift, where there are LT_MINDIVS divisors or
+** more.  A prepared divisor stays live in every role for the whole
+** kernel (three registers); for one, the divisions a program it saves
+** do not pay for them: the sm90a GEMMs' tile.grouped, one divisor, one
+** division and one remainder a program, spilled in the 40 registers of
+** its producer warpgroup with a bias staged. */
 void ltP_fastdiv(Kernel *k) {
   if (!k->persistent || !k->ws) return;
   for (Stmt *s = k->body.first; s && s != k->ws; s = s->next)
+    if (s->kind == S_LET && s->dst->rank == 0) count(k, s->val);
+  int n = k->ndivs;
+  k->ndivs = 0;
+  if (n < LT_MINDIVS) return;
+  for (Stmt *s = k->body.first; s && s != k->ws; s = s->next)
     if (s->kind == S_LET && s->dst->rank == 0) mark(k, s->val);
-  if (k->ndivs) drop_unread(k);
+  drop_unread(k);
 }

@@ -584,39 +584,6 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
   return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
 }
 
-/* Fast arithmetic that gen's passes choose, included where a kernel uses
-** it: division by multiply and shift (Kernel.divs), log by lg2.approx
-** (Expr.fast).
-**
-** Division by multiply and shift (pass/fastdiv.c: the persistent grid's
-** index math): n / d for n in [0, 2^31) and d in [1, 2^31), d the same for
-** many n.  With s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d)
-** + 1 (below 2^32, as 2^s < 2d), n / d = (mulhi(n, m) + n) >> s.  2^32 + m
-** is 2^(32+s) / d rounded up, over it by e / d with 0 < e <= d <= 2^s;
-** times n < 2^31 the excess stays under 1 / d, which the quotient's
-** fraction never comes within, and the sum stays under 2^32, as
-** mulhi(n, m) < n.  lt_divisor_of once (a 64-bit division), then lt_div a
-** multiply-high, an add and a shift. */
-typedef struct { uint32_t mul, shift, d; } lt_divisor;
-LT_FN lt_divisor lt_divisor_of(int d) {
-  lt_divisor r;
-  r.shift = 32 - __clz(d - 1);   /* (d 1: 0) */
-  r.mul = (uint32_t)(((((uint64_t)1 << r.shift) - (uint32_t)d) << 32) / (uint32_t)d) + 1u;
-  r.d = (uint32_t)d;
-  return r;
-}
-LT_FN int lt_div(int n, lt_divisor v) { return (int)((__umulhi((uint32_t)n, v.mul) + (uint32_t)n) >> v.shift); }
-LT_FN int lt_mod(int n, lt_divisor v) { return n - lt_div(n, v) * (int)v.d; }
-
-/* log x as lg2.approx.ftz times ln 2 (2^-22 absolute in log2; subnormal x
-** flushed to zero, whose log is -inf): the logs plan.c makes fast, in the
-** epilogues of warp-specialized kernels (attention's LSE). */
-LT_FN float lt_log(float x) {
-  float y;
-  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y * 0.693147181f;
-}
-
 /* One block (256 threads) of matmul_bf16_bias_nt_M512_N32768_cp. */
 __global__ void __launch_bounds__(256) matmul_bf16_bias_nt_M512_N32768_cp_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
@@ -959,9 +926,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M512_N32768_kernel
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -983,10 +947,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M512_N32768_kernel
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 256 - 1) / 256);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
@@ -1005,10 +970,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M512_N32768_kernel
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 256 - 1) / 256);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
       float acc_2[128];
       #pragma unroll
@@ -1541,9 +1507,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M512_N16384_kernel
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -1565,10 +1528,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M512_N16384_kernel
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 256 - 1) / 256);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
@@ -1587,10 +1551,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M512_N16384_kernel
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 256 - 1) / 256);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
       float acc_2[128];
       #pragma unroll
@@ -2122,9 +2087,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M256_N8192_kernel(
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -2145,10 +2107,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M256_N8192_kernel(
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 128 - 1) / 128);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
@@ -2168,10 +2131,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M256_N8192_kernel(
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 128 - 1) / 128);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax((K + 64 - 1) / 64, 0);
         kt_phase ^= (lt_fills / 5 + (kt_stage + lt_fills % 5) / 5) & 1;
@@ -2706,9 +2670,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M128_N8192_kernel(
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 64 - 1) / 64);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -2731,10 +2692,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M128_N8192_kernel(
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 64 - 1) / 64);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
@@ -2759,10 +2721,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M128_N8192_kernel(
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 64 - 1) / 64);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
@@ -3347,9 +3310,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M32_N16384_kernel(
   const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 128 - 1) / 128);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -3373,10 +3333,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M32_N16384_kernel(
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 128 - 1) / 128);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
@@ -3401,10 +3362,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M32_N16384_kernel(
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 128 - 1) / 128);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
@@ -3989,9 +3951,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M64_N8192_kernel(c
   const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 128 - 1) / 128);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -4015,10 +3974,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M64_N8192_kernel(c
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 128 - 1) / 128);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
@@ -4043,10 +4003,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M64_N8192_kernel(c
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 128 - 1) / 128);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
@@ -4566,9 +4527,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M16_N16384_kernel(
   const int lt_grid0 = (M + 16 - 1) / 16 * ((N + 64 - 1) / 64);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (20480 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -4591,10 +4549,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M16_N16384_kernel(
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 64 - 1) / 64);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 7, kt_stage = kt_stage == 7 ? 0 : kt_stage + 1) {
@@ -4619,10 +4578,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M16_N16384_kernel(
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 64 - 1) / 64);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
@@ -5106,9 +5066,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M32_N8192_kernel(c
   const int lt_grid0 = (M + 32 - 1) / 32 * ((N + 64 - 1) / 64);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (24576 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -5131,10 +5088,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M32_N8192_kernel(c
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 64 - 1) / 64);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 32 - 1) / 32 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 7, kt_stage = kt_stage == 7 ? 0 : kt_stage + 1) {
@@ -5159,10 +5117,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M32_N8192_kernel(c
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 64 - 1) / 64);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 32 - 1) / 32 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
@@ -5688,9 +5647,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M64_N4096_kernel(c
   const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 64 - 1) / 64);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -5713,10 +5669,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M64_N4096_kernel(c
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 64 - 1) / 64);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
@@ -5741,10 +5698,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M64_N4096_kernel(c
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 64 - 1) / 64);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
@@ -6263,9 +6221,6 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M16_N8192_kernel(c
   const int lt_grid0 = (M + 16 - 1) / 16 * ((N + 64 - 1) / 64);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (20480 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -6288,10 +6243,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M16_N8192_kernel(c
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 64 - 1) / 64);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 7, kt_stage = kt_stage == 7 ? 0 : kt_stage + 1) {
@@ -6316,10 +6272,11 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M16_N8192_kernel(c
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 64 - 1) / 64);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);

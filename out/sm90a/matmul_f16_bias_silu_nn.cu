@@ -584,39 +584,6 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
   return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
 }
 
-/* Fast arithmetic that gen's passes choose, included where a kernel uses
-** it: division by multiply and shift (Kernel.divs), log by lg2.approx
-** (Expr.fast).
-**
-** Division by multiply and shift (pass/fastdiv.c: the persistent grid's
-** index math): n / d for n in [0, 2^31) and d in [1, 2^31), d the same for
-** many n.  With s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d)
-** + 1 (below 2^32, as 2^s < 2d), n / d = (mulhi(n, m) + n) >> s.  2^32 + m
-** is 2^(32+s) / d rounded up, over it by e / d with 0 < e <= d <= 2^s;
-** times n < 2^31 the excess stays under 1 / d, which the quotient's
-** fraction never comes within, and the sum stays under 2^32, as
-** mulhi(n, m) < n.  lt_divisor_of once (a 64-bit division), then lt_div a
-** multiply-high, an add and a shift. */
-typedef struct { uint32_t mul, shift, d; } lt_divisor;
-LT_FN lt_divisor lt_divisor_of(int d) {
-  lt_divisor r;
-  r.shift = 32 - __clz(d - 1);   /* (d 1: 0) */
-  r.mul = (uint32_t)(((((uint64_t)1 << r.shift) - (uint32_t)d) << 32) / (uint32_t)d) + 1u;
-  r.d = (uint32_t)d;
-  return r;
-}
-LT_FN int lt_div(int n, lt_divisor v) { return (int)((__umulhi((uint32_t)n, v.mul) + (uint32_t)n) >> v.shift); }
-LT_FN int lt_mod(int n, lt_divisor v) { return n - lt_div(n, v) * (int)v.d; }
-
-/* log x as lg2.approx.ftz times ln 2 (2^-22 absolute in log2; subnormal x
-** flushed to zero, whose log is -inf): the logs plan.c makes fast, in the
-** epilogues of warp-specialized kernels (attention's LSE). */
-LT_FN float lt_log(float x) {
-  float y;
-  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y * 0.693147181f;
-}
-
 /* One block (256 threads) of matmul_f16_bias_silu_nn_M512_N32768_cp. */
 __global__ void __launch_bounds__(256) matmul_f16_bias_silu_nn_M512_N32768_cp_kernel(const __half *__restrict__ C0, const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __half *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
@@ -961,9 +928,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M512_N32768_ke
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -985,10 +949,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M512_N32768_ke
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 256 - 1) / 256);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
@@ -1010,10 +975,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M512_N32768_ke
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 256 - 1) / 256);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
       float acc_2[128];
       #pragma unroll
@@ -1550,9 +1516,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M512_N16384_ke
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -1574,10 +1537,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M512_N16384_ke
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 256 - 1) / 256);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
@@ -1599,10 +1563,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M512_N16384_ke
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 256 - 1) / 256);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
       float acc_2[128];
       #pragma unroll
@@ -2138,9 +2103,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M256_N8192_ker
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -2161,10 +2123,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M256_N8192_ker
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 128 - 1) / 128);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
@@ -2185,10 +2148,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M256_N8192_ker
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 128 - 1) / 128);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax((K + 64 - 1) / 64, 0);
         kt_phase ^= (lt_fills / 5 + (kt_stage + lt_fills % 5) / 5) & 1;
@@ -2727,9 +2691,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M128_N8192_ker
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 64 - 1) / 64);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -2752,10 +2713,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M128_N8192_ker
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 64 - 1) / 64);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
@@ -2779,10 +2741,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M128_N8192_ker
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 64 - 1) / 64);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
@@ -3371,9 +3334,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M32_N16384_ker
   const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 128 - 1) / 128);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -3397,10 +3357,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M32_N16384_ker
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 128 - 1) / 128);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
@@ -3425,10 +3386,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M32_N16384_ker
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 128 - 1) / 128);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
@@ -4017,9 +3979,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M64_N8192_kern
   const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 128 - 1) / 128);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -4043,10 +4002,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M64_N8192_kern
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 128 - 1) / 128);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
@@ -4071,10 +4031,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M64_N8192_kern
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 128 - 1) / 128);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
@@ -4598,9 +4559,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M16_N16384_ker
   const int lt_grid0 = (M + 16 - 1) / 16 * ((N + 64 - 1) / 64);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (20480 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -4623,10 +4581,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M16_N16384_ker
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 64 - 1) / 64);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 7, kt_stage = kt_stage == 7 ? 0 : kt_stage + 1) {
@@ -4650,10 +4609,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M16_N16384_ker
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 64 - 1) / 64);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
@@ -5141,9 +5101,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M32_N8192_kern
   const int lt_grid0 = (M + 32 - 1) / 32 * ((N + 64 - 1) / 64);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (24576 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -5166,10 +5123,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M32_N8192_kern
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 64 - 1) / 64);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 32 - 1) / 32 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 7, kt_stage = kt_stage == 7 ? 0 : kt_stage + 1) {
@@ -5193,10 +5151,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M32_N8192_kern
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 64 - 1) / 64);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 32 - 1) / 32 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
@@ -5726,9 +5685,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M64_N4096_kern
   const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 64 - 1) / 64);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -5751,10 +5707,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M64_N4096_kern
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 64 - 1) / 64);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
@@ -5778,10 +5735,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M64_N4096_kern
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 64 - 1) / 64);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
@@ -6304,9 +6262,6 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M16_N8192_kern
   const int lt_grid0 = (M + 16 - 1) / 16 * ((N + 64 - 1) / 64);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 64 - 1) / 64));
   /* the ring of the k:pipelined loop at matmul.lua:74, 8 stages: kt_full[i] says stage i's TMA copies have landed (20480 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -6329,10 +6284,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M16_N8192_kern
         const int pid = lt_tile % lt_grid0;
         const int b = lt_tile / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 64 - 1) / 64);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 7, kt_stage = kt_stage == 7 ? 0 : kt_stage + 1) {
@@ -6356,10 +6312,11 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_silu_nn_M16_N8192_kern
       const int pid = lt_tile % lt_grid0;
       const int b = lt_tile / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 64 - 1) / 64);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 16 - 1) / 16 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);

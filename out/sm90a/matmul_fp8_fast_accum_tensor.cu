@@ -545,39 +545,6 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
   const uint32_t box[2] = {box_cols, box_rows};
   return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
 }
-
-/* Fast arithmetic that gen's passes choose, included where a kernel uses
-** it: division by multiply and shift (Kernel.divs), log by lg2.approx
-** (Expr.fast).
-**
-** Division by multiply and shift (pass/fastdiv.c: the persistent grid's
-** index math): n / d for n in [0, 2^31) and d in [1, 2^31), d the same for
-** many n.  With s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d)
-** + 1 (below 2^32, as 2^s < 2d), n / d = (mulhi(n, m) + n) >> s.  2^32 + m
-** is 2^(32+s) / d rounded up, over it by e / d with 0 < e <= d <= 2^s;
-** times n < 2^31 the excess stays under 1 / d, which the quotient's
-** fraction never comes within, and the sum stays under 2^32, as
-** mulhi(n, m) < n.  lt_divisor_of once (a 64-bit division), then lt_div a
-** multiply-high, an add and a shift. */
-typedef struct { uint32_t mul, shift, d; } lt_divisor;
-LT_FN lt_divisor lt_divisor_of(int d) {
-  lt_divisor r;
-  r.shift = 32 - __clz(d - 1);   /* (d 1: 0) */
-  r.mul = (uint32_t)(((((uint64_t)1 << r.shift) - (uint32_t)d) << 32) / (uint32_t)d) + 1u;
-  r.d = (uint32_t)d;
-  return r;
-}
-LT_FN int lt_div(int n, lt_divisor v) { return (int)((__umulhi((uint32_t)n, v.mul) + (uint32_t)n) >> v.shift); }
-LT_FN int lt_mod(int n, lt_divisor v) { return n - lt_div(n, v) * (int)v.d; }
-
-/* log x as lg2.approx.ftz times ln 2 (2^-22 absolute in log2; subnormal x
-** flushed to zero, whose log is -inf): the logs plan.c makes fast, in the
-** epilogues of warp-specialized kernels (attention's LSE). */
-LT_FN float lt_log(float x) {
-  float y;
-  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y * 0.693147181f;
-}
 /* fp8 helpers (dtypes fp8e4m3, fp8e5m2): a kernel that has an fp8 tensor,
 ** shared tile or cast uses some of them.  The formats are OCP's 8-bit floats,
 ** as PyTorch's float8_e4m3fn and float8_e5m2:
@@ -942,9 +909,6 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_M128_kern
   uint64_t *kt_full = (uint64_t *)(lt_smem + 196608), *kt_empty = kt_full + 4;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int lt_programs = lt_grid0;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul_fp8.lua:48, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -965,10 +929,11 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_M128_kern
       for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
         const int pid = lt_prog;
         // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 256 - 1) / 256);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         // matmul_fp8.lua:48: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = 0; kt < (K + 128 - 1) / 128; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
@@ -986,10 +951,11 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_M128_kern
     for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
       const int pid = lt_prog;
       // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 256 - 1) / 256);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       // matmul_fp8.lua:47: local acc = k:fragment("f32", { BM, BN }, 0)
       float acc_2[128];
       #pragma unroll
@@ -1365,9 +1331,6 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_M64_kerne
   uint64_t *kt_full = (uint64_t *)(lt_smem + 147456), *kt_empty = kt_full + 6;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 128 - 1) / 128);
   const int lt_programs = lt_grid0 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 128 - 1) / 128));
   /* the ring of the k:pipelined loop at matmul_fp8.lua:48, 6 stages: kt_full[i] says stage i's TMA copies have landed (24576 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
@@ -1390,10 +1353,11 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_M64_kerne
         const int lt_tile = lt_prog / lt_splits;
         const int pid = lt_tile;
         // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 128 - 1) / 128);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
         // matmul_fp8.lua:48: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 5, kt_stage = kt_stage == 5 ? 0 : kt_stage + 1) {
@@ -1415,10 +1379,11 @@ __global__ void __launch_bounds__(384, 1) matmul_fp8_fast_accum_tensor_M64_kerne
       const int lt_tile = lt_prog / lt_splits;
       const int pid = lt_tile;
       // matmul_fp8.lua:44: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 128 - 1) / 128);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax(lt_hi - lt_lo, 0);

@@ -529,39 +529,6 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
   return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
 }
 
-/* Fast arithmetic that gen's passes choose, included where a kernel uses
-** it: division by multiply and shift (Kernel.divs), log by lg2.approx
-** (Expr.fast).
-**
-** Division by multiply and shift (pass/fastdiv.c: the persistent grid's
-** index math): n / d for n in [0, 2^31) and d in [1, 2^31), d the same for
-** many n.  With s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d)
-** + 1 (below 2^32, as 2^s < 2d), n / d = (mulhi(n, m) + n) >> s.  2^32 + m
-** is 2^(32+s) / d rounded up, over it by e / d with 0 < e <= d <= 2^s;
-** times n < 2^31 the excess stays under 1 / d, which the quotient's
-** fraction never comes within, and the sum stays under 2^32, as
-** mulhi(n, m) < n.  lt_divisor_of once (a 64-bit division), then lt_div a
-** multiply-high, an add and a shift. */
-typedef struct { uint32_t mul, shift, d; } lt_divisor;
-LT_FN lt_divisor lt_divisor_of(int d) {
-  lt_divisor r;
-  r.shift = 32 - __clz(d - 1);   /* (d 1: 0) */
-  r.mul = (uint32_t)(((((uint64_t)1 << r.shift) - (uint32_t)d) << 32) / (uint32_t)d) + 1u;
-  r.d = (uint32_t)d;
-  return r;
-}
-LT_FN int lt_div(int n, lt_divisor v) { return (int)((__umulhi((uint32_t)n, v.mul) + (uint32_t)n) >> v.shift); }
-LT_FN int lt_mod(int n, lt_divisor v) { return n - lt_div(n, v) * (int)v.d; }
-
-/* log x as lg2.approx.ftz times ln 2 (2^-22 absolute in log2; subnormal x
-** flushed to zero, whose log is -inf): the logs plan.c makes fast, in the
-** epilogues of warp-specialized kernels (attention's LSE). */
-LT_FN float lt_log(float x) {
-  float y;
-  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
-  return y * 0.693147181f;
-}
-
 /* One block (256 threads) of matmul_tf32_none_nt_cp. */
 __global__ void __launch_bounds__(256) matmul_tf32_none_nt_cp_kernel(const float *__restrict__ C0, const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
@@ -875,9 +842,6 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_nt_kernel(const __gri
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const lt_divisor lt_div0 = lt_divisor_of(8 * ((N + 256 - 1) / 256));
   /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
@@ -898,10 +862,11 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_nt_kernel(const __gri
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t16 = lt_div(pid, lt_div0) * 8;
+        const int t14 = 8 * ((N + 256 - 1) / 256);
+        const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-        const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-        const int bn = lt_mod(pid, lt_div0) / t19;
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
@@ -920,10 +885,11 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_nt_kernel(const __gri
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t16 = lt_div(pid, lt_div0) * 8;
+      const int t14 = 8 * ((N + 256 - 1) / 256);
+      const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-      const int bm = t16 + lt_mod(pid, lt_div0) % t19;
-      const int bn = lt_mod(pid, lt_div0) / t19;
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
       // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
       float acc_2[128];
       #pragma unroll

@@ -97,6 +97,17 @@ static void test_fastdiv(void) {
     CHECK(ltU_fmt("fastdiv/%s_others_kept", p), !by8->val->div && !neg->val->div && !same->val->div &&
           !varies->val->div && !negd->val->div && !after->val->div);
   }
+  /* one divisor (a quotient and a remainder by it): left to the C operator */
+  K = ltU_alloc(sizeof *K);
+  Sym *B = ltI_sym(K, SYM_SIZE, DT_I32, 1), *pid = ltI_sym(K, SYM_PID, DT_I32, 1);
+  pid->extent = bin(B_MUL, ref(B), ltI_const(8, DT_I32, 0, 1));
+  Stmt *q = let(bin(B_IDIV, ref(pid), ref(B))), *r = let(bin(B_MOD, ref(pid), ref(B)));
+  Stmt *ws = ltI_stmt(S_FOR, 1);
+  ltI_append(&K->body, ws);
+  K->ws = ws;
+  K->persistent = 1;
+  ltP_fastdiv(K);
+  CHECK(ltU_fmt("fastdiv/one_divisor_kept"), K->ndivs == 0 && !q->val->div && !r->val->div);
 }
 
 int main(void) {
