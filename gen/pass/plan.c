@@ -303,14 +303,14 @@ static int fdiv(const Expr *x) {
 }
 
 /* Marks the float divisions and exponentials of expression x fast
-** (Expr.fast). */
-static void fast_expr(Expr *x) {
+** (Expr.fast); ctx unused (ltI_each_expr's). */
+static void fast_expr(Expr *x, void *ctx) {
   if (!x) return;
   if (x->kind == E_BINARY && x->op == B_DIV && ltI_dtypes[x->dt].is_float) x->fast = 1;
   if (x->kind == E_UNARY && x->op == U_EXP && ltI_dtypes[x->dt].is_float) x->fast = 1;
-  fast_expr(x->a);
-  fast_expr(x->b);
-  fast_expr(x->c);
+  fast_expr(x->a, ctx);
+  fast_expr(x->b, ctx);
+  fast_expr(x->c, ctx);
 }
 
 /* Does a statement from `first` on (or one inside them) store a tensor
@@ -334,17 +334,6 @@ static int narrow_only(const Stmt *first, const Sym *v) {
   return 1;
 }
 
-/* Marks the float divisions and exponentials of the statements from
-** `first` on (and of those inside them) fast. */
-static void fast_block(Stmt *first) {
-  for (Stmt *s = first; s; s = s->next) {
-    fast_expr(s->val);
-    fast_expr(s->other);
-    fast_block(s->body.first);
-    fast_block(s->orelse.first);
-  }
-}
-
 /* The float divisions and exponentials of the statements from `first`
 ** on (a warp-specialized loop's epilogue), fast where every store of the
 ** kernel rounds to f16 or bf16, whose rounding (2^-11, 2^-8 relative)
@@ -361,22 +350,23 @@ static void fast_block(Stmt *first) {
 ** docs/performance.md). */
 static void fast_divisions(Kernel *k, Stmt *first) {
   if (!stores_wide(k->body.first)) {
-    fast_block(first);
+    Block tail = {first, NULL};
+    ltI_each_expr(&tail, fast_expr, NULL);
     return;
   }
   for (Stmt *s = first; s; s = s->next)   /* else those of the f16 / bf16 stores (attention's O beside its f32 LSE) */
     if ((s->kind == S_STORE && ltI_dtypes[s->view->t->dt].bytes == 2) ||
         (s->kind == S_LET && s->dst->rank && narrow_only(s->next, s->dst)))   /* and of values only they read */
-      fast_expr(s->val);
+      fast_expr(s->val, NULL);
 }
 
-/* Marks the logs of expression x fast (Expr.fast). */
-static void fast_log_expr(Expr *x) {
+/* Marks the logs of expression x fast (Expr.fast); ctx unused. */
+static void fast_log_expr(Expr *x, void *ctx) {
   if (!x) return;
   if (x->kind == E_UNARY && x->op == U_LOG) x->fast = 1;
-  fast_log_expr(x->a);
-  fast_log_expr(x->b);
-  fast_log_expr(x->c);
+  fast_log_expr(x->a, ctx);
+  fast_log_expr(x->b, ctx);
+  fast_log_expr(x->c, ctx);
 }
 
 /* The logs of the statements from `first` on (a warp-specialized loop's
@@ -385,12 +375,8 @@ static void fast_log_expr(Expr *x) {
 ** FlashAttention's __logf) instead of logf's reduction and polynomial, a
 ** row at a time in every program. */
 static void fast_logs(Stmt *first) {
-  for (Stmt *s = first; s; s = s->next) {
-    fast_log_expr(s->val);
-    fast_log_expr(s->other);
-    fast_logs(s->body.first);
-    fast_logs(s->orelse.first);
-  }
+  Block tail = {first, NULL};
+  ltI_each_expr(&tail, fast_log_expr, NULL);
 }
 
 /* Does a statement from `first` on (or one inside them) divide floats? */
