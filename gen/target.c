@@ -190,16 +190,17 @@ static int hinted(const Block *b) {
   return 0;
 }
 
-/* Is expression x, or one inside it, a log plan.c made fast (Expr.fast)? */
+/* Is expression x, or one inside it, a log or an erf plan.c made fast
+** (Expr.fast)? */
 static void fast_log_in(Expr *x, void *found) {
   if (!x) return;
-  if (x->kind == E_UNARY && x->op == U_LOG && x->fast) *(int *)found = 1;
+  if (x->kind == E_UNARY && (x->op == U_LOG || x->op == U_ERF) && x->fast) *(int *)found = 1;
   fast_log_in(x->a, found);
   fast_log_in(x->b, found);
   fast_log_in(x->c, found);
 }
 
-/* Does block b (or a block in it) take a fast log (templates/cuda_fast.h)? */
+/* Does block b (or a block in it) take a fast log or erf (templates/cuda_fast.h)? */
 static int fast_log(Block *b) {
   int found = 0;
   ltI_each_expr(b, fast_log_in, &found);

@@ -181,6 +181,19 @@ static inline __attribute__((unused)) int lt_div(int n, lt_divisor v) {
 static inline __attribute__((unused)) int lt_mod(int n, lt_divisor v) { return n - lt_div(n, v) * (int)v.d; }
 /* div.full.f32 (2 ulp): the correctly rounded quotient, one of those it may give. */
 static inline __attribute__((unused)) float lt_fdiv(float a, float b) { return a / b; }
+/* erf by polynomial and ex2.approx (cuda_fast.h), the same arithmetic. */
+static inline __attribute__((unused)) float lt_erf(float z) {
+  const float x = fabsf(z) * 1.41421356f, t = fminf(x, 5.5f);
+  float r = 1.57627073e-06f;
+  r = fmaf(r, t, 1.12683356e-05f);
+  r = fmaf(r, t, -0.000651096751f);
+  r = fmaf(r, t, 0.00777067337f);
+  r = fmaf(r, t, -0.0529987104f);
+  r = fmaf(r, t, 0.262305915f);
+  r = fmaf(r, t, -1.15112519f);
+  r = fmaf(r, t, -0.999999642f);
+  return copysignf(fmaf(-2.0f, lt_exp2(fmaf(-x * x, 0.721347520f, r)), 1.0f), z);
+}
 /* lg2.approx.ftz times ln 2: logf, subnormal x flushed to zero (-inf). */
 static inline __attribute__((unused)) float lt_log(float x) { return x >= 0.0f && x < 1.17549435e-38f ? -INFINITY : logf(x); }
 /* k:atomic_add: the block's threads are fibers of one OS thread and the

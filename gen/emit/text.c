@@ -519,7 +519,10 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       if (paren) ltU_put(o, ")");
       ltU_put(o, " * 1.44269504f)");
     } else {
-      ltU_printf(o, "%s(", x->op == U_LOG && x->fast ? "lt_log" : e->t->unop_f32[x->op]);   /* plan.c, fast_logs */
+      const char *fn = x->op == U_LOG && x->fast ? "lt_log"      /* plan.c, fast_logs */
+                       : x->op == U_ERF && x->fast ? "lt_erf"    /* plan.c, fast_divisions */
+                       : e->t->unop_f32[x->op];
+      ltU_printf(o, "%s(", fn);
       expr(e, o, x->a, c);
       ltU_put(o, ")");
     }

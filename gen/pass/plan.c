@@ -302,12 +302,12 @@ static int fdiv(const Expr *x) {
   return fdiv(x->a) || fdiv(x->b) || fdiv(x->c);
 }
 
-/* Marks the float divisions and exponentials of expression x fast
+/* Marks the float divisions, exponentials and erfs of expression x fast
 ** (Expr.fast); ctx unused (ltI_each_expr's). */
 static void fast_expr(Expr *x, void *ctx) {
   if (!x) return;
   if (x->kind == E_BINARY && x->op == B_DIV && ltI_dtypes[x->dt].is_float) x->fast = 1;
-  if (x->kind == E_UNARY && x->op == U_EXP && ltI_dtypes[x->dt].is_float) x->fast = 1;
+  if (x->kind == E_UNARY && (x->op == U_EXP || x->op == U_ERF) && ltI_dtypes[x->dt].is_float) x->fast = 1;
   fast_expr(x->a, ctx);
   fast_expr(x->b, ctx);
   fast_expr(x->c, ctx);
@@ -347,7 +347,9 @@ static int narrow_only(const Stmt *first, const Sym *v) {
 ** relative (2^-17.5 at the |x| < 88 of a normal result), results below
 ** 2^-126 flushed to zero, without expf's range reduction (H200, the
 ** matmul's bf16 SiLU epilogue at 8192 x 8192 x 1024: 1.03-1.04x;
-** docs/performance.md). */
+** docs/performance.md).  erf(x): 1 - 2 q by the sign, q = erfc / 2 by a
+** fitted polynomial and one ex2.approx (templates/cuda_fast.h, lt_erf;
+** within 1e-6 absolute), in place of erff's two polynomials and branch. */
 static void fast_divisions(Kernel *k, Stmt *first) {
   if (!stores_wide(k->body.first)) {
     Block tail = {first, NULL};

@@ -533,8 +533,8 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
 }
 
 /* Fast arithmetic that gen's passes choose, included where a kernel uses
-** it: division by multiply and shift (Kernel.divs), log by lg2.approx
-** (Expr.fast).
+** it: division by multiply and shift (Kernel.divs), log by lg2.approx and
+** erf by a polynomial and ex2.approx (Expr.fast).
 **
 ** Division by multiply and shift (pass/fastdiv.c: the persistent grid's
 ** index math): n / d for n in [0, 2^31) and d in [1, 2^31), d the same for
@@ -563,6 +563,26 @@ LT_FN float lt_log(float x) {
   float y;
   asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
   return y * 0.693147181f;
+}
+
+/* erf z for a value rounded to f16 or bf16 after (plan.c, fast_divisions:
+** the GELU epilogue of warp-specialized GEMMs): with x = |z| sqrt 2,
+** erf z = sign(z) (1 - 2 q), q = erfc(x / sqrt 2) / 2 = 2^(P(t) - x^2 / (2 ln 2)),
+** t = min(x, 5.5) and P the degree-7 polynomial fitted to
+** log2 q + x^2 / (2 ln 2) (bench/gelu_fit.py, as dsl/kernels/bias_gelu.lua):
+** within 1e-6 of erf, one ex2.approx and eight multiply-adds in place of
+** erff's two polynomials, its exponential and its branch. */
+LT_FN float lt_erf(float z) {
+  const float x = fabsf(z) * 1.41421356f, t = fminf(x, 5.5f);
+  float r = 1.57627073e-06f;
+  r = fmaf(r, t, 1.12683356e-05f);
+  r = fmaf(r, t, -0.000651096751f);
+  r = fmaf(r, t, 0.00777067337f);
+  r = fmaf(r, t, -0.0529987104f);
+  r = fmaf(r, t, 0.262305915f);
+  r = fmaf(r, t, -1.15112519f);
+  r = fmaf(r, t, -0.999999642f);
+  return copysignf(fmaf(-2.0f, lt_exp2(fmaf(-x * x, 0.721347520f, r)), 1.0f), z);
 }
 
 /* One block (256 threads) of attention_f16_d64_cp. */

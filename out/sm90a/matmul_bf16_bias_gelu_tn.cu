@@ -561,6 +561,59 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
   return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
 }
 
+/* Fast arithmetic that gen's passes choose, included where a kernel uses
+** it: division by multiply and shift (Kernel.divs), log by lg2.approx and
+** erf by a polynomial and ex2.approx (Expr.fast).
+**
+** Division by multiply and shift (pass/fastdiv.c: the persistent grid's
+** index math): n / d for n in [0, 2^31) and d in [1, 2^31), d the same for
+** many n.  With s = ceil(log2 d) and m = floor(2^32 (2^s - d) / d)
+** + 1 (below 2^32, as 2^s < 2d), n / d = (mulhi(n, m) + n) >> s.  2^32 + m
+** is 2^(32+s) / d rounded up, over it by e / d with 0 < e <= d <= 2^s;
+** times n < 2^31 the excess stays under 1 / d, which the quotient's
+** fraction never comes within, and the sum stays under 2^32, as
+** mulhi(n, m) < n.  lt_divisor_of once (a 64-bit division), then lt_div a
+** multiply-high, an add and a shift. */
+typedef struct { uint32_t mul, shift, d; } lt_divisor;
+LT_FN lt_divisor lt_divisor_of(int d) {
+  lt_divisor r;
+  r.shift = 32 - __clz(d - 1);   /* (d 1: 0) */
+  r.mul = (uint32_t)(((((uint64_t)1 << r.shift) - (uint32_t)d) << 32) / (uint32_t)d) + 1u;
+  r.d = (uint32_t)d;
+  return r;
+}
+LT_FN int lt_div(int n, lt_divisor v) { return (int)((__umulhi((uint32_t)n, v.mul) + (uint32_t)n) >> v.shift); }
+LT_FN int lt_mod(int n, lt_divisor v) { return n - lt_div(n, v) * (int)v.d; }
+
+/* log x as lg2.approx.ftz times ln 2 (2^-22 absolute in log2; subnormal x
+** flushed to zero, whose log is -inf): the logs plan.c makes fast, in the
+** epilogues of warp-specialized kernels (attention's LSE). */
+LT_FN float lt_log(float x) {
+  float y;
+  asm("lg2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+  return y * 0.693147181f;
+}
+
+/* erf z for a value rounded to f16 or bf16 after (plan.c, fast_divisions:
+** the GELU epilogue of warp-specialized GEMMs): with x = |z| sqrt 2,
+** erf z = sign(z) (1 - 2 q), q = erfc(x / sqrt 2) / 2 = 2^(P(t) - x^2 / (2 ln 2)),
+** t = min(x, 5.5) and P the degree-7 polynomial fitted to
+** log2 q + x^2 / (2 ln 2) (bench/gelu_fit.py, as dsl/kernels/bias_gelu.lua):
+** within 1e-6 of erf, one ex2.approx and eight multiply-adds in place of
+** erff's two polynomials, its exponential and its branch. */
+LT_FN float lt_erf(float z) {
+  const float x = fabsf(z) * 1.41421356f, t = fminf(x, 5.5f);
+  float r = 1.57627073e-06f;
+  r = fmaf(r, t, 1.12683356e-05f);
+  r = fmaf(r, t, -0.000651096751f);
+  r = fmaf(r, t, 0.00777067337f);
+  r = fmaf(r, t, -0.0529987104f);
+  r = fmaf(r, t, 0.262305915f);
+  r = fmaf(r, t, -1.15112519f);
+  r = fmaf(r, t, -0.999999642f);
+  return copysignf(fmaf(-2.0f, lt_exp2(fmaf(-x * x, 0.721347520f, r)), 1.0f), z);
+}
+
 /* One block (256 threads) of matmul_bf16_bias_gelu_tn_M512_N32768_cp. */
 __global__ void __launch_bounds__(256) matmul_bf16_bias_gelu_tn_M512_N32768_cp_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
@@ -1073,7 +1126,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M512_N32768_k
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 64 + ci * 2 + vi] = 0.5f * t33[ri * 64 + ci * 2 + vi] * (1.0f + erff(t33[ri * 64 + ci * 2 + vi] * 0.70710678f));
+            acc_2[ri * 64 + ci * 2 + vi] = 0.5f * t33[ri * 64 + ci * 2 + vi] * (1.0f + lt_erf(t33[ri * 64 + ci * 2 + vi] * 0.70710678f));
           }
         }
       }
@@ -1662,7 +1715,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M512_N16384_k
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 64 + ci * 2 + vi] = 0.5f * t33[ri * 64 + ci * 2 + vi] * (1.0f + erff(t33[ri * 64 + ci * 2 + vi] * 0.70710678f));
+            acc_2[ri * 64 + ci * 2 + vi] = 0.5f * t33[ri * 64 + ci * 2 + vi] * (1.0f + lt_erf(t33[ri * 64 + ci * 2 + vi] * 0.70710678f));
           }
         }
       }
@@ -2257,7 +2310,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M256_N8192_ke
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 32 + ci * 2 + vi] = 0.5f * t33[ri * 32 + ci * 2 + vi] * (1.0f + erff(t33[ri * 32 + ci * 2 + vi] * 0.70710678f));
+            acc_2[ri * 32 + ci * 2 + vi] = 0.5f * t33[ri * 32 + ci * 2 + vi] * (1.0f + lt_erf(t33[ri * 32 + ci * 2 + vi] * 0.70710678f));
           }
         }
       }
@@ -2886,7 +2939,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M128_N8192_ke
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 16 + ci * 2 + vi] = 0.5f * t33[ri * 16 + ci * 2 + vi] * (1.0f + erff(t33[ri * 16 + ci * 2 + vi] * 0.70710678f));
+            acc_2[ri * 16 + ci * 2 + vi] = 0.5f * t33[ri * 16 + ci * 2 + vi] * (1.0f + lt_erf(t33[ri * 16 + ci * 2 + vi] * 0.70710678f));
           }
         }
       }
@@ -3529,7 +3582,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M64_N8192_ker
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 32 + ci * 2 + vi] = 0.5f * t33[ri * 32 + ci * 2 + vi] * (1.0f + erff(t33[ri * 32 + ci * 2 + vi] * 0.70710678f));
+            acc_2[ri * 32 + ci * 2 + vi] = 0.5f * t33[ri * 32 + ci * 2 + vi] * (1.0f + lt_erf(t33[ri * 32 + ci * 2 + vi] * 0.70710678f));
           }
         }
       }
@@ -4148,7 +4201,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_tn_M64_N4096_ker
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 16 + ci * 2 + vi] = 0.5f * t33[ri * 16 + ci * 2 + vi] * (1.0f + erff(t33[ri * 16 + ci * 2 + vi] * 0.70710678f));
+            acc_2[ri * 16 + ci * 2 + vi] = 0.5f * t33[ri * 16 + ci * 2 + vi] * (1.0f + lt_erf(t33[ri * 16 + ci * 2 + vi] * 0.70710678f));
           }
         }
       }
