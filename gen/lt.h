@@ -163,7 +163,8 @@ struct Expr {
   int depth;            /* nesting, counting the unnamed values inline.c may fold in (at most LT_MAX_DEPTH) */
   int fast;             /* B_DIV of floats: to 2 ulp, without IEEE division's slow path; U_EXP: 2^(x log2 e) on the
                            special-function unit (lt_exp2), subnormal results flushed (plan.c, fast_divisions);
-                           U_LOG: lg2.approx times ln 2 (plan.c, fast_logs) */
+                           U_ERF: a polynomial and ex2.approx (lt_erf, plan.c, fast_divisions); U_LOG:
+                           lg2.approx times ln 2 (plan.c, fast_logs) */
   int div;              /* B_IDIV / B_MOD of a persistent kernel's per-program scalars: 1 + its divisor's place in
                            Kernel.divs, divided by multiply and shift (pass/fastdiv.c); 0: by the C operator */
 };
@@ -617,7 +618,7 @@ extern const char ltX_c[];          /* templates/c.h */
 extern const char ltX_cuda_mma[];   /* templates/cuda_mma.h: ldmatrix, mma.sync, cp.async */
 extern const char ltX_cuda_wgmma[]; /* templates/cuda_wgmma.h: wgmma's descriptor, fences, barrier */
 extern const char ltX_cuda_tma[];   /* templates/cuda_tma.h: TMA, mbarrier, setmaxnreg, tensor maps */
-extern const char ltX_cuda_fast[];   /* templates/cuda_fast.h: division by multiply and shift, fast logs */
+extern const char ltX_cuda_fast[];   /* templates/cuda_fast.h: division by multiply and shift, fast logs and erfs */
 extern const char ltX_cuda_tma_rows[];   /* templates/cuda_tma_rows.h: tensor maps of X:rows(lo, hi) views */
 extern const char ltX_cuda_queue[];      /* templates/cuda_queue.h: a persistent grid's programs from a counter */
 extern const char ltX_cuda_hint[];  /* templates/cuda_hint.h: loads and stores with an L2 eviction policy */

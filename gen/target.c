@@ -192,18 +192,18 @@ static int hinted(const Block *b) {
 
 /* Is expression x, or one inside it, a log or an erf plan.c made fast
 ** (Expr.fast)? */
-static void fast_log_in(Expr *x, void *found) {
+static void fast_fn_in(Expr *x, void *found) {
   if (!x) return;
   if (x->kind == E_UNARY && (x->op == U_LOG || x->op == U_ERF) && x->fast) *(int *)found = 1;
-  fast_log_in(x->a, found);
-  fast_log_in(x->b, found);
-  fast_log_in(x->c, found);
+  fast_fn_in(x->a, found);
+  fast_fn_in(x->b, found);
+  fast_fn_in(x->c, found);
 }
 
 /* Does block b (or a block in it) take a fast log or erf (templates/cuda_fast.h)? */
-static int fast_log(Block *b) {
+static int fast_fn(Block *b) {
   int found = 0;
-  ltI_each_expr(b, fast_log_in, &found);
+  ltI_each_expr(b, fast_fn_in, &found);
   return found;
 }
 
@@ -296,7 +296,7 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
     for (int i = 0; i < k->nmaps; i++)
       if (k->maps[i].rows) rows = ltX_cuda_tma_rows;
     if (k->queue) queue = ltX_cuda_queue;
-    if (k->ndivs || fast_log((Block *)&k->body)) fast = ltX_cuda_fast;
+    if (k->ndivs || fast_fn((Block *)&k->body)) fast = ltX_cuda_fast;
     if (hinted(&k->body)) hint = t->lang == LANG_CUDA ? ltX_cuda_hint : t->lang == LANG_HIP ? ltX_hip_hint : "";
   }
   const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;

@@ -193,9 +193,9 @@ void ltL_sched_gemm(E *e, Stmt *s);
 void ltL_sched_prefetch(E *e, Stmt *s);
 void ltL_warpspec_body(E *e);
 void ltL_attn_consumer_loop(E *e, Stmt *s, const Ring *r);   /* a loop with a deferred gemm (sched_attn.c) */
-void ltL_attn_bwd_consumer_loop(E *e, Stmt *s, const Ring *r);
-void ltL_defer_close(E *e, const Stmt *s, const Ring *r, const char *prev);   /* (sched_attn.c) */
-void ltL_defer_give_last(E *e, const Stmt *s, const Ring *r, const char *prev);   /* a loop with deferred step gemms (sched_attn_bwd.c) */
+void ltL_attn_bwd_consumer_loop(E *e, Stmt *s, const Ring *r);   /* a loop with deferred step gemms (sched_attn_bwd.c) */
+void ltL_defer_close(E *e, const Stmt *s, const Ring *r, const char *prev);       /* the end of either (sched_attn.c) */
+void ltL_defer_give_last(E *e, const Stmt *s, const Ring *r, const char *prev);   /* the last stage back (sched_attn.c) */
 Ring ltL_ring_names(E *e, const Stmt *s);
 void ltL_consumer_open(E *e, const Stmt *s, const Ring *r, const char *ph, const Stmt *p);
 const char *ltL_splitk_ids(E *e);   /* split-K (splitk.c) */

@@ -36,9 +36,9 @@
 ** before, and hands it to the consumers through shared memory
 ** (_next_prog; mbarriers _next, its store made, and _next_read, every
 ** consumer thread has read it), so the blocks take the programs in the
-** grid's order as they free up; a program past the last stops both roles.  Without a workspace lt_queue is NULL and
-** the next program is the one gridDim.x on (the launcher then runs one
-** program a block).
+** grid's order as they free up; a program past the last stops both
+** roles.  Without a workspace lt_queue is NULL and the next program is the
+** one gridDim.x on (the launcher then runs one program a block).
 ** Copies before the loop (attention's Q tile) go again for each program
 ** into their one buffer (Kernel.pre_reload): the producer waits for the
 ** consumers' warps to give it back (_pre_empty, once their wgmmas of the
