@@ -298,11 +298,7 @@ if HAVE_CUSTOM_OP:
         a, b, scale_a, scale_b, fast_accum = inputs
         ctx.save_for_backward(a, b, scale_a, scale_b)
 
-    def _fp8_bwd(ctx, dc):
-        a, b, scale_a, scale_b = ctx.saved_tensors
-        return (*fp8_backward(ctx.needs_input_grad[:4], dc, a, b, scale_a, scale_b), None)
-
-    matmul_fp8_op.register_autograd(_fp8_bwd, setup_context=_fp8_setup)
+    matmul_fp8_op.register_autograd(MatmulFp8.backward, setup_context=_fp8_setup)
 
 
 def grouped_matmul(x, w, offs, layout="kn"):
