@@ -288,7 +288,11 @@ struct Stmt {
   int own_lane;         /* S_FOR SCHED_RING / REFILL / TURNS: makes its ldmatrix addresses from its own copy of
                            the lane index (two gemms or more) */
   MmaKind inst;         /* S_GEMM: its instruction */
-  const char *why_inst; /* S_GEMM of fp8 or tf32 operands on a wgmma target, not wgmma: why not (--explain) */
+  int fnuz;             /* S_GEMM MFMA of fp8 operands (gfx942): the matrix cores read FNUZ bytes, so the OCP bytes
+                           are mapped as they are gathered and each K tile's sum, in a fresh accumulator, is added
+                           to dst times 4 (mma.c, lower/gemm_amd.c) */
+  const char *why_inst; /* S_GEMM of fp8 or tf32 operands on a wgmma target, or of fp8 on an AMD one, not taking
+                           the target's fp8 or tf32 instruction: why not (--explain) */
   int ldsm_ring;        /* S_GEMM mma.sync: double-buffered fragments, the next 16 of K loaded during this one's mmas */
   int fuse;             /* S_LET / S_LOAD of a tile: the assignment after it runs in its loops, element by element */
   Sym *early;           /* S_LOAD after a SCHED_WARPSPEC loop: the shared tile its cp.async copy lands in, issued
@@ -493,6 +497,7 @@ typedef struct Target {
   int async_copy;           /* cp.async: pipelined loops get a stage ring */
   int reg_prefetch;         /* else a pipelined gemm loop loads ahead into registers (pipeline.c) */
   int wgmma;                /* has wgmma: gemms that fit its shape take it (mma.c) */
+  int mfma_fp8;             /* has MFMA fp8 (CDNA3: 32x32x16, 16x16x32 on FNUZ bytes): fp8 gemms take it (mma.c) */
   int int_row_strides;      /* row strides reach the kernel as int (emit/kernel.c, ltE_narrow_stride) */
   int tma;                  /* has the bulk tensor copy engine (TMA) and mbarriers; the launcher encodes tensor maps */
   int warpspec;             /* a pipelined loop of TMA copies and wgmma gemms runs warp-specialized (plan.c) */
@@ -627,6 +632,8 @@ extern const char ltX_hip_mfma[];   /* templates/hip_mfma.h: MFMA */
 extern const char ltX_hip_wmma[];   /* templates/hip_wmma.h: WMMA */
 extern const char ltX_bits[];       /* templates/bits.h: i64, u32 and shift helpers, Philox */
 extern const char ltX_fp8[];        /* templates/fp8.h: fp8 conversions */
+extern const char ltX_fp8_fnuz[];   /* templates/fp8_fnuz.h: OCP fp8 bytes for CDNA3's FNUZ matrix cores */
+extern const char ltX_hip_mfma_fp8[];   /* templates/hip_mfma_fp8.h: MFMA fp8 (gfx942) */
 extern const char ltX_vec[];        /* templates/vec.h: 16-byte pieces of rows not 16-byte aligned */
 extern const char ltX_wide[];       /* templates/wide.h: the launcher's 64-bit max and min */
 extern const char ltX_emu[];        /* templates/emu.h: CPU emulation, common part */

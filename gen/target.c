@@ -73,7 +73,7 @@ static const Target gfx90a = {
 
 static const Target gfx942 = {
   HIP_COMMON,
-  .name = "gfx942", .arch = "gfx942", .warp = 64, .mma = MMA_MFMA32, .reg_prefetch = 1,
+  .name = "gfx942", .arch = "gfx942", .warp = 64, .mma = MMA_MFMA32, .reg_prefetch = 1, .mfma_fp8 = 1,
   .desc = "AMD CDNA3 (MI300), wave64: MFMA",
   .build_hint = "hipcc -O3 --offload-arch=gfx942 -c",
 };
@@ -254,6 +254,13 @@ static int kernel_fp8(const Kernel *k) {
   return block_fp8(&k->body);
 }
 
+/* Does block bl hold a gemm on FNUZ bytes (Stmt.fnuz: templates/fp8_fnuz.h)? */
+static int block_fnuz(const Block *bl) {
+  for (const Stmt *s = bl->first; s; s = s->next)
+    if ((s->kind == S_GEMM && s->fnuz) || block_fnuz(&s->body) || block_fnuz(&s->orelse)) return 1;
+  return 0;
+}
+
 /* The prologue text of a target's language for the kernels ks[0..n-1] of
 ** one file: the common helpers and the matrix-instruction and cp.async
 ** helpers any of them uses, the vector-piece helpers where one moves rows
@@ -271,8 +278,12 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
     if (block_bits(&ks[j]->body)) bits = ltX_bits;
     if (split(&ks[j]->body)) vec = ltX_vec;
   }
-  for (int j = 0; j < n; j++)
+  int fnuz = 0;
+  for (int j = 0; j < n; j++) {
     if (kernel_fp8(ks[j])) fp8 = ltX_fp8;
+    fnuz |= block_fnuz(&ks[j]->body);
+  }
+  if (fnuz) fp8 = ltU_fmt("%s%s", ltX_fp8, ltX_fp8_fnuz);   /* after the fp8 helpers: LT_FN */
   if (emulate) {
     for (int j = 0; j < n; j++)
       if (ks[j]->mma == MMA_WGMMA) wgmma_helpers(&wg, &ks[j]->body, seen, 1);
@@ -288,7 +299,8 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
       if (!wg.p) ltU_put(&wg, ltX_cuda_wgmma);
       wgmma_helpers(&wg, &k->body, seen, 0);
     }
-    else if (k->mma == MMA_MFMA32 || k->mma == MMA_MFMA16) amd = ltX_hip_mfma;
+    else if (k->mma == MMA_MFMA32 || k->mma == MMA_MFMA16)
+      amd = fnuz ? ltU_fmt("%s%s", ltX_hip_mfma, ltX_hip_mfma_fp8) : ltX_hip_mfma;
     else if (k->mma == MMA_WMMA) amd = ltX_hip_wmma;
     for (int i = 0; i < k->nsyms; i++)   /* a stage ring is filled with cp.async */
       if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->stages > 1 && t->async_copy) cuda = ltX_cuda_mma;

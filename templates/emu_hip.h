@@ -141,55 +141,90 @@ static inline __attribute__((unused)) void lt_atomic_add(float *p, float v) { *p
 namespace lt_emu {
 namespace {
 
-/* Operands of one lane's matrix instruction: D (= C) and A, B registers. */
+/* Operands of one lane's matrix instruction: D (= C) and A, B registers;
+** the operand type: OP_F16, OP_BF16 (two elements a register) or OP_FP8,
+** OP_BF8 (four bytes a register: e4m3fnuz, e5m2fnuz). */
+enum { OP_F16, OP_BF16, OP_FP8, OP_BF8 };
 struct MatArgs {
   float *d;
   const uint32_t *a, *b;
-  int bf16;
+  int type;
 };
 
+/* An FNUZ byte's value (CDNA3's fp8 matrix operands): e4m3fnuz (exponent
+** bias 8) or e5m2fnuz (bias 16); 0x80 is the one NaN, there is no -0 and
+** no infinity. */
+LT_EMU_FN double fnuz(uint8_t x, int man, int bias) {
+  if (x == 0x80u) return NAN;
+  int e = (x & 0x7f) >> man, m = x & ((1 << man) - 1);
+  double v = e ? ldexp((double)((1 << man) + m), e - bias - man) : ldexp((double)m, 1 - bias - man);
+  return x & 0x80u ? -v : v;
+}
+
+/* Element e of an operand's registers r of type `type`. */
+LT_EMU_FN double operand(const uint32_t *r, int e, int type) {
+  if (type == OP_FP8 || type == OP_BF8) {
+    uint8_t x = (uint8_t)(r[e / 4] >> 8 * (e % 4));
+    return type == OP_FP8 ? fnuz(x, 3, 8) : fnuz(x, 2, 16);
+  }
+  return unpack16(r[e / 2], e % 2, type == OP_BF16);
+}
+
 /* The MFMA and WMMA shapes, with the layouts of the AMD documentation. */
-enum { MFMA_32x32x8, MFMA_16x16x16, WMMA_16x16x16 };
+enum { MFMA_32x32x8, MFMA_16x16x16, WMMA_16x16x16, MFMA_32x32x16_F8, MFMA_16x16x32_F8 };
 
 /* Where an A or B element and a D element live, for each shape.  For the
 ** inputs, element (r, k) (r: row i of A or column j of B) lives in lane
-** in_lane(r, k), 16-bit element in_elem(r, k) of that lane's registers
-** (element e: register e/2, half e%2).  Output register v of lane l holds
-** D[out_row][out_col].
+** in_lane(r, k), element in_elem(r, k) of that lane's registers (16-bit
+** element e: register e/2, half e%2; byte e: register e/4, byte e%4).
+** Output register v of lane l holds D[out_row][out_col].
 **   v_mfma_f32_32x32x8{f16,bf16_1k}: lane 32*(k/4) + r, element k%4;
 **     D: i = 8*(v/4) + 4*(l/32) + v%4, j = l%32.
 **   v_mfma_f32_16x16x16{f16,bf16_1k}: lane 16*(k/4) + r, element k%4;
 **     D: i = 4*(l/16) + v, j = l%16.
+**   v_mfma_f32_32x32x16_{fp8_fp8,bf8_bf8} (CDNA3): lane 32*(k/8) + r, byte
+**     k%8; D as 32x32x8's.
+**   v_mfma_f32_16x16x32_{fp8_fp8,bf8_bf8} (CDNA3): lane 16*(k/8) + r, byte
+**     k%8; D as 16x16x16's.
 **   v_wmma_f32_16x16x16_{f16,bf16} (wave32): lane r and r + 16 (the upper
 **     half repeats the lower), element k; D: i = 2v + l/16, j = l%16. */
+LT_EMU_FN int rows_of(int shape) { return shape == MFMA_32x32x8 || shape == MFMA_32x32x16_F8 ? 32 : 16; }
+LT_EMU_FN int k_of(int shape) {
+  return shape == MFMA_32x32x8 ? 8 : shape == MFMA_16x16x32_F8 ? 32 : 16;
+}
 LT_EMU_FN int in_lane(int shape, int r, int k) {
-  return shape == MFMA_32x32x8 ? 32 * (k / 4) + r : shape == MFMA_16x16x16 ? 16 * (k / 4) + r : r;
+  if (shape == WMMA_16x16x16) return r;
+  int per = shape == MFMA_32x32x16_F8 || shape == MFMA_16x16x32_F8 ? 8 : 4;
+  return rows_of(shape) * (k / per) + r;
 }
-LT_EMU_FN int in_elem(int shape, int k) { return shape == WMMA_16x16x16 ? k : k % 4; }
+LT_EMU_FN int in_elem(int shape, int k) {
+  return shape == WMMA_16x16x16 ? k : shape == MFMA_32x32x16_F8 || shape == MFMA_16x16x32_F8 ? k % 8 : k % 4;
+}
 LT_EMU_FN int out_row(int shape, int v, int l) {
-  return shape == MFMA_32x32x8 ? 8 * (v / 4) + 4 * (l / 32) + v % 4 : shape == MFMA_16x16x16 ? 4 * (l / 16) + v
-                                                                                             : 2 * v + l / 16;
+  if (shape == WMMA_16x16x16) return 2 * v + l / 16;
+  return rows_of(shape) == 32 ? 8 * (v / 4) + 4 * (l / 32) + v % 4 : 4 * (l / 16) + v;
 }
-LT_EMU_FN int out_col(int shape, int l) { return shape == MFMA_32x32x8 ? l % 32 : l % 16; }
+LT_EMU_FN int out_col(int shape, int l) { return rows_of(shape) == 32 ? l % 32 : l % 16; }
 
 /* D = A*B + C for one shape over the whole wavefront; products and sums
 ** in double, rounded to f32 once. */
 template <int SHAPE>
 LT_EMU_FN void matrix_run(Thread *lanes, int n) {
-  const int M = SHAPE == MFMA_32x32x8 ? 32 : 16, K = SHAPE == MFMA_32x32x8 ? 8 : 16;
-  const int lanes_needed = SHAPE == WMMA_16x16x16 ? 32 : 64, nregs = SHAPE == MFMA_32x32x8 ? 16 : SHAPE == MFMA_16x16x16 ? 4 : 8;
-  const char *what = SHAPE == MFMA_32x32x8 ? "v_mfma_f32_32x32x8" : SHAPE == MFMA_16x16x16 ? "v_mfma_f32_16x16x16"
-                                                                                           : "v_wmma_f32_16x16x16";
+  const int M = rows_of(SHAPE), K = k_of(SHAPE);
+  const int lanes_needed = SHAPE == WMMA_16x16x16 ? 32 : 64, nregs = SHAPE == WMMA_16x16x16 ? 8 : M * M / 64;
+  static const char *const names[] = {"v_mfma_f32_32x32x8", "v_mfma_f32_16x16x16", "v_wmma_f32_16x16x16",
+                                      "v_mfma_f32_32x32x16", "v_mfma_f32_16x16x32"};
+  const char *what = names[SHAPE];
   if (n != lanes_needed)
     fail(lanes[0].file, lanes[0].line, "%s needs a wavefront of %d lanes, not %d", what, lanes_needed, n);
   MatArgs *x0 = (MatArgs *)lanes[0].args;
-  double A[32][16], B[16][32], C[32][32];
+  double A[32][32], B[32][32], C[32][32];
   for (int r = 0; r < M; r++)
     for (int k = 0; k < K; k++) {
       int l = in_lane(SHAPE, r, k), e = in_elem(SHAPE, k);
       MatArgs *x = (MatArgs *)lanes[l].args;
-      A[r][k] = unpack16(x->a[e / 2], e % 2, x0->bf16);
-      B[k][r] = unpack16(x->b[e / 2], e % 2, x0->bf16);
+      A[r][k] = operand(x->a, e, x0->type);
+      B[k][r] = operand(x->b, e, x0->type);
     }
   if (SHAPE == WMMA_16x16x16) {   /* the upper 16 lanes must repeat the lower ones */
     for (int l = 16; l < 32; l++) {
@@ -221,8 +256,8 @@ LT_EMU_FN void matrix_run(Thread *lanes, int n) {
 
 /* One lane's MFMA or WMMA: its operands, then the wavefront-wide operation. */
 template <int SHAPE>
-LT_EMU_FN void matrix_op(float *d, const uint32_t *a, const uint32_t *b, int bf16, const char *what, const char *file, int line) {
-  MatArgs x = {d, a, b, bf16};
+LT_EMU_FN void matrix_op(float *d, const uint32_t *a, const uint32_t *b, int type, const char *what, const char *file, int line) {
+  MatArgs x = {d, a, b, type};
   warp_sync(matrix_run<SHAPE>, &x, what, file, line);
 }
 
@@ -230,14 +265,22 @@ LT_EMU_FN void matrix_op(float *d, const uint32_t *a, const uint32_t *b, int bf1
 }  // namespace lt_emu
 
 #define lt_mfma_32x32x8_f16(d, a, b) \
-  lt_emu::matrix_op<lt_emu::MFMA_32x32x8>(d, a, b, 0, "v_mfma_f32_32x32x8f16", __FILE__, __LINE__)
+  lt_emu::matrix_op<lt_emu::MFMA_32x32x8>(d, a, b, lt_emu::OP_F16, "v_mfma_f32_32x32x8f16", __FILE__, __LINE__)
 #define lt_mfma_32x32x8_bf16(d, a, b) \
-  lt_emu::matrix_op<lt_emu::MFMA_32x32x8>(d, a, b, 1, "v_mfma_f32_32x32x8bf16_1k", __FILE__, __LINE__)
+  lt_emu::matrix_op<lt_emu::MFMA_32x32x8>(d, a, b, lt_emu::OP_BF16, "v_mfma_f32_32x32x8bf16_1k", __FILE__, __LINE__)
 #define lt_mfma_16x16x16_f16(d, a, b) \
-  lt_emu::matrix_op<lt_emu::MFMA_16x16x16>(d, a, b, 0, "v_mfma_f32_16x16x16f16", __FILE__, __LINE__)
+  lt_emu::matrix_op<lt_emu::MFMA_16x16x16>(d, a, b, lt_emu::OP_F16, "v_mfma_f32_16x16x16f16", __FILE__, __LINE__)
 #define lt_mfma_16x16x16_bf16(d, a, b) \
-  lt_emu::matrix_op<lt_emu::MFMA_16x16x16>(d, a, b, 1, "v_mfma_f32_16x16x16bf16_1k", __FILE__, __LINE__)
+  lt_emu::matrix_op<lt_emu::MFMA_16x16x16>(d, a, b, lt_emu::OP_BF16, "v_mfma_f32_16x16x16bf16_1k", __FILE__, __LINE__)
+#define lt_mfma_32x32x16_fp8(d, a, b) \
+  lt_emu::matrix_op<lt_emu::MFMA_32x32x16_F8>(d, a, b, lt_emu::OP_FP8, "v_mfma_f32_32x32x16_fp8_fp8", __FILE__, __LINE__)
+#define lt_mfma_32x32x16_bf8(d, a, b) \
+  lt_emu::matrix_op<lt_emu::MFMA_32x32x16_F8>(d, a, b, lt_emu::OP_BF8, "v_mfma_f32_32x32x16_bf8_bf8", __FILE__, __LINE__)
+#define lt_mfma_16x16x32_fp8(d, a, b) \
+  lt_emu::matrix_op<lt_emu::MFMA_16x16x32_F8>(d, a, b, lt_emu::OP_FP8, "v_mfma_f32_16x16x32_fp8_fp8", __FILE__, __LINE__)
+#define lt_mfma_16x16x32_bf8(d, a, b) \
+  lt_emu::matrix_op<lt_emu::MFMA_16x16x32_F8>(d, a, b, lt_emu::OP_BF8, "v_mfma_f32_16x16x32_bf8_bf8", __FILE__, __LINE__)
 #define lt_wmma_16x16x16_f16(d, a, b) \
-  lt_emu::matrix_op<lt_emu::WMMA_16x16x16>(d, a, b, 0, "v_wmma_f32_16x16x16_f16_w32", __FILE__, __LINE__)
+  lt_emu::matrix_op<lt_emu::WMMA_16x16x16>(d, a, b, lt_emu::OP_F16, "v_wmma_f32_16x16x16_f16_w32", __FILE__, __LINE__)
 #define lt_wmma_16x16x16_bf16(d, a, b) \
-  lt_emu::matrix_op<lt_emu::WMMA_16x16x16>(d, a, b, 1, "v_wmma_f32_16x16x16_bf16_w32", __FILE__, __LINE__)
+  lt_emu::matrix_op<lt_emu::WMMA_16x16x16>(d, a, b, lt_emu::OP_BF16, "v_wmma_f32_16x16x16_bf16_w32", __FILE__, __LINE__)

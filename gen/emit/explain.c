@@ -137,11 +137,15 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
     if (s->kind == S_GEMM) {
       const Layout *l = s->dst->layout;
       const char *a = s->areg ? ltU_fmt("registers %s", s->areg->name) : s->shared->name;
-      ltU_printf(b, "  matrix instruction (%s:%d): %s for %s [%d, %d] += %s%s @ %s%s", e->base, s->line,
-                 s->inst == MMA_WGMMA && ltI_dtypes[s->shared_b->dt].bytes != 2
-                     ? ltU_fmt("wgmma m64nNk%d %s", 32 / ltI_dtypes[s->shared_b->dt].bytes, ltP_wgmma_type(s->shared_b->dt))
-                     : ltP_mma_name(s->inst), s->dst->name, s->dst->shape[0], s->dst->shape[1], a,
-                 s->trans_a ? "^T" : "", s->shared_b->name, s->trans_b ? "^T" : "");
+      const char *inst = ltP_mma_name(s->inst);
+      if (s->inst == MMA_WGMMA && ltI_dtypes[s->shared_b->dt].bytes != 2)
+        inst = ltU_fmt("wgmma m64nNk%d %s", 32 / ltI_dtypes[s->shared_b->dt].bytes, ltP_wgmma_type(s->shared_b->dt));
+      if (s->fnuz)
+        inst = ltU_fmt("MFMA %s %s", s->inst == MMA_MFMA32 ? "32x32x16" : "16x16x32",
+                       s->shared_b->dt == DT_FP8E4M3 ? "fp8" : "bf8");
+      ltU_printf(b, "  matrix instruction (%s:%d): %s for %s [%d, %d] += %s%s @ %s%s", e->base, s->line, inst,
+                 s->dst->name, s->dst->shape[0], s->dst->shape[1], a, s->trans_a ? "^T" : "", s->shared_b->name,
+                 s->trans_b ? "^T" : "");
       if (s->inst == MMA_WGMMA && l->swap)
         ltU_printf(b, "; operands swapped (C^T = B^T A^T: %d rows are m64n%d's N, since fewer than its 64), %d "
                       "warpgroup%s of [%d, 64], both by descriptor", l->rows, l->rows, l->cols / 64, l->cols > 64 ? "s" : "", l->rows);
@@ -152,7 +156,10 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
       else if (s->inst != MMA_FMA)
         ltU_printf(b, "; %d x %d warps of [%d, %d], [%d, %d] per instruction", l->rows / l->wtm, l->cols / l->wtn,
                    l->wtm, l->wtn, l->im, l->in);
-      if (s->why_inst) ltU_printf(b, "; not wgmma: %s", s->why_inst);
+      if (s->fnuz)
+        ltU_put(b, "; FNUZ operands: the OCP bytes mapped as gathered (-0 to 0, NaN and infinity to NaN), each K "
+                   "tile's sum, a quarter of the OCP one, added times 4");
+      if (s->why_inst) ltU_printf(b, "; %s: %s", e->t->wgmma ? "not wgmma" : "no matrix instruction", s->why_inst);
       ltU_put(b, "\n");
       (*ngemm)++;
     }

@@ -6,6 +6,10 @@
 ** unions of registers (there is no ldmatrix), or takes A from a register
 ** tile that is itself an MFMA result.  MFMA computes (B^T A^T)^T, so that
 ** its result registers are the accumulator's in order (pass/mma.c).
+** MFMA fp8 (gfx942: 32x32x16, 16x16x32, Stmt.fnuz) takes eight bytes of
+** K a lane, mapped from OCP to FNUZ bytes as gathered, and sums the K tile
+** in a fresh accumulator that it adds to the gemm's times 4
+** (templates/fp8_fnuz.h).
 */
 #include "emit/emit.h"
 
@@ -36,17 +40,28 @@ void ltL_gemm_amd(E *e, Stmt *s, int BK) {
   int MI = l->wtm / l->im, NI = l->wtn / l->in, wmma = m == MMA_WMMA;
   const char *st = ltE_stype(e, b->dt), *ty = b->dt == DT_BF16 ? "bf16" : "f16";
   const char *inst = m == MMA_MFMA32 ? "mfma_32x32x8" : m == MMA_MFMA16 ? "mfma_16x16x16" : "wmma_16x16x16";
+  const char *sum = acc->name;   /* the registers the instructions add to */
+  int nacc = l->nr * l->nc * l->vec;
+  if (s->fnuz) {   /* eight bytes a lane, a fresh sum of FNUZ products */
+    ik *= 2, per = 8;
+    ty = b->dt == DT_FP8E4M3 ? "fp8" : "bf8";
+    inst = m == MMA_MFMA32 ? "mfma_32x32x16" : "mfma_16x16x32";
+    sum = ltU_fmt("%s_ktile", acc->name);
+    ltE_line(e, "{");
+    e->depth++;
+    ltE_line(e, "float %s[%d] = {};   /* this K tile's sum on FNUZ bytes: a quarter of the OCP one */", sum, nacc);
+  }
   ltE_line(e, wmma ? "#pragma unroll 1" : "#pragma unroll");   /* WMMA's operands come from shared tiles (mma.c) */
   ltE_line(e, "for (int kk = 0; kk < %d; kk += %d) {", BK, ik);
   e->depth++;
   if (wmma)
     ltE_line(e, "union { uint32_t u[%d]; %s h[%d]; } %s_frag[%d], %s_frag;", per / 2, st, per, a->name, MI, b->name);
   else
-    ltE_line(e, "union { uint32_t u[%d]; %s h[%d]; } %s_frag[%d], %s_frag[%d];", per / 2, st, per, a->name, MI,
-             b->name, NI);
+    ltE_line(e, "union { uint32_t u[%d]; %s h[%d]; } %s_frag[%d], %s_frag[%d];", per * ltI_dtypes[b->dt].bytes / 4, st,
+             per, a->name, MI, b->name, NI);
   const char *row, *k;   /* this lane's row of its operand tile, and its first k */
-  if (m == MMA_MFMA32) row = "lane % 32", k = "kk + lane / 32 * 4";
-  else if (m == MMA_MFMA16) row = "lane % 16", k = "kk + lane / 16 * 4";
+  if (m == MMA_MFMA32) row = "lane % 32", k = ltU_fmt("kk + lane / 32 * %d", per);
+  else if (m == MMA_MFMA16) row = "lane % 16", k = ltU_fmt("kk + lane / 16 * %d", per);
   else row = "lane % 16", k = "kk";
   const char *kx = ltU_fmt("%s + x", k);
   if (s->areg) {   /* a's registers are an MFMA result: a lane's 4 columns are its 4 k (mma.c) */
@@ -72,13 +87,29 @@ void ltL_gemm_amd(E *e, Stmt *s, int BK) {
     ltE_line(e, "for (int v = 0; v < 8; ++v) %s[(mi * 8 + v) * %d + ni] = d[v];", acc->name, NI);
   } else {   /* B^T A^T: the result's registers are the accumulator's, in order */
     gather(e, b, !s->trans_b, ltU_fmt("%s_frag", b->name), NI, per, "ni", b_at, kx);
+    if (s->fnuz) {   /* OCP bytes to FNUZ (templates/fp8_fnuz.h) */
+      const char *fn = b->dt == DT_FP8E4M3 ? "lt_fp8e4m3x4_fnuz" : "lt_fp8e5m2x4_fnuz";
+      const Sym *ops[2] = {a, b};
+      for (int j = 0; j < 2; j++) {
+        const char *i = j ? "ni" : "mi";
+        ltE_open_for(e, i, j ? NI : MI, 1);
+        ltE_line(e, "for (int w = 0; w < 2; ++w) %s_frag[%s].u[w] = %s(%s_frag[%s].u[w]);", ops[j]->name, i, fn,
+                 ops[j]->name, i);
+        ltE_close_for(e);
+      }
+    }
     ltE_open_for(e, "mi", MI, 1);
     ltE_open_for(e, "ni", NI, 1);
     int regs = l->im * l->in / 64;
-    ltE_line(e, "lt_%s_%s(&%s[mi * %d + ni * %d], %s_frag[ni].u, %s_frag[mi].u);", inst, ty, acc->name, NI * regs, regs,
+    ltE_line(e, "lt_%s_%s(&%s[mi * %d + ni * %d], %s_frag[ni].u, %s_frag[mi].u);", inst, ty, sum, NI * regs, regs,
              b->name, a->name);
   }
   ltE_close_for(e);
   ltE_close_for(e);
   ltE_close_for(e);
+  if (s->fnuz) {
+    ltE_line(e, "for (int v = 0; v < %d; ++v) %s[v] += 4.0f * %s[v];", nacc, acc->name, sum);
+    e->depth--;
+    ltE_line(e, "}");
+  }
 }

@@ -16,6 +16,7 @@
 **   MFMA 32x32x8        computed as (B^T A^T)^T, so lane l holds row l%32 + 32i
 **                       and columns 4(l/32) + 8j + {0..3}
 **   MFMA 16x16x16       likewise: row l%16 + 16i, columns 4(l/16) + 16j + {0..3}
+**   (and MFMA 32x32x16 and 16x16x32 fp8 on gfx942, the same result layouts)
 **   WMMA 16x16x16       row l/16 + 2i, column l%16 + 16j
 **
 ** (i, j: the thread's register rows and column chunks.)  sm90a takes wgmma
@@ -23,8 +24,10 @@
 ** a shared A, are then read by the tensor cores through descriptors (fp8
 ** and tf32 too, both operands K-major: wgmma_layout_why).  f32 operands take
 ** m16n8k8 tf32 where the gemm says tf32 = true and the target has mma.sync;
-** fp8 operands take mma.sync as f16 where they can (fp8_inst); other f32 operands, and targets without a matrix instruction, use plain
-** multiply-adds over the kernel's blocked layout (layout.c).  The operands of mma.sync are
+** fp8 operands take mma.sync as f16, or MFMA fp8 on FNUZ bytes (Stmt.fnuz),
+** where they can (fp8_inst); other f32 operands, and targets without a
+** matrix instruction, use plain multiply-adds over the kernel's blocked
+** layout (layout.c).  The operands of mma.sync are
 ** XOR-swizzled in shared memory so ldmatrix reads them without bank
 ** conflicts.
 */
@@ -192,6 +195,7 @@ static Layout *acc_layout(Kernel *k, const Target *t, Stmt *g, MmaKind m, int sw
   int im, in, ik;
   inst_shape(m, &im, &in, &ik);
   if (m == MMA_WGMMA) ik = 32 / ltI_dtypes[g->shared_b->dt].bytes;   /* k16 f16, k32 fp8: 32 bytes of K */
+  if (g->fnuz) ik *= 2;   /* MFMA fp8: 32x32x16, 16x16x32 (the same result layouts) */
   if (swap) im = 8, in = 16;   /* a warp's share of one n8 chunk of the swapped instruction */
   int need_n = m == MMA_SYNC ? 16 : in;   /* ldmatrix.x4 loads B for two n8 tiles (tf32 loads words) */
   if (BM % k->warps_m || BN % k->warps_n || wtm % im || wtn % need_n)
@@ -199,8 +203,8 @@ static Layout *acc_layout(Kernel *k, const Target *t, Stmt *g, MmaKind m, int sw
                        "the %s tile [%d, %d] on %s; change the tile sizes or gemm warps",
               wtm, wtn, BM, BN, k->warps_m, k->warps_n, inst_name(m), im, need_n, t->name);
   if (BK % ik)
-    ltU_error(g->line, "the gemm's K tile (%d) is not a multiple of the %s K step (%d) on %s", BK, inst_name(m), ik,
-              t->name);
+    ltU_error(g->line, "the gemm's K tile (%d) is not a multiple of the %s K step (%d) on %s", BK,
+              g->fnuz ? (m == MMA_MFMA32 ? "MFMA 32x32x16 fp8" : "MFMA 16x16x32 fp8") : inst_name(m), ik, t->name);
   Layout *l = ltU_alloc(sizeof *l);
   l->rows = BM;
   l->cols = BN;
@@ -365,15 +369,24 @@ static int swap_fits(const Kernel *k, const Stmt *g, int nwarps, int n) {
 ** with the operands converted to f16 pairs as they are read
 ** (gemm_mma_sync.c), where the target has it and every gemm reads both
 ** operands K-major ([M, K] and transpose_b's [N, K]), and on sm90a
-** wgmma m64nNk32 on the fp8 bytes where it fits too (ltP_mma); else
-** multiply-adds, converting each to f32 as it is read. */
+** wgmma m64nNk32 on the fp8 bytes where it fits too (ltP_mma); MFMA fp8
+** (32x32x16 or 16x16x32 on the bytes, gemm_amd.c) on CDNA3 under the same
+** condition; else multiply-adds, converting each to f32 as it is read,
+** with the reason left on each gemm for --explain where the target has a
+** matrix instruction for other dtypes. */
 static MmaKind fp8_inst(const Target *t, Site *sites, int n) {
-  if (t->mma != MMA_SYNC) return MMA_FMA;
+  int kmajor = 1;
   for (int i = 0; i < n; i++) {
     const Stmt *g = *sites[i].link;
-    if (g->trans_a || !g->trans_b || !g->shared) return MMA_FMA;
+    if (g->trans_a || !g->trans_b || !g->shared) kmajor = 0;
   }
-  return MMA_SYNC;
+  if ((t->mma == MMA_SYNC || t->mfma_fp8) && kmajor) return t->mma;
+  const char *why = NULL;
+  if (t->mfma_fp8) why = "MFMA fp8 here reads both operands K-major ([M, K] and [N, K], transpose_b = true)";
+  else if (t->mma == MMA_MFMA32) why = ltU_fmt("%s's MFMA has no fp8 operands (CDNA3's has)", t->name);
+  else if (t->mma == MMA_WMMA) why = ltU_fmt("%s's WMMA has no fp8 operands", t->name);
+  for (int i = 0; i < n; i++) (*sites[i].link)->why_inst = why;
+  return MMA_FMA;
 }
 
 /* Plans the gemms of kernel k on target t (nothing if k has none): one
@@ -407,7 +420,11 @@ void ltP_mma(Kernel *k, const Target *t) {
       Sym *d = (*sites[i].link)->dst;
       if (d->shape[0] % (32 * k->warps_m) || d->shape[1] % (32 * k->warps_n)) m = MMA_MFMA16;
     }
-    for (int i = 0; i < n; i++) (*sites[i].link)->dst->layout = acc_layout(k, t, *sites[i].link, m, swap);
+    for (int i = 0; i < n; i++) {
+      Stmt *g = *sites[i].link;
+      g->fnuz = (m == MMA_MFMA32 || m == MMA_MFMA16) && ltI_is_fp8(g->shared_b->dt);   /* CDNA3's fp8: FNUZ */
+      g->dst->layout = acc_layout(k, t, g, m, swap);
+    }
     name_coords(k);
   }
   k->mma = m;

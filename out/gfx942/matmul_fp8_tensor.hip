@@ -52,6 +52,71 @@ LT_FN void lt_syncthreads(void) {
   __builtin_amdgcn_s_barrier();
   __builtin_amdgcn_fence(__ATOMIC_ACQUIRE, "workgroup");
 }
+
+/* Matrix-core helpers (AMD CDNA, wave64): d = a @ b + d per the builtin;
+** a and b hold this lane's four 16-bit elements, two per word, the lower
+** element in the low half. */
+typedef _Float16 lt_f16x4 __attribute__((ext_vector_type(4)));
+typedef short lt_i16x4 __attribute__((ext_vector_type(4)));
+typedef float lt_f32x4 __attribute__((ext_vector_type(4)));
+typedef float lt_f32x16 __attribute__((ext_vector_type(16)));
+typedef uint32_t lt_u32x2 __attribute__((ext_vector_type(2)));
+
+LT_FN void lt_mfma_32x32x8_f16(float d[16], const uint32_t a[2], const uint32_t b[2]) {
+  const lt_u32x2 ua = {a[0], a[1]}, ub = {b[0], b[1]};
+  lt_f32x16 c;
+  for (int i = 0; i < 16; ++i) c[i] = d[i];
+  c = __builtin_amdgcn_mfma_f32_32x32x8f16(__builtin_bit_cast(lt_f16x4, ua), __builtin_bit_cast(lt_f16x4, ub), c, 0, 0, 0);
+  for (int i = 0; i < 16; ++i) d[i] = c[i];
+}
+LT_FN void lt_mfma_32x32x8_bf16(float d[16], const uint32_t a[2], const uint32_t b[2]) {
+  const lt_u32x2 ua = {a[0], a[1]}, ub = {b[0], b[1]};
+  lt_f32x16 c;
+  for (int i = 0; i < 16; ++i) c[i] = d[i];
+  c = __builtin_amdgcn_mfma_f32_32x32x8bf16_1k(__builtin_bit_cast(lt_i16x4, ua), __builtin_bit_cast(lt_i16x4, ub), c, 0, 0, 0);
+  for (int i = 0; i < 16; ++i) d[i] = c[i];
+}
+LT_FN void lt_mfma_16x16x16_f16(float d[4], const uint32_t a[2], const uint32_t b[2]) {
+  const lt_u32x2 ua = {a[0], a[1]}, ub = {b[0], b[1]};
+  lt_f32x4 c = {d[0], d[1], d[2], d[3]};
+  c = __builtin_amdgcn_mfma_f32_16x16x16f16(__builtin_bit_cast(lt_f16x4, ua), __builtin_bit_cast(lt_f16x4, ub), c, 0, 0, 0);
+  for (int i = 0; i < 4; ++i) d[i] = c[i];
+}
+LT_FN void lt_mfma_16x16x16_bf16(float d[4], const uint32_t a[2], const uint32_t b[2]) {
+  const lt_u32x2 ua = {a[0], a[1]}, ub = {b[0], b[1]};
+  lt_f32x4 c = {d[0], d[1], d[2], d[3]};
+  c = __builtin_amdgcn_mfma_f32_16x16x16bf16_1k(__builtin_bit_cast(lt_i16x4, ua), __builtin_bit_cast(lt_i16x4, ub), c, 0, 0, 0);
+  for (int i = 0; i < 4; ++i) d[i] = c[i];
+}
+
+/* fp8 matrix cores (CDNA3, gfx942): d = a @ b + d on eight FNUZ bytes of
+** each operand a lane (templates/fp8_fnuz.h), the lower k in the lower
+** byte; fp8 is e4m3fnuz, bf8 e5m2fnuz.  After templates/hip_mfma.h (its
+** vector types). */
+
+LT_FN long lt_fp8x8(const uint32_t a[2]) { return (long)((uint64_t)a[1] << 32 | a[0]); }
+LT_FN void lt_mfma_32x32x16_fp8(float d[16], const uint32_t a[2], const uint32_t b[2]) {
+  lt_f32x16 c;
+  for (int i = 0; i < 16; ++i) c[i] = d[i];
+  c = __builtin_amdgcn_mfma_f32_32x32x16_fp8_fp8(lt_fp8x8(a), lt_fp8x8(b), c, 0, 0, 0);
+  for (int i = 0; i < 16; ++i) d[i] = c[i];
+}
+LT_FN void lt_mfma_32x32x16_bf8(float d[16], const uint32_t a[2], const uint32_t b[2]) {
+  lt_f32x16 c;
+  for (int i = 0; i < 16; ++i) c[i] = d[i];
+  c = __builtin_amdgcn_mfma_f32_32x32x16_bf8_bf8(lt_fp8x8(a), lt_fp8x8(b), c, 0, 0, 0);
+  for (int i = 0; i < 16; ++i) d[i] = c[i];
+}
+LT_FN void lt_mfma_16x16x32_fp8(float d[4], const uint32_t a[2], const uint32_t b[2]) {
+  lt_f32x4 c = {d[0], d[1], d[2], d[3]};
+  c = __builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8(lt_fp8x8(a), lt_fp8x8(b), c, 0, 0, 0);
+  for (int i = 0; i < 4; ++i) d[i] = c[i];
+}
+LT_FN void lt_mfma_16x16x32_bf8(float d[4], const uint32_t a[2], const uint32_t b[2]) {
+  lt_f32x4 c = {d[0], d[1], d[2], d[3]};
+  c = __builtin_amdgcn_mfma_f32_16x16x32_bf8_bf8(lt_fp8x8(a), lt_fp8x8(b), c, 0, 0, 0);
+  for (int i = 0; i < 4; ++i) d[i] = c[i];
+}
 /* fp8 helpers (dtypes fp8e4m3, fp8e5m2): a kernel that has an fp8 tensor,
 ** shared tile or cast uses some of them.  The formats are OCP's 8-bit floats,
 ** as PyTorch's float8_e4m3fn and float8_e5m2:
@@ -149,12 +214,38 @@ LT_FN uint32_t lt_f16x2_of_fp8e5m2(uint16_t x) { return (x & 0xffu) << 8 | (uint
 LT_FN float lt_round_fp8e4m3(float x) { return lt_fp8e4m3_to_f32(lt_f32_to_fp8e4m3(x)); }
 LT_FN float lt_round_fp8e5m2(float x) { return lt_fp8e5m2_to_f32(lt_f32_to_fp8e5m2(x)); }
 
+/* OCP fp8 bytes for CDNA3's fp8 matrix cores (gfx942: MFMA fp8 and bf8),
+** which read the FNUZ formats: e4m3fnuz and e5m2fnuz have one more
+** exponent bias than OCP's e4m3 and e5m2 (8 and 16, not 7 and 15), no
+** negative zero, no infinity, and one NaN, 0x80.  So an OCP byte read as
+** FNUZ is half its value (normal or subnormal), except -0 (0x80: NaN in
+** FNUZ) and OCP's NaN (e4m3 S.1111.111) and infinities and NaNs (e5m2
+** S.11111.xx), which FNUZ reads as finite.  These map four bytes of a
+** register at once: -0 to 0, those codes to 0x80, every other byte kept;
+** the products of two such operands are a quarter of the OCP ones, and
+** the gemm multiplies its sums by 4 (exact: a power of two).
+** A byte is special where its bits under `mask` are all ones: adding the
+** lowest of them carries into bit 7 (no byte carries into the next). */
+LT_FN uint32_t lt_fp8x4_fnuz(uint32_t w, uint32_t mask, uint32_t low) {
+  uint32_t mag = w & 0x7f7f7f7fu;
+  uint32_t nan = ((w & mask) + low) & 0x80808080u;    /* 0x80 in each special byte */
+  uint32_t sign = (mag + 0x7f7f7f7fu) & 0x80808080u;  /* 0x80 in each byte not +-0: its sign stays */
+  return ((mag | (w & sign)) & ~((nan >> 7) * 0xffu)) | nan;
+}
+LT_FN uint32_t lt_fp8e4m3x4_fnuz(uint32_t w) { return lt_fp8x4_fnuz(w, 0x7f7f7f7fu, 0x01010101u); }
+LT_FN uint32_t lt_fp8e5m2x4_fnuz(uint32_t w) { return lt_fp8x4_fnuz(w, 0x7c7c7c7cu, 0x04040404u); }
+
 /* One block (256 threads) of matmul_fp8_tensor. */
 __global__ void __launch_bounds__(256) matmul_fp8_tensor_kernel(const lt_fp8e4m3 *__restrict__ A, const lt_fp8e4m3 *__restrict__ B, lt_bf16 *__restrict__ C, int M, int K, int N, float scale_a, float scale_b)
 {
   const int tid = threadIdx.x;
-  const int tx = tid % 8;
-  const int ty = tid / 8;
+  const int lane = tid % 64;
+  /* warp tid / 64 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
+  const int warp_row = tid / 128 * 32;
+  const int warp_col = tid / 64 % 2 * 32;
+  /* MFMA 32x32x8 result layout: this thread holds rows row0 + 32 i and columns col0 + 8 j + 0..3 */
+  const int row0 = warp_row + lane % 32;
+  const int col0 = warp_col + lane / 32 * 4;
   const int pid = blockIdx.x;
   __shared__ __attribute__((aligned(16))) lt_fp8e4m3 As[2][64][64];
   __shared__ __attribute__((aligned(16))) lt_fp8e4m3 Bs[2][64][64];
@@ -167,10 +258,10 @@ __global__ void __launch_bounds__(256) matmul_fp8_tensor_kernel(const lt_fp8e4m3
   // matmul_fp8.lua:47: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[16];
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ci = 0; ci < 4; ++ci) {
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      acc_2[ri * 8 + vi] = 0.0f;
+    for (int vi = 0; vi < 4; ++vi) {
+      acc_2[ci * 4 + vi] = 0.0f;
     }
   }
   // matmul_fp8.lua:48: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
@@ -252,15 +343,42 @@ __global__ void __launch_bounds__(256) matmul_fp8_tensor_kernel(const lt_fp8e4m3
       }
     }
     // matmul_fp8.lua:56: k:gemm(As, Bs, acc, { transpose_b = true })
-    #pragma unroll 4
-    for (int kk = 0; kk < 64; ++kk) {
+    {
+      float acc_2_ktile[16] = {};   /* this K tile's sum on FNUZ bytes: a quarter of the OCP one */
       #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+      for (int kk = 0; kk < 64; kk += 16) {
+        union { uint32_t u[2]; lt_fp8e4m3 h[8]; } As_frag[1], Bs_frag[1];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          acc_2[ri * 8 + vi] += lt_fp8e4m3_to_f32(As[kt_stage][ri * 32 + ty][kk]) * lt_fp8e4m3_to_f32(Bs[kt_stage][tx * 8 + vi][kk]);
+        for (int mi = 0; mi < 1; ++mi) {
+          #pragma unroll
+          for (int x = 0; x < 8; ++x) {
+            As_frag[mi].h[x] = As[kt_stage][warp_row + mi * 32 + lane % 32][kk + lane / 32 * 8 + x];
+          }
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 1; ++ni) {
+          #pragma unroll
+          for (int x = 0; x < 8; ++x) {
+            Bs_frag[ni].h[x] = Bs[kt_stage][warp_col + ni * 32 + lane % 32][kk + lane / 32 * 8 + x];
+          }
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          for (int w = 0; w < 2; ++w) As_frag[mi].u[w] = lt_fp8e4m3x4_fnuz(As_frag[mi].u[w]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 1; ++ni) {
+          for (int w = 0; w < 2; ++w) Bs_frag[ni].u[w] = lt_fp8e4m3x4_fnuz(Bs_frag[ni].u[w]);
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          #pragma unroll
+          for (int ni = 0; ni < 1; ++ni) {
+            lt_mfma_32x32x16_fp8(&acc_2_ktile[mi * 16 + ni * 16], Bs_frag[ni].u, As_frag[mi].u);
+          }
         }
       }
+      for (int v = 0; v < 16; ++v) acc_2[v] += 4.0f * acc_2_ktile[v];
     }
     if (kt_next < (K + 64 - 1) / 64) {
       // matmul_fp8.lua:49: k:copy(p.A:tile({ bm, kt }, { BM, BK }), As)
@@ -272,29 +390,29 @@ __global__ void __launch_bounds__(256) matmul_fp8_tensor_kernel(const lt_fp8e4m3
   }
   // matmul_fp8.lua:60: k:assign(acc, acc * (p.scale_a * p.scale_b))
   #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
+  for (int ci = 0; ci < 4; ++ci) {
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      acc_2[ri * 8 + vi] = acc_2[ri * 8 + vi] * (scale_a * scale_b);
+    for (int vi = 0; vi < 4; ++vi) {
+      acc_2[ci * 4 + vi] = acc_2[ci * 4 + vi] * (scale_a * scale_b);
     }
   }
   // matmul_fp8.lua:66: k:store(p.C:tile({ bm, bn }, { BM, BN }), acc)
   {
     lt_bf16 *base = C;
     #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 64 + ri * 32 + ty;
-      const int gc = bn * 64 + tx * 8;
+    for (int ci = 0; ci < 4; ++ci) {
+      const int gr = bm * 64 + row0;
+      const int gc = bn * 64 + ci * 8 + col0;
       lt_bf16 *ptr = base + (int64_t)gr * N + gc;
-      if (gr >= 0 && gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; lt_bf16 e[8]; } h;
+      if (gr >= 0 && gr < M && gc + 4 <= N && (uintptr_t)ptr % 8 == 0) {
+        union { uint2 v[1]; lt_bf16 e[4]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = lt_f32_to_bf16(acc_2[ri * 8 + vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_f32_to_bf16(acc_2[ci * 4 + vi]);
+        ((uint2 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = lt_f32_to_bf16(acc_2[ri * 8 + vi]);
+        for (int vi = 0; vi < 4; ++vi) {
+          if (gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = lt_f32_to_bf16(acc_2[ci * 4 + vi]);
         }
       }
     }

@@ -11,9 +11,11 @@ log="$o/$(basename "$f").$t.log"
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 # the files whose machine code must show the target's matrix instruction:
 # the f16 and bf16 matmuls, and every attention kernel with a gemm (all but
-# pre, post and attention_decode's combine, which have none)
+# pre, post and attention_decode's combine, which have none); the fp8
+# matmul's MFMA fp8 on gfx942
 case $(basename "$f") in
   matmul_f16_*|matmul_bf16_*) mma=matmul ;;
+  matmul_fp8_*) mma=fp8 ;;
   attention_bwd_pre_*|attention_bwd_post_*|attention_decode_*_combine.*) mma= ;;
   attention*) mma=attention ;;
   *) mma= ;;
@@ -119,6 +121,7 @@ case $t in
     case $mma in
       matmul) i=$([ $t = gfx1100 ] && echo v_wmma_f32_16x16x16 || echo v_mfma_f32_32x32x8) ;;
       attention) i=$([ $t = gfx1100 ] && echo v_wmma_f32_16x16x16 || echo v_mfma_f32_) ;;
+      fp8) i=$([ $t = gfx942 ] && echo "v_mfma_f32_[0-9x]*_fp8_fp8") ;;   # gfx90a and gfx1100: multiply-adds
       *) i= ;;
     esac
     if [ -n "$i" ] && ! grep -q "$i" "$o/$(basename "$f").$t.s"; then echo "FAIL $name: no $i in the ISA"; exit 0; fi

@@ -11,7 +11,11 @@
 ** tests/cpu/run.sh, and against each GPU target's emulated code by
 ** tests/emu/drivers.sh (it dumps only its count of wrong elements: mma.sync sums in another order
 ** than the multiply-adds, so the bytes of C differ by rounding between
-** targets; each is held to the reference).  Prints PASS/FAIL lines. */
+** targets; each is held to the reference).  Then the NaN codes (0x7f,
+** 0xff): one in A and one in B make their row and column of C NaN and no
+** other element (gfx942's matrix cores read other NaN bytes, FNUZ's, as
+** templates/fp8_fnuz.h says), and -0 (0x80) counts as 0 (a NaN in FNUZ).
+** Prints PASS/FAIL lines. */
 #include "../docs/drivers/common.h"
 #include "matmul_fp8_row.h"
 #include "matmul_fp8_tensor.h"
@@ -86,6 +90,37 @@ static void run(int row, int fast, int M, int N, int K) {
   free(A); free(B); free(C); free(sa); free(sb);
 }
 
+/* The NaN codes and -0: A [M, K] and B [N, K] all -0 (0x80) but A[r, k]
+** = 0x7f and B[c, k'] = 0xff (k' another k): C is NaN on row r and column
+** c, 0 elsewhere (per-tensor scales). */
+static void nan_codes(int M, int N, int K, int r, int c) {
+  uint8_t *A = malloc((size_t)M * K), *B = malloc((size_t)N * K);
+  uint16_t *C = malloc(2 * (size_t)M * N);
+  memset(A, 0x80, (size_t)M * K);
+  memset(B, 0x80, (size_t)N * K);
+  A[(size_t)r * K + K / 3] = 0x7f;
+  B[(size_t)c * K + K - 1] = 0xff;
+  memset(C, 0x7f, 2 * (size_t)M * N);   /* 0x7f7f: a finite bf16, so an element not written shows */
+  char what[64];
+  snprintf(what, sizeof what, "matmul_fp8 NaN codes %dx%dx%d", M, N, K);
+  if (!expect_ok(what, matmul_fp8_tensor(A, B, C, M, K, N, 0.5f, 0.25f, NULL))) {
+    size_t bad = 0;
+    for (int i = 0; i < M; i++)
+      for (int j = 0; j < N; j++) {
+        double got = bf16_to_double(C[(size_t)i * N + j]);
+        if (i == r || j == c ? !isnan(got) : got != 0) bad++;
+      }
+    dump(&bad, sizeof bad);
+    if (bad) {
+      printf("FAIL cpu %s: %zu of %d elements wrong (NaN on row %d and column %d, 0 elsewhere)\n", what, bad, M * N, r, c);
+      failures++;
+    } else {
+      printf("PASS cpu %s\n", what);
+    }
+  }
+  free(A); free(B); free(C);
+}
+
 int main(void) {
   static const int shapes[][3] = {{1, 1, 1}, {37, 45, 29}, {130, 129, 70}, {5, 200, 33}, {1, 300, 100}, {257, 3, 130}};
 #ifdef HAVE_FAST_ACCUM
@@ -97,5 +132,7 @@ int main(void) {
     for (int row = 0; row < 2; row++)
       for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++)
         run(row, fast, shapes[s][0], shapes[s][1], shapes[s][2]);
+  nan_codes(37, 45, 29, 5, 7);
+  nan_codes(130, 129, 70, 129, 0);
   return finish("matmul_fp8");
 }

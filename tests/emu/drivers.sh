@@ -3,7 +3,8 @@
 # each GPU target's code on the CPU (gen --emulate): the docs examples of
 # the number types (docs/examples/types.lua, random_bits.lua, fp8.lua) with
 # their drivers in tests/docs/drivers/, dsl/kernels/bias_dropout_add.lua and
-# matmul_fp8.lua with tests/cpu/dropout.c and matmul_fp8.c, grouped_matmul.lua
+# matmul_fp8.lua with tests/cpu/dropout.c and matmul_fp8.c (matmul_fp8 also
+# with BM = 32: warp tiles of 16 rows, gfx942's MFMA 16x16x32 fp8), grouped_matmul.lua
 # with tests/cpu/grouped.c, tests/cpu/column_origin.lua (a stage-ring copy
 # from a column read from memory) with tests/cpu/column_origin.c,
 # tests/cpu/rows_batched.lua (a store of X:rows with a batch index: sm90a's
@@ -51,6 +52,7 @@ for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
              docs/examples/fp8.lua:tests/docs/drivers/fp8.c \
              dsl/kernels/bias_dropout_add.lua:tests/cpu/dropout.c \
              dsl/kernels/matmul_fp8.lua:tests/cpu/matmul_fp8.c \
+             dsl/kernels/matmul_fp8.lua:tests/cpu/matmul_fp8.c:BM=32:bm32 \
              dsl/kernels/grouped_matmul.lua:tests/cpu/grouped.c \
              tests/cpu/column_origin.lua:tests/cpu/column_origin.c \
              tests/cpu/rows_batched.lua:tests/cpu/rows_batched.c \

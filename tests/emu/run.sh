@@ -19,7 +19,8 @@
 #      A variant with a kernel per tuned shape bucket runs again once per
 #      bucket (LT_EMU_BUCKET=i: the emulated launcher runs bucket i's);
 #   3. broken lowerings (mutants.txt): one bug put in a generated file; the
-#      detector named there must report it.
+#      detector named there must report it (a kernel of drivers.sh's run by
+#      its driver there, check.cpp otherwise).
 #   4. tests/emu/drivers.sh: docs examples with C drivers of their own, each
 #      target's outputs the same bytes as the c target's.
 # The kernels and unit tests are built with clang's SanitizerCoverage
@@ -406,6 +407,7 @@ for t in $targets; do
 done
 
 # 3. mutants: apply, build, run, and ask the named detector.
+by_drivers=$(grep -o 'dsl/kernels/[a-z_0-9]*\.lua' tests/emu/drivers.sh | sed 's|dsl/kernels/||; s|\.lua$||' | sort -u)
 # Replaces FIND by REPL in the nth line holding FIND (after the kernel's
 # "/* One block" comment, or anywhere for "file"); fails if none.
 mutate() {   # src dst where find repl nth
@@ -447,8 +449,15 @@ while IFS='|' read -r name t v detector words where find repl nth env; do
     continue
   fi
   if [ -e $m.o.err ]; then echo "FAIL emu mutant $name: does not build: $(grep -m1 error $m.o.err)"; continue; fi
-  others=$(ls $b/$t/*.o | grep -v -e "/check.o$" -e "/$v.o$")
-  if ! $CXX $san $b/$t/check.o $others $m.o -o $m < /dev/null 2> $m.link; then
+  others=$(ls $b/$t/*.o | grep -v -e "/check.o$" -e "/$v.o$" -e "/drv_.*\.o$")
+  main=$b/$t/check.o
+  for kd in $by_drivers; do   # a kernel with a driver of its own (drivers.sh) runs under it
+    case $v in "${kd}_"*) ;; *) continue ;; esac
+    drv=$(grep -o "dsl/kernels/$kd\.lua:[^ :]*" tests/emu/drivers.sh | head -1 | cut -d: -f2)
+    main=$b/$t/drv_$kd.o
+    [ -e $main ] || cc -std=c11 -O2 -I$b/$t -Itests/docs/drivers -c $drv -o $main 2> $m.link
+  done
+  if ! $CXX $san $main $others $m.o -o $m < /dev/null 2>> $m.link; then
     echo "FAIL emu mutant $name: does not link: $(grep -m1 error $m.link)"
     continue
   fi

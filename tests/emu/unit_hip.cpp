@@ -9,12 +9,17 @@
 ** and lane to element), so a slip in either shows.  Then the wavefront
 ** rules: MFMA needs 64 lanes, WMMA 32 with lanes 16-31 repeating 0-15,
 ** __shfl_xor spans the wavefront, lt_syncthreads.  Then the checks of plain
-** LDS loads and stores, when the build traces them.
+** LDS loads and stores, when the build traces them.  CDNA3's fp8 MFMA
+** (32x32x16, 16x16x32; fp8 and bf8, FNUZ bytes) likewise, with the bytes
+** encoded by the formats' definitions here, and templates/fp8_fnuz.h's
+** mapping of OCP bytes on all 256 of each format.
 ** Prints PASS / FAIL / SKIP lines.
 */
 #define LT_EMU_WARP 64
 #include "emu.h"
 #include "emu_hip.h"
+#include "fp8.h"
+#include "fp8_fnuz.h"
 
 static int fails;
 static const char *label = "hip";   /* argv[1]: names the build in the output */
@@ -123,6 +128,89 @@ static void test_matrix(int shape, int bf16) {
   snprintf(name, sizeof name, "%s %s on known matrices", names[shape], bf16 ? "bf16" : "f16");
   snprintf(why, sizeof why, "rc %d; D[%d][%d] wrong", rc, bad / 32, bad % 32);
   verdict(name, rc == 0 && bad < 0, why);
+}
+
+/* An FNUZ byte's value by the formats' definitions (e4m3fnuz: bias 8,
+** e5m2fnuz: bias 16; 0x80 NaN), and the byte of value v (v must have one). */
+static double fnuz_value(uint8_t b, int bf8) {
+  if (b == 0x80) return NAN;
+  int man = bf8 ? 2 : 3, bias = bf8 ? 16 : 8, e = (b & 0x7f) >> man, m = b & ((1 << man) - 1);
+  double frac = (double)m / (1 << man), v = e ? pow(2.0, e - bias) * (1 + frac) : pow(2.0, 1 - bias) * frac;
+  return b & 0x80 ? -v : v;
+}
+static uint8_t fnuz_byte(double v, int bf8) {
+  for (int b = 0; b < 256; b++)
+    if (fnuz_value((uint8_t)b, bf8) == v) return (uint8_t)b;
+  printf("FAIL emu unit hip: no FNUZ byte for %g\n", v);
+  exit(1);
+}
+
+/* The fp8 shapes: A[i][k] in lane rows * (k / 8) + i, byte k % 8 (register
+** k % 8 / 4, byte k % 4); D as the 16-bit shapes of as many rows. */
+__global__ void fp8_kernel(LaneOps *ops, int rows, int bf8) {
+  LaneOps *o = &ops[threadIdx.x];
+  if (rows == 32 && !bf8) lt_mfma_32x32x16_fp8(o->d, o->a, o->b);
+  if (rows == 32 && bf8) lt_mfma_32x32x16_bf8(o->d, o->a, o->b);
+  if (rows == 16 && !bf8) lt_mfma_16x16x32_fp8(o->d, o->a, o->b);
+  if (rows == 16 && bf8) lt_mfma_16x16x32_bf8(o->d, o->a, o->b);
+}
+
+static void test_fp8_matrix(int rows, int bf8) {
+  const int M = rows, K = 512 / rows, shape = rows == 32 ? S32x32x8 : S16x16x16;
+  static double A[32][32], B[32][32], C[32][32];
+  static LaneOps ops[64];
+  memset(ops, 0, sizeof ops);
+  for (int i = 0; i < M; i++)
+    for (int k = 0; k < K; k++) {
+      A[i][k] = ((i * 5 + k * 3 + bf8) % 13 - 6) * 0.25, B[k][i] = ((i * 7 + k) % 11 - 5) * 0.125;
+      if ((i + k) % 17 == 0) A[i][k] = bf8 ? 0x1p-17 : 0x1p-10;   /* the least subnormal */
+      int lane = rows * (k / 8) + i, byte = k % 8;
+      ops[lane].a[byte / 4] |= (uint32_t)fnuz_byte(A[i][k], bf8) << 8 * (byte % 4);
+      ops[lane].b[byte / 4] |= (uint32_t)fnuz_byte(B[k][i], bf8) << 8 * (byte % 4);
+    }
+  for (int i = 0; i < M; i++)
+    for (int j = 0; j < M; j++) {
+      int reg, lane;
+      C[i][j] = (i + 2 * j) % 9 - 4;
+      d_slot(shape, i, j, &reg, &lane);
+      ops[lane].d[reg] = (float)C[i][j];
+    }
+  int rc = launch_w(64, fp8_kernel, dim3(1), dim3(64), ops, rows, bf8);
+  int bad = -1;
+  for (int i = 0; i < M && rc == 0; i++)
+    for (int j = 0; j < M; j++) {
+      double ref = C[i][j];
+      for (int k = 0; k < K; k++) ref += A[i][k] * B[k][j];
+      int reg, lane;
+      d_slot(shape, i, j, &reg, &lane);
+      if (ops[lane].d[reg] != (float)ref && bad < 0) bad = i * 32 + j;
+    }
+  char name[96], why[96];
+  snprintf(name, sizeof name, "v_mfma_f32_%s_%s on known matrices", rows == 32 ? "32x32x16" : "16x16x32",
+           bf8 ? "bf8_bf8" : "fp8_fp8");
+  snprintf(why, sizeof why, "rc %d; D[%d][%d] wrong", rc, bad / 32, bad % 32);
+  verdict(name, rc == 0 && bad < 0, why);
+}
+
+/* templates/fp8_fnuz.h on every OCP byte, four at a time: the FNUZ byte
+** of half the value; NaN (e4m3 S.1111.111; e5m2's infinities and NaNs)
+** to the FNUZ NaN, -0 to 0. */
+static void test_fnuz_map(int bf8) {
+  int bad = -1;
+  for (int b = 0; b < 256 && bad < 0; b++) {
+    uint32_t w = (uint32_t)b | (uint32_t)(b ^ 0x80) << 8 | (uint32_t)(255 - b) << 16 | (uint32_t)(b * 7 % 256) << 24;
+    uint32_t f = bf8 ? lt_fp8e5m2x4_fnuz(w) : lt_fp8e4m3x4_fnuz(w);
+    for (int i = 0; i < 4; i++) {
+      uint8_t in = (uint8_t)(w >> 8 * i), out = (uint8_t)(f >> 8 * i);
+      double ocp = bf8 ? lt_fp8e5m2_to_f32(in) : lt_fp8e4m3_to_f32(in), got = fnuz_value(out, bf8);
+      bool ok = std::isnan(ocp) || std::isinf(ocp) ? out == 0x80 : got == ocp / 2 && out != 0x80;
+      if (!ok) bad = in;
+    }
+  }
+  char why[64];
+  snprintf(why, sizeof why, "byte 0x%02x", bad);
+  verdict(bf8 ? "lt_fp8e5m2x4_fnuz: OCP e5m2 bytes to e5m2fnuz of half the value" :
+                "lt_fp8e4m3x4_fnuz: OCP e4m3 bytes to e4m3fnuz of half the value", bad < 0, why);
 }
 
 /* A documented spot value: v_mfma_f32_16x16x16f16, A[0][4] sits in the low
@@ -243,6 +331,11 @@ int main(int argc, char **argv) {
   if (argc > 1) label = argv[1];
   for (int shape = 0; shape < 3; shape++)
     for (int bf16 = 0; bf16 < 2; bf16++) test_matrix(shape, bf16);
+  for (int bf8 = 0; bf8 < 2; bf8++) {
+    test_fp8_matrix(32, bf8);
+    test_fp8_matrix(16, bf8);
+    test_fnuz_map(bf8);
+  }
   test_spot();
   test_wavefront();
   test_lds();

@@ -2,7 +2,10 @@
 ** test_mma.c: the instruction pass/mma.c picks for a gemm of fp8 or tf32
 ** operands (ltP_mma): wgmma on sm90a where both operands are K-major
 ** shared tiles, else the earlier path with Stmt.why_inst saying why
-** (--explain); and the K step the accumulator's layout takes.  Tiles of
+** (--explain); and the K step the accumulator's layout takes.  On AMD:
+** MFMA fp8 on gfx942 (Stmt.fnuz) where both operands are K-major, else
+** multiply-adds with the reason; gfx90a and gfx1100 have no fp8 MFMA or
+** WMMA.  Tiles of
 ** fewer than 64 rows: wgmma on the swapped operands (Layout.swap) where
 ** A is a shared [M, K] tile of 16 bits, else mma.sync.
 */
@@ -62,6 +65,29 @@ static void test_fp8_tf32(void) {
                                strcmp(ltP_wgmma_type(DT_F32), "tf32") == 0 && strcmp(ltP_wgmma_type(DT_BF16), "bf16") == 0);
 }
 
+static void test_fp8_amd(void) {
+  const Target *gfx942 = ltT_find("gfx942"), *gfx90a = ltT_find("gfx90a"), *gfx1100 = ltT_find("gfx1100");
+  Kernel *k = gemm_kernel(DT_FP8E4M3, 1, 0);
+  NO_ERROR("mma/fp8_nt_gfx942_runs", ltP_mma(k, gfx942));
+  CHECK("mma/fp8_nt_gfx942_mfma_fnuz", k->mma == MMA_MFMA32 && k->gemm->fnuz && !k->gemm->why_inst);
+  k = gemm_kernel(DT_FP8E5M2, 1, 0);
+  NO_ERROR("mma/fp8e5m2_nt_gfx942_runs", ltP_mma(k, gfx942));
+  CHECK("mma/fp8e5m2_nt_gfx942_mfma_fnuz", k->mma == MMA_MFMA32 && k->gemm->fnuz);
+  k = gemm_kernel(DT_FP8E4M3, 0, 0);
+  NO_ERROR("mma/fp8_nn_gfx942_runs", ltP_mma(k, gfx942));
+  CHECK("mma/fp8_nn_gfx942_fma_says_why", k->mma == MMA_FMA && !k->gemm->fnuz && k->gemm->why_inst &&
+                                              strstr(k->gemm->why_inst, "K-major"));
+  k = gemm_kernel(DT_FP8E4M3, 1, 0);
+  NO_ERROR("mma/fp8_nt_gfx90a_runs", ltP_mma(k, gfx90a));
+  CHECK("mma/fp8_nt_gfx90a_fma_says_why", k->mma == MMA_FMA && k->gemm->why_inst && strstr(k->gemm->why_inst, "no fp8"));
+  k = gemm_kernel(DT_FP8E4M3, 1, 0);
+  NO_ERROR("mma/fp8_nt_gfx1100_runs", ltP_mma(k, gfx1100));
+  CHECK("mma/fp8_nt_gfx1100_fma_says_why", k->mma == MMA_FMA && k->gemm->why_inst && strstr(k->gemm->why_inst, "WMMA"));
+  k = gemm_kernel(DT_F16, 1, 0);
+  NO_ERROR("mma/f16_nt_gfx942_runs", ltP_mma(k, gfx942));
+  CHECK("mma/f16_nt_gfx942_not_fnuz", k->mma == MMA_MFMA32 && !k->gemm->fnuz);
+}
+
 /* A kernel of `threads` threads whose one gemm is acc [BM, BN] += A @ B,
 ** A stored [BM, 128] (or [128, BM] with trans_a), B [128, BN], of dt. */
 static Kernel *small_kernel(Dtype dt, int threads, int BM, int BN, int trans_a) {
@@ -104,6 +130,7 @@ static void test_swap(void) {
 int main(void) {
   ltU_file = "unit.lua";
   test_fp8_tf32();
+  test_fp8_amd();
   test_swap();
   return 0;
 }
