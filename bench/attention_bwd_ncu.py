@@ -9,7 +9,7 @@ cudaProfilerStart / Stop after two warm-up calls, for ncu to compare:
       --section WarpStateStats --section InstructionStats -o OUT \
       python3 bench/attention_bwd_ncu.py LIB.so
 
-(bench/results/2026-11-26-h200-attention-bwd-ncu.txt)."""
+(bench/results/2026-11-26-h200-attention-bwd-dq-fused.txt)."""
 import math
 import os
 import sys
