@@ -41,6 +41,12 @@ return tile.kernel {
     -- d96 on sm90a: d128's 256 threads and 128 keys (warp-specialized) spilled
     -- 8 bytes in the cp.async twin (f16), so its own 128 threads and 64 keys
     if v.hdim == "d96" and target == "sm90a" and not v.softcap and not v.dq_atomic then return { threads = 128, BN = 64 } end
+    -- dQ by atomics at d96 / d128 on sm90a: two warpgroups of 64 keys each
+    -- (the body's dSs); 32 queries a step, as at 64 both the warp-specialized
+    -- kernel and its cp.async twin spilled (nvcc 13: 20-80 bytes)
+    if (v.hdim == "d96" or v.hdim == "d128") and target == "sm90a" and v.dq_atomic and not v.softcap then
+      return { threads = 256, WN = 1, BN = 128, BM = 32, stages = 2 }
+    end
   end,
   -- runtime/tune.lua's search space.  The warps form a (threads / 32 / WN)
   -- x WN grid; each warp owns 16 or 32 key rows of dK and dV; BM queries a
@@ -103,8 +109,8 @@ return tile.kernel {
     -- d128: half the queries per step, so dK, dV, S^T and dP^T fit in registers
     -- (on gfx1100 that also keeps P^T and dS^T, which go through LDS, within 64 KB);
     -- dq_atomic: BM = BN, as dQ's accumulator [BM, D] shares the warps' rows with dK's [BN, D],
-    -- but BM of the config in the warp-specialized loop (ws, below), whose warpgroups split D
-    -- (WN = 2: dQ's [BM, D] too)
+    -- but BM of the config in the warp-specialized loop (ws, below): its warpgroups split D
+    -- (WN = 2: dQ's [BM, D] too), or own whole rows and compute dQ^T (WN = 1: dSs)
     local ws = k.target == "sm90a" and c.threads >= 256 and (WN == 1 or (v.dq_atomic and D >= 128))
     local BM = v.dq_atomic and (ws and c.BM or BN) or D >= 128 and c.BM // 2 or c.BM
     local nkb = tile.cdiv(p.Sk, BN)
@@ -131,6 +137,10 @@ return tile.kernel {
     -- loaded a step ahead with Q and dO, not waited for on their own
     local lses = k:shared("f32", { 1, BM })
     local deltas = k:shared("f32", { 1, BM })
+    -- dQ by atomics in warpgroups that own whole rows of dK and dV (WN = 1,
+    -- sm90a): FlashAttention-2's 7 gemms, dS^T stored once in shared memory
+    -- for dQ^T = K^T dS^T, whose [D, BM] is added transposed into dQacc
+    local dSs = ws and WN == 1 and v.dq_atomic and not v.softcap and k:shared(v.dtype, { BN, BM }) or nil
     k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
     k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
     local dk = k:fragment("f32", { BN, D }, 0)
@@ -175,6 +185,21 @@ return tile.kernel {
         local lse = k:fragment("f32", { 1, BM })
         k:copy(lses, lse)
         k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        if dSs then
+          -- dS^T into dP^T's registers before dV's gemm (which then runs
+          -- beside the rest with only P^T packed live); dS^T to shared
+          -- memory once, read by the dQ^T = K^T dS^T gemm of both warpgroups
+          local delta = k:fragment("f32", { 1, BM })
+          k:copy(deltas, delta)
+          k:assign(dpt, st * (dpt - delta))
+          k:gemm(st:cast(v.dtype), dOs, dv)
+          k:copy(dpt:cast(v.dtype), dSs)
+          k:gemm(dpt:cast(v.dtype), Qs, dk)
+          local dqt = k:fragment("f32", { D, BM }, 0)
+          k:gemm(Ks, dSs, dqt, { transpose_a = true })
+          k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dqt * p.scale, { transpose = true })
+          return
+        end
         k:gemm(st:cast(v.dtype), dOs, dv)
         local delta = k:fragment("f32", { 1, BM })
         k:copy(deltas, delta)
@@ -196,8 +221,8 @@ return tile.kernel {
     end
     -- gen runs a k:pipelined loop warp-specialized only at the top of the
     -- kernel's body (docs/hopper.md): where it can (sm90a, two consumer
-    -- warpgroups, wgmma: WN = 1, or dQ by atomics at D = 128, whose
-    -- warpgroups split D and stage P^T and dS^T in shared memory) the group's query
+    -- warpgroups, wgmma: WN = 1, or dQ by atomics at D = 128 with WN = 2,
+    -- whose warpgroups split D and stage P^T and dS^T) the group's query
     -- heads go into the one loop, nqh query blocks each, the ring running on
     -- from one head to the next (step i: head hk * group + i // nqh, block
     -- first + i % nqh); elsewhere a loop over the heads around the pipelined

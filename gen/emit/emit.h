@@ -163,7 +163,7 @@ const char *ltL_whole_tile(E *e, const View *v, int per16, int has_ok);
 const char *ltL_row_offset(E *e, const View *v, const Layout *l, const Ctx *c);
 void ltL_staged_store(E *e, const View *v, const Expr *val, const Sym *o, const Layout *l, int has_ok);
 void ltL_direct_store(E *e, const View *v, const Expr *val, const Layout *l, int has_ok);   /* (store_staged.c) */
-void ltL_bulk_reduce(E *e, const View *v, const Expr *val, const Sym *o, const Layout *l, int has_ok);   /* store_reduce.c */
+int ltL_bulk_reduce(E *e, const View *v, const Expr *val, const Sym *o, const Layout *l, int has_ok);   /* store_reduce.c: 1 where it wrote the whole store */
 void ltL_tma_store(E *e, const Stmt *s);   /* a store by TMA through a staging tile (store_staged.c) */
 void ltL_reduce(E *e, Stmt *s);
 

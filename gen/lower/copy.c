@@ -409,8 +409,13 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
                  (cols_overrun(v) || !ltI_view_never_inside(v));
   if (interior) interior_copy(e, v, sh, l, ok != NULL);
   int direct = store && !via && e->direct;   /* (smem.c: Stmt.direct) */
-  if (via && via->bulk_red) ltL_bulk_reduce(e, v, val, via, l, ok != NULL);
-  else if (via) ltL_staged_store(e, v, val, via, l, ok != NULL);
+  if (via && via->bulk_red) {
+    if (ltL_bulk_reduce(e, v, val, via, l, ok != NULL)) {   /* all of it, the atomics of its "else" too */
+      e->depth--;
+      ltE_line(e, "}");
+      return;
+    }
+  } else if (via) ltL_staged_store(e, v, val, via, l, ok != NULL);
   else if (direct) ltL_direct_store(e, v, val, l, ok != NULL);
   /* (not a split access in the twin: its two-vector chunks ahead ran RMSNorm bf16 rows of 50257 at 0.78x) */
   const char *issued = store || sh || via ? NULL : issued_at(e, v, "0");   /* (by its group: ltL_issue) */
@@ -618,7 +623,10 @@ void ltL_load_scalar(E *e, const View *v, const Sym *dst, const Expr *other) {
 }
 
 /* A shared tile into registers (S_SLOAD), or a value into a shared tile
-** (S_SSTORE), element by element. */
+** (S_SSTORE), element by element; except that an mma accumulator's pairs
+** rounded to f16 / bf16 (a gemm's register operand on its way in, dS^T of
+** the dK/dV kernel) go in one 32-bit word a pair (the swizzles move 8- or
+** 16-byte chunks, so a pair stays side by side). */
 void ltL_shared_rw(E *e, Stmt *s) {
   Sym *sh = s->shared;
   if (s->kind == S_SLOAD) {
@@ -630,6 +638,19 @@ void ltL_shared_rw(E *e, Stmt *s) {
     return;
   }
   const Layout *l = access_layout(e, sh->shape, sh->dt, NULL, s->val, NULL);
+  const Expr *v = s->val;
+  if (e->t->lang == LANG_CUDA && l->mma && l->vec == 2 && (e->k->mma == MMA_SYNC || e->k->mma == MMA_WGMMA) &&
+      v->kind == E_CAST && (v->dt == DT_BF16 || v->dt == DT_F16) && v->dt == sh->dt && v->a->dt == DT_F32) {
+    Ctx c = {0};
+    int n = ltE_open_loops(e, &c, l, sh->shape, 1, 1, 0);
+    Ctx c0 = c, c1 = c;
+    c0.vi = "0";
+    c1.vi = "1";
+    ltE_line(e, "*(uint32_t *)&%s = lt_pack_%sx2(%s, %s);", ltE_sh_at(e, sh, ltE_tile_row(&c), ltE_tile_col(&c)),
+             ltI_dtypes[v->dt].name, ltE_etext(e, v->a, &c0), ltE_etext(e, v->a, &c1));
+    ltE_close_loops(e, n);
+    return;
+  }
   Ctx c = {0};
   int n = ltE_open_loops(e, &c, l, sh->shape, 1, 1, 1);
   ltE_line(e, "%s = %s;", ltE_sh_at(e, sh, ltE_tile_row(&c), ltE_tile_col(&c)),

@@ -66,6 +66,7 @@ static const char *operand_b_at(E *e, const Stmt *s, const Sym *b) {
 ** moved into registers that a wgmma in flight may still hold. */
 int ltL_starts_wgmma(const Stmt *s) {
   const Stmt *g = s->next;
+  while (g && g->kind == S_BARRIER) g = g->next;   /* (a barrier before it, for its shared operands) */
   return s->val && s->val->kind == E_CONST && s->val->cval == 0 && g && g->kind == S_GEMM && g->dst == s->dst &&
          g->inst == MMA_WGMMA;
 }

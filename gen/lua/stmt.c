@@ -140,12 +140,21 @@ static View *view_options(View *v, int idx, const char *fn) {
       else if (c && strcmp(c, "keep") == 0) o->cache = CACHE_KEEP;
       else ltF_error("cache is \"stream\" (read or written once) or \"keep\" (reused by other programs), not %s",
                      c ? ltU_one_line(c, 40) : luaL_typename(L, -1));
+    } else if (key && strcmp(key, "transpose") == 0 && strcmp(fn, "k:atomic_add") == 0) {
+      if (!lua_isboolean(L, -1)) ltF_error("k:atomic_add's transpose is true or false, not %s", luaL_typename(L, -1));
+      if (lua_toboolean(L, -1)) {   /* the value is the transpose of the view's tile: its rows along the columns */
+        if (v->rdim < 0 || v->rlo) ltF_error("k:atomic_add's transpose needs a view of two dims (and not of X:rows)");
+        o->rdim = v->cdim;
+        o->cdim = v->rdim;
+      }
     } else {
-      ltF_error("%s has no option %s; its options are mask and cache", fn,
-                key ? ltU_fmt("'%s'", ltU_one_line(key, 40)) : ltU_fmt("of type %s", luaL_typename(L, -2)));
+      ltF_error("%s has no option %s; its options are mask and cache%s", fn,
+                key ? ltU_fmt("'%s'", ltU_one_line(key, 40)) : ltU_fmt("of type %s", luaL_typename(L, -2)),
+                strcmp(fn, "k:atomic_add") == 0 ? ", and transpose" : "");
     }
     lua_pop(L, 1);
   }
+  if (o->mask && o->rdim != v->rdim) ltF_error("k:atomic_add takes a mask or transpose, not both");
   return o;
 }
 

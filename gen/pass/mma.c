@@ -392,6 +392,36 @@ static MmaKind fp8_inst(const Target *t, Site *sites, int n) {
 /* Plans the gemms of kernel k on target t (nothing if k has none): one
 ** instruction and one warp grid for all, a layout per accumulator shape,
 ** and the way each register operand reaches the instruction. */
+/* How block b (and the blocks inside it) uses shared tile sh: 1 where
+** nothing but stores from registers (S_SSTORE) writes it and nothing but
+** gemms reads it, with at least one store (*stored), else 0. */
+static int register_staged_in(const Block *b, const Sym *sh, int *stored) {
+  for (const Stmt *s = b->first; s; s = s->next) {
+    if (s->kind == S_SSTORE && s->shared == sh) *stored = 1;
+    else if (s->kind != S_GEMM && s->shared == sh) return 0;
+    if (!register_staged_in(&s->body, sh, stored) || !register_staged_in(&s->orelse, sh, stored)) return 0;
+  }
+  return 1;
+}
+
+/* Marks as staging tiles (Sym.staging, as feed_operand's) the kernel's
+** own shared tiles that registers are stored into and only wgmma reads,
+** as a register operand's staging tile is: a tile such as the dK/dV
+** kernel's dS^T, written once and read by one gemm as B.  A
+** warp-specialized loop's consumers may then write it (plan.c), meeting
+** at a barrier of their own. */
+static void mark_register_staged(Kernel *k, Site *sites, int n) {
+  for (int i = 0; i < n; i++) {
+    Stmt *g = *sites[i].link;
+    Sym *ops[2] = {g->shared, g->shared_b};
+    for (int j = 0; j < 2; j++) {
+      int stored = 0;
+      if (ops[j] && !ops[j]->staging && ops[j]->stages <= 1 && register_staged_in(&k->body, ops[j], &stored) && stored)
+        ops[j]->staging = 1;
+    }
+  }
+}
+
 void ltP_mma(Kernel *k, const Target *t) {
   if (!k->gemm) return;
   Site sites[MAXGEMM];
@@ -446,6 +476,7 @@ void ltP_mma(Kernel *k, const Target *t) {
       if (m == MMA_WGMMA) g->shared_b->wgmma = 1;
       if (m == MMA_WGMMA && g->shared && ltP_wgmma_row(g->shared)) g->shared->wgmma = 1;   /* A by descriptor too */
     }
+  if (m == MMA_WGMMA) mark_register_staged(k, sites, n);
 }
 
 /* wgmma's name of operand type dt (f32: tf32); its K step is 32 bytes. */

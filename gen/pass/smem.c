@@ -191,38 +191,46 @@ static void out_tiles(Kernel *k, const Target *t) {
 }
 
 /* The staging tile of atomic store s (k:atomic_add of an mma accumulator,
-** or an expression of it, to an f32 tensor) on a target with the bulk
+** or an expression of it) for the bulk reduce-add of the copy engine's
 ** copies of sm_90 (cp.reduce.async.bulk), or NULL: the lanes write their
-** pairs into a [rows, cols + 8] f32 tile, then one thread a row hands the
-** row to the copy engine, which adds it into global memory
+** elements into an f32 tile of the tensor's rows, padded, then one thread
+** a row hands the row to the copy engine, which adds it into global memory
 ** (lower/store_reduce.c) instead of the threads' scalar atomics.  It needs
-** the tensor's last dimension along the tile's columns with stride 1, one
+** the tensor's last dimension with stride 1 along the tile's columns, or,
+** where the value is the transpose of the tensor's tile (k:atomic_add's
+** transpose: the view's rows on the last dimension), along its rows; one
 ** element of every other dimension, no mask and no X:rows view, whole
-** 16-byte chunks in a row, and each lane's elements in pairs (the float2
-** writes of a half-warp, 4 rows of 8 pairs: the 8 elements of padding put
-** them on 32 different banks).  Stores of one shape share a tile (each
+** 16-byte chunks in a row, and each lane's elements in pairs.  The padding
+** puts a warp's writes on 32 different banks: 8 elements where a
+** half-warp writes 4 rows of 8 pairs as float2s (bulk_red 1); 4 where the
+** value is transposed and a warp writes one element to each of 8
+** consecutive columns of 4 rows 2 apart (bulk_red 2: rows 2 x 132 words
+** apart start 8 banks apart).  Stores of one shape share a tile (each
 ** issuing thread waits until its adds before have read it). */
 static Sym *red_tile(Kernel *k, const Target *t, Stmt *s) {
   const View *v = s->view;
   const Layout *l = ltP_expr_layout(s->val);
   long long cs;
   if (t->lang != LANG_CUDA || !t->tma || !s->atomic || v->t->dt != DT_F32 || !l || !l->mma || l->vec != 2) return NULL;
-  if (ltI_view_gathers(v) || v->mask || v->rlo || v->cache || v->rdim < 0 || v->cdim != v->t->trank - 1) return NULL;
-  if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1) return NULL;
+  if (ltI_view_gathers(v) || v->mask || v->rlo || v->cache || v->rdim < 0) return NULL;
+  int last = v->t->trank - 1, tr = v->rdim == last;
+  if (v->cdim != last && !tr) return NULL;
+  if (!ltI_const_int(v->t->strides[last], &cs) || cs != 1) return NULL;
   for (int d = 0; d < v->t->trank; d++)
     if (d != v->rdim && d != v->cdim && v->ext[d] != 1) return NULL;
-  int rows = v->ext[v->rdim], cols = v->ext[v->cdim];
-  if (rows != l->rows || cols != l->cols || cols % 4) return NULL;
+  if (v->ext[v->rdim] != l->rows || v->ext[v->cdim] != l->cols) return NULL;
+  int rows = v->ext[tr ? v->cdim : v->rdim], cols = v->ext[last], pad = tr ? 4 : 8;
+  if (cols % 4) return NULL;
   for (int i = 0; i < k->nsyms; i++) {
     Sym *o = k->syms[i];
-    if (o->bulk_red && o->shape[0] == rows && o->shape[1] == cols + 8) return o;
+    if (o->bulk_red == 1 + tr && o->shape[0] == rows && o->shape[1] == cols + pad) return o;
   }
   Sym *o = ltI_sym(k, SYM_SHARED, DT_F32, s->line);
   o->rank = 2;
   o->shape[0] = rows;
-  o->shape[1] = cols + 8;
-  o->bulk_red = 1;
-  o->name = ltU_fmt("%s_red", v->t->name);
+  o->shape[1] = cols + pad;
+  o->bulk_red = 1 + tr;
+  o->name = ltU_fmt("%s_red%s", v->t->name, tr ? "_t" : "");
   return o;
 }
 

@@ -41,8 +41,8 @@
  *   window_right i32 scalar
  *   stream   unused (the CPU runs the blocks in turn)
  * Returns 0 on success, 1 for a null or misaligned pointer, a bad size or a grid too large.
- * Requires Hq % Hkv == 0 (attention_bwd_dkdv.lua:115: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
- *          window_left < 1073741824 && window_right < 1073741824 (attention_bwd_dkdv.lua:116: windows below 2^30, as sizes)
+ * Requires Hq % Hkv == 0 (attention_bwd_dkdv.lua:121: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
+ *          window_left < 1073741824 && window_right < 1073741824 (attention_bwd_dkdv.lua:122: windows below 2^30, as sizes)
  * Build: cc -O2 -std=c11 -c attention_bwd_dkdv_bf16_d32.c
  */
 #ifndef LUATILE_ATTENTION_BWD_DKDV_BF16_D32_H

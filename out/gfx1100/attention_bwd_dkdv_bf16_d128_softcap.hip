@@ -98,29 +98,29 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
   __shared__ __attribute__((aligned(16))) float lses[1][32];
   __shared__ __attribute__((aligned(16))) float deltas[1][32];
   __shared__ __attribute__((aligned(16))) lt_bf16 st_sh[32][32];
-  // attention_bwd_dkdv.lua:110: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dkdv.lua:116: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 32 - 1) / 32;
-  // attention_bwd_dkdv.lua:112: local kb = nkb - 1 - pid
+  // attention_bwd_dkdv.lua:118: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:113: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:119: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:114: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:120: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:118: local k0 = kb * BN
+  // attention_bwd_dkdv.lua:124: local k0 = kb * BN
   const int k0 = kb * 32;
-  // attention_bwd_dkdv.lua:119: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:125: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:121: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:127: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 32 - 1) / 32;
-  // attention_bwd_dkdv.lua:122: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:128: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 32 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:123: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  // attention_bwd_dkdv.lua:129: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 32;
-  // attention_bwd_dkdv.lua:124: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:130: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 32 + 1));
-  // attention_bwd_dkdv.lua:134: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:144: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const lt_bf16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
       }
     }
   }
-  // attention_bwd_dkdv.lua:135: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:145: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const lt_bf16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
       }
     }
   }
-  // attention_bwd_dkdv.lua:136: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:146: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -167,7 +167,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
       dk[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:137: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:147: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -176,14 +176,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
       dv[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:214: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:239: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:215: local h = hk * group + g
+    // attention_bwd_dkdv.lua:240: local h = hk * group + g
     const int h_2 = hk * group + g;
-    // attention_bwd_dkdv.lua:216: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
+    // attention_bwd_dkdv.lua:241: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
     for (int j = first; j < last; ++j) {
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:146: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
           }
         }
       }
-      // attention_bwd_dkdv.lua:147: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -221,7 +221,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
           }
         }
       }
-      // attention_bwd_dkdv.lua:148: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+      // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
           }
         }
       }
-      // attention_bwd_dkdv.lua:149: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+      // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -255,14 +255,14 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
           }
         }
       }
-      // attention_bwd_dkdv.lua:150: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:160: local st = k:fragment("f32", { BN, BM }, 0)
       float st[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         st[ri] = 0.0f;
       }
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:151: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:161: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       #pragma unroll 1
       for (int kk = 0; kk < 128; kk += 16) {
         union { uint32_t u[8]; lt_bf16 h[16]; } Ks_frag[1], Qs_frag;
@@ -288,13 +288,13 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
           }
         }
       }
-      // attention_bwd_dkdv.lua:152: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:162: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         dpt[ri] = 0.0f;
       }
-      // attention_bwd_dkdv.lua:153: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:163: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       #pragma unroll 1
       for (int kk = 0; kk < 128; kk += 16) {
         union { uint32_t u[8]; lt_bf16 h[16]; } Vs_frag[1], dOs_frag;
@@ -320,70 +320,70 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
           }
         }
       }
-      // attention_bwd_dkdv.lua:191: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:216: local qend = (j + 1) * BM
       const int qend = (j + 1) * 32;
-      // attention_bwd_dkdv.lua:192: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:217: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 32 > Sk || ((window_right >= 0 && k0 + 32 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:195: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:220: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:158: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:168: t = k:fragment("f32", { BN, BM })
         float t[8];
-        // attention_bwd_dkdv.lua:159: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:169: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           t[ri] = tanhf(st[ri] * (scale / softcap));
         }
-        // attention_bwd_dkdv.lua:160: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:170: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st[ri] = t[ri] * (softcap * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:161: k:assign(t, 1 - t * t)
+        // attention_bwd_dkdv.lua:171: k:assign(t, 1 - t * t)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           t[ri] = 1.0f - t[ri] * t[ri];
         }
-        // attention_bwd_dkdv.lua:168: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:178: local key = k:iota({ BN, 1 }, 1)
         int key[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           key[ri] = ri * 2 + row0;
         }
-        // attention_bwd_dkdv.lua:169: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:179: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           row[ri] = key[ri] + (k0 - j * 32 - diag);
         }
-        // attention_bwd_dkdv.lua:170: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:180: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:171: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:181: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 32, (window_left < 0 ? 32 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:172: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:182: local col = k:iota({ BN, BM }, 2)
         int col[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           col[ri] = col0;
           st[ri] = col[ri] >= lo[ri] && col[ri] < hi[ri] ? st[ri] : -INFINITY;
         }
-        // attention_bwd_dkdv.lua:175: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
         float lse[1];
-        // attention_bwd_dkdv.lua:176: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
         lse[0] = lses[0][col0];
-        // attention_bwd_dkdv.lua:177: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st[ri] = lt_exp2(st[ri] - lse[0] * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(st[ri]));
@@ -414,18 +414,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
         float delta[1];
-        // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
         delta[0] = deltas[0][col0];
-        // attention_bwd_dkdv.lua:182: if v.softcap then dst = dst * t end
+        // attention_bwd_dkdv.lua:207: if v.softcap then dst = dst * t end
         float dst[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           dst[ri] = st[ri] * (dpt[ri] - delta[0]) * t[ri];
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:183: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(dst[ri]));
@@ -457,33 +457,33 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:158: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:168: t = k:fragment("f32", { BN, BM })
         float t_2[8];
-        // attention_bwd_dkdv.lua:159: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:169: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           t_2[ri] = tanhf(st[ri] * (scale / softcap));
         }
-        // attention_bwd_dkdv.lua:160: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:170: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st[ri] = t_2[ri] * (softcap * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:161: k:assign(t, 1 - t * t)
+        // attention_bwd_dkdv.lua:171: k:assign(t, 1 - t * t)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           t_2[ri] = 1.0f - t_2[ri] * t_2[ri];
         }
-        // attention_bwd_dkdv.lua:175: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
         float lse_2[1];
-        // attention_bwd_dkdv.lua:176: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
         lse_2[0] = lses[0][col0];
-        // attention_bwd_dkdv.lua:177: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st[ri] = lt_exp2(st[ri] - lse_2[0] * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(st[ri]));
@@ -514,18 +514,18 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
             }
           }
         }
-        // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
         float delta_2[1];
-        // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
         delta_2[0] = deltas[0][col0];
-        // attention_bwd_dkdv.lua:182: if v.softcap then dst = dst * t end
+        // attention_bwd_dkdv.lua:207: if v.softcap then dst = dst * t end
         float dst_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           dst_2[ri] = st[ri] * (dpt[ri] - delta_2[0]) * t_2[ri];
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:183: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           st_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(dst_2[ri]));
@@ -559,7 +559,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
       }
     }
   }
-  // attention_bwd_dkdv.lua:221: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:246: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -574,7 +574,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d128_softcap_kern
       }
     }
   }
-  // attention_bwd_dkdv.lua:222: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:247: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
@@ -608,8 +608,8 @@ extern "C" int attention_bwd_dkdv_bf16_d128_softcap(const void *Q, const void *K
   if ((double)(B - 1) * sdvb + (double)(Hkv - 1) * sdvh + (double)(Sk - 1) * sdvs + 127 >= 0x1p62) return hipErrorInvalidValue;
   if ((sdkb < 128 && B > 1) || (sdkh < 128 && Hkv > 1) || (sdks < 128 && Sk > 1) || (sdvb < 128 && B > 1) || (sdvh < 128 && Hkv > 1) || (sdvs < 128 && Sk > 1)) return hipErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0) return hipErrorInvalidValue;
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_bwd_dkdv.lua:115: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return hipErrorInvalidValue;   /* attention_bwd_dkdv.lua:116: windows below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_bwd_dkdv.lua:121: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return hipErrorInvalidValue;   /* attention_bwd_dkdv.lua:122: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sk + 32 - 1) / 32;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;

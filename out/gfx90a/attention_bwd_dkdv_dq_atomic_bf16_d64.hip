@@ -111,29 +111,29 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
   __shared__ __attribute__((aligned(16))) float lses[1][32];
   __shared__ __attribute__((aligned(16))) float deltas[1][32];
   __shared__ __attribute__((aligned(16))) lt_bf16 st_sh[32][32];
-  // attention_bwd_dkdv.lua:110: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dkdv.lua:116: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 32 - 1) / 32;
-  // attention_bwd_dkdv.lua:112: local kb = nkb - 1 - pid
+  // attention_bwd_dkdv.lua:118: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:113: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:119: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:114: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:120: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:118: local k0 = kb * BN
+  // attention_bwd_dkdv.lua:124: local k0 = kb * BN
   const int k0 = kb * 32;
-  // attention_bwd_dkdv.lua:119: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:125: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:121: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:127: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 32 - 1) / 32;
-  // attention_bwd_dkdv.lua:122: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:128: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 32 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:123: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  // attention_bwd_dkdv.lua:129: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 32;
-  // attention_bwd_dkdv.lua:124: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:130: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 32 + 1));
-  // attention_bwd_dkdv.lua:134: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:144: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const lt_bf16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
       }
     }
   }
-  // attention_bwd_dkdv.lua:135: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:145: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const lt_bf16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
       }
     }
   }
-  // attention_bwd_dkdv.lua:136: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:146: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[8];
   #pragma unroll
   for (int ci = 0; ci < 2; ++ci) {
@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
       dk[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:137: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:147: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[8];
   #pragma unroll
   for (int ci = 0; ci < 2; ++ci) {
@@ -183,13 +183,13 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
       dv[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_bwd_dkdv.lua:214: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:239: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:215: local h = hk * group + g
+    // attention_bwd_dkdv.lua:240: local h = hk * group + g
     const int h_2 = hk * group + g;
-    // attention_bwd_dkdv.lua:216: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
+    // attention_bwd_dkdv.lua:241: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
     for (int j = first; j < last; ++j) {
-      // attention_bwd_dkdv.lua:146: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
           }
         }
       }
-      // attention_bwd_dkdv.lua:147: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && h_2 < Hq;
         const lt_bf16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -221,7 +221,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
           }
         }
       }
-      // attention_bwd_dkdv.lua:148: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+      // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
           }
         }
       }
-      // attention_bwd_dkdv.lua:149: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+      // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
       {
         const bool ok = b < B && h_2 < Hq;
         const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -255,14 +255,14 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
           }
         }
       }
-      // attention_bwd_dkdv.lua:150: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:160: local st = k:fragment("f32", { BN, BM }, 0)
       float st[4];
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
         st[vi] = 0.0f;
       }
       lt_syncthreads();
-      // attention_bwd_dkdv.lua:151: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:161: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         union { uint32_t u[2]; lt_bf16 h[4]; } Ks_frag[1], Qs_frag[1];
@@ -288,13 +288,13 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
           }
         }
       }
-      // attention_bwd_dkdv.lua:152: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:162: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[4];
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
         dpt[vi] = 0.0f;
       }
-      // attention_bwd_dkdv.lua:153: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:163: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         union { uint32_t u[2]; lt_bf16 h[4]; } Vs_frag[1], dOs_frag[1];
@@ -320,49 +320,49 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
           }
         }
       }
-      // attention_bwd_dkdv.lua:191: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:216: local qend = (j + 1) * BM
       const int qend = (j + 1) * 32;
-      // attention_bwd_dkdv.lua:192: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:217: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 32 > Sk || ((window_right >= 0 && k0 + 32 - 1 > j * 32 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:195: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:220: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:163: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:173: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           st[vi] = st[vi] * (scale * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:168: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:178: local key = k:iota({ BN, 1 }, 1)
         int key[1];
         key[0] = row0;
-        // attention_bwd_dkdv.lua:169: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:179: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[1];
         row[0] = key[0] + (k0 - j * 32 - diag);
-        // attention_bwd_dkdv.lua:170: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:180: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[1];
         lo[0] = window_right < 0 ? 0 : row[0] - window_right;
-        // attention_bwd_dkdv.lua:171: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:181: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[1];
         hi[0] = key[0] < Sk - k0 ? lt_imin(Sq - j * 32, (window_left < 0 ? 32 : row[0] + window_left + 1)) : 0;
-        // attention_bwd_dkdv.lua:172: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:182: local col = k:iota({ BN, BM }, 2)
         int col[4];
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           col[vi] = col0 + vi;
           st[vi] = col[vi] >= lo[0] && col[vi] < hi[0] ? st[vi] : -INFINITY;
         }
-        // attention_bwd_dkdv.lua:175: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
         float lse[4];
-        // attention_bwd_dkdv.lua:176: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           lse[vi] = lses[0][col0 + vi];
         }
-        // attention_bwd_dkdv.lua:177: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           st[vi] = lt_exp2(st[vi] - lse[vi] * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           st_sh[row0][col0 + vi] = lt_f32_to_bf16(lt_round_bf16(st[vi]));
@@ -393,21 +393,21 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
             }
           }
         }
-        // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
         float delta[4];
-        // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           delta[vi] = deltas[0][col0 + vi];
         }
-        // attention_bwd_dkdv.lua:181: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:206: local dst = st * (dpt - delta)
         float dst[4];
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           dst[vi] = st[vi] * (dpt[vi] - delta[vi]);
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:183: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           st_sh[row0][col0 + vi] = lt_f32_to_bf16(lt_round_bf16(dst[vi]));
@@ -438,7 +438,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
             }
           }
         }
-        // attention_bwd_dkdv.lua:186: local dq = k:fragment("f32", { BM, D }, 0)
+        // attention_bwd_dkdv.lua:211: local dq = k:fragment("f32", { BM, D }, 0)
         float dq[8];
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
@@ -448,7 +448,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:187: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        // attention_bwd_dkdv.lua:212: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           st_sh[row0][col0 + vi] = lt_f32_to_bf16(lt_round_bf16(dst[vi]));
@@ -479,7 +479,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
             }
           }
         }
-        // attention_bwd_dkdv.lua:188: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:213: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 64 * Sq * Hq + (int64_t)h_2 * 64 * Sq;
@@ -495,24 +495,24 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:163: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:173: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           st[vi] = st[vi] * (scale * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:175: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
         float lse_2[4];
-        // attention_bwd_dkdv.lua:176: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           lse_2[vi] = lses[0][col0 + vi];
         }
-        // attention_bwd_dkdv.lua:177: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           st[vi] = lt_exp2(st[vi] - lse_2[vi] * 1.442695f);
         }
-        // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           st_sh[row0][col0 + vi] = lt_f32_to_bf16(lt_round_bf16(st[vi]));
@@ -543,21 +543,21 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
             }
           }
         }
-        // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
         float delta_2[4];
-        // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           delta_2[vi] = deltas[0][col0 + vi];
         }
-        // attention_bwd_dkdv.lua:181: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:206: local dst = st * (dpt - delta)
         float dst_2[4];
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           dst_2[vi] = st[vi] * (dpt[vi] - delta_2[vi]);
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:183: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           st_sh[row0][col0 + vi] = lt_f32_to_bf16(lt_round_bf16(dst_2[vi]));
@@ -588,7 +588,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
             }
           }
         }
-        // attention_bwd_dkdv.lua:186: local dq = k:fragment("f32", { BM, D }, 0)
+        // attention_bwd_dkdv.lua:211: local dq = k:fragment("f32", { BM, D }, 0)
         float dq_2[8];
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
@@ -598,7 +598,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
           }
         }
         lt_syncthreads();
-        // attention_bwd_dkdv.lua:187: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
+        // attention_bwd_dkdv.lua:212: k:gemm(dst:cast(v.dtype), Ks, dq, { transpose_a = true })
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           st_sh[row0][col0 + vi] = lt_f32_to_bf16(lt_round_bf16(dst_2[vi]));
@@ -629,7 +629,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
             }
           }
         }
-        // attention_bwd_dkdv.lua:188: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
+        // attention_bwd_dkdv.lua:213: k:atomic_add(p.dQacc:tile({ b, h, j, 0 }, { 1, 1, BM, D }), dq * p.scale)
         {
           const bool ok = b < B && h_2 < Hq;
           float *base = dQacc + (int64_t)b * 64 * Sq * Hq + (int64_t)h_2 * 64 * Sq;
@@ -647,7 +647,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
       }
     }
   }
-  // attention_bwd_dkdv.lua:221: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:246: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -669,7 +669,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_dq_atomic_bf16_d64_ker
       }
     }
   }
-  // attention_bwd_dkdv.lua:222: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:247: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     lt_bf16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
@@ -711,8 +711,8 @@ extern "C" int attention_bwd_dkdv_dq_atomic_bf16_d64(const void *Q, const void *
   if ((double)B * Hq * Sq * 64 >= 0x1p62) return hipErrorInvalidValue;
   if ((sdkb < 64 && B > 1) || (sdkh < 64 && Hkv > 1) || (sdks < 64 && Sk > 1) || (sdvb < 64 && B > 1) || (sdvh < 64 && Hkv > 1) || (sdvs < 64 && Sk > 1)) return hipErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0 || (uintptr_t)dQacc % 4 != 0) return hipErrorInvalidValue;
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_bwd_dkdv.lua:115: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return hipErrorInvalidValue;   /* attention_bwd_dkdv.lua:116: windows below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_bwd_dkdv.lua:121: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return hipErrorInvalidValue;   /* attention_bwd_dkdv.lua:122: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sk + 32 - 1) / 32;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;

@@ -44,8 +44,8 @@
  * Returns 0 on success, else a hipError_t: hipErrorInvalidValue for a null pointer or a
  * bad size, hipErrorInvalidValue for a pointer not aligned to its element type,
  * hipErrorInvalidConfiguration for a grid too large, or the launch's own error.
- * Requires Hq % Hkv == 0 (attention_bwd_dkdv.lua:115: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
- *          window_left < 1073741824 && window_right < 1073741824 (attention_bwd_dkdv.lua:116: windows below 2^30, as sizes)
+ * Requires Hq % Hkv == 0 (attention_bwd_dkdv.lua:121: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
+ *          window_left < 1073741824 && window_right < 1073741824 (attention_bwd_dkdv.lua:122: windows below 2^30, as sizes)
  * Build: hipcc -O3 --offload-arch=gfx942 -c attention_bwd_dkdv_bf16_d96_softcap.hip
  */
 #ifndef LUATILE_ATTENTION_BWD_DKDV_BF16_D96_SOFTCAP_H

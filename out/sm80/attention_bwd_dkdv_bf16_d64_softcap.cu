@@ -138,29 +138,29 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
   __nv_bfloat16 (*dOs)[64][64] = (__nv_bfloat16 (*)[64][64])(lt_smem + 32768);
   float (*lses)[1][64] = (float (*)[1][64])(lt_smem + 49152);
   float (*deltas)[1][64] = (float (*)[1][64])(lt_smem + 49664);
-  // attention_bwd_dkdv.lua:110: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dkdv.lua:116: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:112: local kb = nkb - 1 - pid
+  // attention_bwd_dkdv.lua:118: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:113: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:119: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:114: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:120: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:118: local k0 = kb * BN
+  // attention_bwd_dkdv.lua:124: local k0 = kb * BN
   const int k0 = kb * 64;
-  // attention_bwd_dkdv.lua:119: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:125: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:121: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:127: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:122: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:128: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 64 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:123: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  // attention_bwd_dkdv.lua:129: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
-  // attention_bwd_dkdv.lua:124: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:130: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
-  // attention_bwd_dkdv.lua:134: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:144: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -179,7 +179,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:135: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:145: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:136: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:146: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -210,7 +210,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:137: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:147: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -222,17 +222,17 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:214: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:239: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:215: local h = hk * group + g
+    // attention_bwd_dkdv.lua:240: local h = hk * group + g
     const int h_2 = hk * group + g;
     __syncthreads();
-    // attention_bwd_dkdv.lua:216: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
+    // attention_bwd_dkdv.lua:241: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
     /* prologue: start the copies of the first iteration, one commit group */
     for (int j_stage = 0; j_stage < 1; ++j_stage) {
       const int j = first + j_stage;
       if (j < last) {
-        // attention_bwd_dkdv.lua:146: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -259,7 +259,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:147: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -286,7 +286,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:148: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+        // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -310,7 +310,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:149: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+        // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -343,7 +343,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       const int j_next = j + 1;
       const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
       if (j_next < last) {
-        // attention_bwd_dkdv.lua:146: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -370,7 +370,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:147: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __nv_bfloat16 *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -397,7 +397,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:148: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+        // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -421,7 +421,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:149: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+        // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -448,7 +448,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       }
       lt_cp_async_commit();
       const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-      // attention_bwd_dkdv.lua:150: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:160: local st = k:fragment("f32", { BN, BM }, 0)
       float st[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -460,7 +460,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:151: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:161: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       uint32_t Ks_frag[2][1][4], Qs_frag[2][8][2];   /* [16 of K: even, odd] */
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
@@ -511,7 +511,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:152: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:162: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -523,7 +523,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:153: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:163: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       uint32_t Vs_frag[2][1][4], dOs_frag[2][8][2];   /* [16 of K: even, odd] */
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
@@ -574,15 +574,15 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
           }
         }
       }
-      // attention_bwd_dkdv.lua:191: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:216: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:192: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:217: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:195: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:220: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:158: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:168: t = k:fragment("f32", { BN, BM })
         float t[32];
-        // attention_bwd_dkdv.lua:159: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:169: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -593,7 +593,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:160: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:170: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -604,7 +604,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:161: k:assign(t, 1 - t * t)
+        // attention_bwd_dkdv.lua:171: k:assign(t, 1 - t * t)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -615,31 +615,31 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:168: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:178: local key = k:iota({ BN, 1 }, 1)
         int key[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           key[ri] = ri * 8 + row0;
         }
-        // attention_bwd_dkdv.lua:169: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:179: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           row[ri] = key[ri] + (k0 - j * 64 - diag);
         }
-        // attention_bwd_dkdv.lua:170: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:180: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:171: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:181: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:172: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:182: local col = k:iota({ BN, BM }, 2)
         int col[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -652,9 +652,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:175: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
         float lse[16];
-        // attention_bwd_dkdv.lua:176: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -662,7 +662,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             lse[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:177: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -673,7 +673,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           uint32_t st_frag[1][4];
@@ -710,9 +710,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
         float delta[16];
-        // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -720,7 +720,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             delta[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:182: if v.softcap then dst = dst * t end
+        // attention_bwd_dkdv.lua:207: if v.softcap then dst = dst * t end
         float dst[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -732,7 +732,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:183: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           uint32_t dst_frag[1][4];
@@ -770,9 +770,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
           }
         }
       } else {
-        // attention_bwd_dkdv.lua:158: t = k:fragment("f32", { BN, BM })
+        // attention_bwd_dkdv.lua:168: t = k:fragment("f32", { BN, BM })
         float t_2[32];
-        // attention_bwd_dkdv.lua:159: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
+        // attention_bwd_dkdv.lua:169: k:assign(t, tile.tanh(st * (p.scale / p.softcap)))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -783,7 +783,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:160: k:assign(st, t * (p.softcap * LOG2E))
+        // attention_bwd_dkdv.lua:170: k:assign(st, t * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -794,7 +794,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:161: k:assign(t, 1 - t * t)
+        // attention_bwd_dkdv.lua:171: k:assign(t, 1 - t * t)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -805,9 +805,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:175: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
         float lse_2[16];
-        // attention_bwd_dkdv.lua:176: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -815,7 +815,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             lse_2[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:177: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -826,7 +826,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           uint32_t st_frag[1][4];
@@ -863,9 +863,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
         float delta_2[16];
-        // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -873,7 +873,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             delta_2[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:182: if v.softcap then dst = dst * t end
+        // attention_bwd_dkdv.lua:207: if v.softcap then dst = dst * t end
         float dst_2[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -885,7 +885,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
             }
           }
         }
-        // attention_bwd_dkdv.lua:183: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           uint32_t dst_2_frag[1][4];
@@ -926,7 +926,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
     }
     lt_cp_async_wait<0>();
   }
-  // attention_bwd_dkdv.lua:221: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:246: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -951,7 +951,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_bf16_d64_softcap_kerne
       }
     }
   }
-  // attention_bwd_dkdv.lua:222: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:247: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     __nv_bfloat16 *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
@@ -994,8 +994,8 @@ extern "C" int attention_bwd_dkdv_bf16_d64_softcap(const void *Q, const void *K,
   if ((double)(B - 1) * sdvb + (double)(Hkv - 1) * sdvh + (double)(Sk - 1) * sdvs + 63 >= 0x1p62) return cudaErrorInvalidValue;
   if ((sdkb < 64 && B > 1) || (sdkh < 64 && Hkv > 1) || (sdks < 64 && Sk > 1) || (sdvb < 64 && B > 1) || (sdvh < 64 && Hkv > 1) || (sdvs < 64 && Sk > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0) return cudaErrorMisalignedAddress;
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:115: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:116: windows below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:121: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:122: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sk + 64 - 1) / 64;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;

@@ -878,10 +878,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_f16_d64_dkdv_kernel(
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
             for (int ci = 0; ci < 4; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(st[ri * 8 + ci * 2 + vi]));
-              }
+              *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_f16x2(st[ri * 8 + ci * 2 + 0], st[ri * 8 + ci * 2 + 1]);
             }
           }
           __syncthreads();
@@ -943,10 +940,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_f16_d64_dkdv_kernel(
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
             for (int ci = 0; ci < 4; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta[ci * 2 + vi])));
-              }
+              *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_f16x2(st[ri * 8 + ci * 2 + 0] * (dpt[ri * 8 + ci * 2 + 0] - delta[ci * 2 + 0]), st[ri * 8 + ci * 2 + 1] * (dpt[ri * 8 + ci * 2 + 1] - delta[ci * 2 + 1]));
             }
           }
           __syncthreads();
@@ -1028,10 +1022,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_f16_d64_dkdv_kernel(
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
             for (int ci = 0; ci < 4; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(st[ri * 8 + ci * 2 + vi]));
-              }
+              *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_f16x2(st[ri * 8 + ci * 2 + 0], st[ri * 8 + ci * 2 + 1]);
             }
           }
           __syncthreads();
@@ -1093,10 +1084,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_f16_d64_dkdv_kernel(
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
             for (int ci = 0; ci < 4; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(lt_round_f16(st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta[ci * 2 + vi])));
-              }
+              *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_f16x2(st[ri * 8 + ci * 2 + 0] * (dpt[ri * 8 + ci * 2 + 0] - delta[ci * 2 + 0]), st[ri * 8 + ci * 2 + 1] * (dpt[ri * 8 + ci * 2 + 1] - delta[ci * 2 + 1]));
             }
           }
           __syncthreads();

@@ -569,29 +569,29 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
   __half (*dOs)[128][64] = (__half (*)[128][64])(lt_smem + 49152);
   float (*lses)[1][128] = (float (*)[1][128])(lt_smem + 81920);
   float (*deltas)[1][128] = (float (*)[1][128])(lt_smem + 82944);
-  // attention_bwd_dkdv.lua:110: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dkdv.lua:116: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:112: local kb = nkb - 1 - pid
+  // attention_bwd_dkdv.lua:118: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:113: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:119: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:114: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:120: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:118: local k0 = kb * BN
+  // attention_bwd_dkdv.lua:124: local k0 = kb * BN
   const int k0 = kb * 64;
-  // attention_bwd_dkdv.lua:119: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:125: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:121: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:127: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 128 - 1) / 128;
-  // attention_bwd_dkdv.lua:122: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:128: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 64 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:123: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  // attention_bwd_dkdv.lua:129: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 128;
-  // attention_bwd_dkdv.lua:124: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:130: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 128 + 1));
-  // attention_bwd_dkdv.lua:134: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:144: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   {
     const bool ok = b < B && hk < Hkv;
     const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -610,7 +610,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
       }
     }
   }
-  // attention_bwd_dkdv.lua:135: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:145: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   {
     const bool ok = b < B && hk < Hkv;
     const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -629,7 +629,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
       }
     }
   }
-  // attention_bwd_dkdv.lua:136: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:146: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -641,7 +641,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
       }
     }
   }
-  // attention_bwd_dkdv.lua:137: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:147: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -653,17 +653,17 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
       }
     }
   }
-  // attention_bwd_dkdv.lua:214: k:serial(0, group, function(g)
+  // attention_bwd_dkdv.lua:239: k:serial(0, group, function(g)
   for (int g = 0; g < group; ++g) {
-    // attention_bwd_dkdv.lua:215: local h = hk * group + g
+    // attention_bwd_dkdv.lua:240: local h = hk * group + g
     const int h_2 = hk * group + g;
     lt_wgmma_barrier();
-    // attention_bwd_dkdv.lua:216: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
+    // attention_bwd_dkdv.lua:241: k:pipelined(first, last, c.stages, { copies_first = D >= 128 }, function(j)
     /* prologue: start the copies of the first iteration, one commit group */
     for (int j_stage = 0; j_stage < 1; ++j_stage) {
       const int j = first + j_stage;
       if (j < last) {
-        // attention_bwd_dkdv.lua:146: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -690,7 +690,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             }
           }
         }
-        // attention_bwd_dkdv.lua:147: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -717,7 +717,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             }
           }
         }
-        // attention_bwd_dkdv.lua:148: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+        // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -741,7 +741,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             }
           }
         }
-        // attention_bwd_dkdv.lua:149: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+        // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -771,9 +771,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
     for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
       lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
       lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
-      // attention_bwd_dkdv.lua:150: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:160: local st = k:fragment("f32", { BN, BM }, 0)
       float st[64];
-      // attention_bwd_dkdv.lua:151: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:161: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
       lt_wgmma_settle(st);
       lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
@@ -786,7 +786,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
       const int j_next = j + 1;
       const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
       if (j_next < last) {
-        // attention_bwd_dkdv.lua:146: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
@@ -813,7 +813,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             }
           }
         }
-        // attention_bwd_dkdv.lua:147: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
         {
           const bool ok = b < B && h_2 < Hq;
           const __half *base = dO + (int64_t)b * sdob + (int64_t)h_2 * sdoh;
@@ -840,7 +840,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             }
           }
         }
-        // attention_bwd_dkdv.lua:148: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+        // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -864,7 +864,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             }
           }
         }
-        // attention_bwd_dkdv.lua:149: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+        // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
         {
           const bool ok = b < B && h_2 < Hq;
           const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
@@ -890,9 +890,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
         }
       }
       lt_cp_async_commit();
-      // attention_bwd_dkdv.lua:152: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:162: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[64];
-      // attention_bwd_dkdv.lua:153: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:163: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       /* dpt starts at zero: the first k step writes it without reading it (scale-d 0) */
       lt_wgmma_settle(dpt);
       lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
@@ -901,16 +901,16 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
         lt_wgmma_m64n128k16_f16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&dOs[j_stage][0][kk], 16, 1024, 1), kk > 0);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
-      // attention_bwd_dkdv.lua:191: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:216: local qend = (j + 1) * BM
       const int qend = (j + 1) * 128;
-      // attention_bwd_dkdv.lua:192: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:217: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 64 > Sk || ((window_right >= 0 && k0 + 64 - 1 > j * 128 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(st);   /* read below, after the wait */
       lt_wgmma_settle(dpt);   /* read below, after the wait */
-      // attention_bwd_dkdv.lua:195: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:220: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_bwd_dkdv.lua:163: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:173: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -921,31 +921,31 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             }
           }
         }
-        // attention_bwd_dkdv.lua:168: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:178: local key = k:iota({ BN, 1 }, 1)
         int key[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           key[ri] = ri * 8 + row0;
         }
-        // attention_bwd_dkdv.lua:169: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:179: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           row[ri] = key[ri] + (k0 - j * 128 - diag);
         }
-        // attention_bwd_dkdv.lua:170: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:180: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:171: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:181: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 128, (window_left < 0 ? 128 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:172: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:182: local col = k:iota({ BN, BM }, 2)
         int col[64];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -958,9 +958,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             }
           }
         }
-        // attention_bwd_dkdv.lua:175: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
         float lse[32];
-        // attention_bwd_dkdv.lua:176: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
@@ -968,7 +968,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             lse[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:177: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -979,7 +979,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             }
           }
         }
-        // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
         uint32_t st_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 128; kk += 16) {
@@ -1000,9 +1000,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
           lt_wgmma_m64n64k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][kk][0], 16384, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
-        // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
         float delta[32];
-        // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
@@ -1010,7 +1010,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             delta[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:181: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:206: local dst = st * (dpt - delta)
         float dst[64];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -1022,7 +1022,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             }
           }
         }
-        // attention_bwd_dkdv.lua:183: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
         uint32_t dst_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 128; kk += 16) {
@@ -1047,7 +1047,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
         lt_wgmma_settle(dv);   /* read below, after the wait */
         lt_wgmma_settle(dk);   /* read below, after the wait */
       } else {
-        // attention_bwd_dkdv.lua:163: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:173: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1058,9 +1058,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             }
           }
         }
-        // attention_bwd_dkdv.lua:175: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
         float lse_2[32];
-        // attention_bwd_dkdv.lua:176: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
@@ -1068,7 +1068,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             lse_2[ci * 2 + vi] = lses[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:177: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1079,7 +1079,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             }
           }
         }
-        // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
         uint32_t st_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 128; kk += 16) {
@@ -1100,9 +1100,9 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
           lt_wgmma_m64n64k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[j_stage][kk][0], 16384, 1024, 1), 1);
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
-        // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
         float delta_2[32];
-        // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
@@ -1110,7 +1110,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             delta_2[ci * 2 + vi] = deltas[j_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:181: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:206: local dst = st * (dpt - delta)
         float dst_2[64];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -1122,7 +1122,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
             }
           }
         }
-        // attention_bwd_dkdv.lua:183: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
         uint32_t dst_2_frag[8][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 128; kk += 16) {
@@ -1150,7 +1150,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
     }
     lt_cp_async_wait<0>();
   }
-  // attention_bwd_dkdv.lua:221: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:246: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     __half *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -1175,7 +1175,7 @@ __global__ void __launch_bounds__(128) attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_
       }
     }
   }
-  // attention_bwd_dkdv.lua:222: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:247: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     __half *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
@@ -1218,8 +1218,8 @@ static int attention_bwd_dkdv_f16_d64_B4_Hkv16_Hq16_Sk4096_Sq4096(const void *Q,
   if ((double)(B - 1) * sdvb + (double)(Hkv - 1) * sdvh + (double)(Sk - 1) * sdvs + 63 >= 0x1p62) return cudaErrorInvalidValue;
   if ((sdkb < 64 && B > 1) || (sdkh < 64 && Hkv > 1) || (sdks < 64 && Sk > 1) || (sdvb < 64 && B > 1) || (sdvh < 64 && Hkv > 1) || (sdvs < 64 && Sk > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0) return cudaErrorMisalignedAddress;
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:115: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:116: windows below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:121: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:122: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sk + 64 - 1) / 64;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -1255,29 +1255,29 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
   __half (*dOs)[64][64] = (__half (*)[64][64])(lt_smem + 49152);
   float (*lses)[1][64] = (float (*)[1][64])(lt_smem + 65536);
   float (*deltas)[1][64] = (float (*)[1][64])(lt_smem + 66048);
-  // attention_bwd_dkdv.lua:110: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dkdv.lua:116: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 128 - 1) / 128;
-  // attention_bwd_dkdv.lua:112: local kb = nkb - 1 - pid
+  // attention_bwd_dkdv.lua:118: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:113: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:119: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:114: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:120: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:118: local k0 = kb * BN
+  // attention_bwd_dkdv.lua:124: local k0 = kb * BN
   const int k0 = kb * 128;
-  // attention_bwd_dkdv.lua:119: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:125: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:121: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:127: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:122: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:128: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 128 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:123: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  // attention_bwd_dkdv.lua:129: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
-  // attention_bwd_dkdv.lua:124: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:130: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
-  // attention_bwd_dkdv.lua:134: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+  // attention_bwd_dkdv.lua:144: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && hk < Hkv;
@@ -1305,7 +1305,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
       }
     }
   }
-  // attention_bwd_dkdv.lua:135: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+  // attention_bwd_dkdv.lua:145: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
   /* cp.async: lands with the first stage of the pipelined loop below */
   {
     const bool ok = b < B && hk < Hkv;
@@ -1333,7 +1333,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
       }
     }
   }
-  // attention_bwd_dkdv.lua:136: local dk = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:146: local dk = k:fragment("f32", { BN, D }, 0)
   float dk[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1345,7 +1345,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
       }
     }
   }
-  // attention_bwd_dkdv.lua:137: local dv = k:fragment("f32", { BN, D }, 0)
+  // attention_bwd_dkdv.lua:147: local dv = k:fragment("f32", { BN, D }, 0)
   float dv[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1357,14 +1357,14 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
       }
     }
   }
-  // attention_bwd_dkdv.lua:207: local nqh = last - first
+  // attention_bwd_dkdv.lua:232: local nqh = last - first
   const int nqh = last - first;
-  // attention_bwd_dkdv.lua:210: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
+  // attention_bwd_dkdv.lua:235: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
   /* prologue: start the copies of the first iteration, one commit group */
   for (int i_stage = 0; i_stage < 1; ++i_stage) {
     const int i = i_stage;
     if (i < group * nqh) {
-      // attention_bwd_dkdv.lua:146: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1) < Hq;
         const __half *base = Q + (int64_t)b * sqb + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1)) * sqh;
@@ -1391,7 +1391,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           }
         }
       }
-      // attention_bwd_dkdv.lua:147: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1) < Hq;
         const __half *base = dO + (int64_t)b * sdob + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1)) * sdoh;
@@ -1418,7 +1418,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           }
         }
       }
-      // attention_bwd_dkdv.lua:148: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+      // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
       {
         const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1) < Hq;
         const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1)) * Sq;
@@ -1442,7 +1442,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           }
         }
       }
-      // attention_bwd_dkdv.lua:149: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+      // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
       {
         const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1) < Hq;
         const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i / lt_imax((int64_t)nqh, 1)) * Sq;
@@ -1469,14 +1469,14 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
     }
     lt_cp_async_commit();
   }
-  if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 151: 0 goes first */
+  if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 161: 0 goes first */
   for (int i = 0, i_stage = 0; i < group * nqh; ++i, i_stage = i_stage == 1 ? 0 : i_stage + 1) {
     lt_cp_async_wait<0>();   /* this thread's copies for iteration i have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage i - 1 is free again */
-    // attention_bwd_dkdv.lua:150: local st = k:fragment("f32", { BN, BM }, 0)
+    // attention_bwd_dkdv.lua:160: local st = k:fragment("f32", { BN, BM }, 0)
     float st[32];
     lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
-    // attention_bwd_dkdv.lua:151: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+    // attention_bwd_dkdv.lua:161: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
     /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(st);
     lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
@@ -1490,7 +1490,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
     const int i_next = i + 1;
     const int i_next_stage = i_stage == 0 ? 1 : i_stage - 1;
     if (i_next < group * nqh) {
-      // attention_bwd_dkdv.lua:146: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+      // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
       {
         const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1) < Hq;
         const __half *base = Q + (int64_t)b * sqb + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1)) * sqh;
@@ -1517,7 +1517,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           }
         }
       }
-      // attention_bwd_dkdv.lua:147: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+      // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
       {
         const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1) < Hq;
         const __half *base = dO + (int64_t)b * sdob + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1)) * sdoh;
@@ -1544,7 +1544,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           }
         }
       }
-      // attention_bwd_dkdv.lua:148: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+      // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
       {
         const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1) < Hq;
         const float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1)) * Sq;
@@ -1568,7 +1568,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           }
         }
       }
-      // attention_bwd_dkdv.lua:149: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+      // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
       {
         const bool ok = b < B && (int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1) < Hq;
         const float *base = Delta + (int64_t)b * Sq * Hq + (int64_t)((int64_t)hk * (int64_t)group + (int64_t)i_next / lt_imax((int64_t)nqh, 1)) * Sq;
@@ -1594,9 +1594,9 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
       }
     }
     lt_cp_async_commit();
-    // attention_bwd_dkdv.lua:152: local dpt = k:fragment("f32", { BN, BM }, 0)
+    // attention_bwd_dkdv.lua:162: local dpt = k:fragment("f32", { BN, BM }, 0)
     float dpt[32];
-    // attention_bwd_dkdv.lua:153: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+    // attention_bwd_dkdv.lua:163: k:gemm(Vs, dOs, dpt, { transpose_b = true })
     /* dpt starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(dpt);
     lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
@@ -1605,18 +1605,18 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
       lt_wgmma_m64n64k16_f16_ss<0, 0>(dpt, lt_wgmma_desc(&Vs[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&dOs[i_stage][0][kk], 16, 1024, 1), kk > 0);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs dpt run meanwhile */
-    // attention_bwd_dkdv.lua:209: local function qblock(i) return first + i % tile.max(nqh, 1) end
+    // attention_bwd_dkdv.lua:234: local function qblock(i) return first + i % tile.max(nqh, 1) end
     const int j = first + i % lt_imax(nqh, 1);
-    // attention_bwd_dkdv.lua:191: local qend = (j + 1) * BM
+    // attention_bwd_dkdv.lua:216: local qend = (j + 1) * BM
     const int qend = (j + 1) * 64;
-    // attention_bwd_dkdv.lua:192: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+    // attention_bwd_dkdv.lua:217: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
     const bool cuts = qend > Sq || k0 + 128 > Sk || ((window_right >= 0 && k0 + 128 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(st);   /* read below, after the wait */
     lt_wgmma_settle(dpt);   /* read below, after the wait */
-    // attention_bwd_dkdv.lua:195: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_bwd_dkdv.lua:220: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_bwd_dkdv.lua:163: k:assign(st, st * (p.scale * LOG2E))
+      // attention_bwd_dkdv.lua:173: k:assign(st, st * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1627,31 +1627,31 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           }
         }
       }
-      // attention_bwd_dkdv.lua:168: local key = k:iota({ BN, 1 }, 1)
+      // attention_bwd_dkdv.lua:178: local key = k:iota({ BN, 1 }, 1)
       int key[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         key[ri] = ri * 8 + row0;
       }
-      // attention_bwd_dkdv.lua:169: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+      // attention_bwd_dkdv.lua:179: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
       int row[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         row[ri] = key[ri] + (k0 - j * 64 - diag);
       }
-      // attention_bwd_dkdv.lua:170: local lo = tile.where(wr:lt(0), 0, row - wr)
+      // attention_bwd_dkdv.lua:180: local lo = tile.where(wr:lt(0), 0, row - wr)
       int lo[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
       }
-      // attention_bwd_dkdv.lua:171: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+      // attention_bwd_dkdv.lua:181: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
       int hi[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
       }
-      // attention_bwd_dkdv.lua:172: local col = k:iota({ BN, BM }, 2)
+      // attention_bwd_dkdv.lua:182: local col = k:iota({ BN, BM }, 2)
       int col[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1664,9 +1664,9 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           }
         }
       }
-      // attention_bwd_dkdv.lua:175: local lse = k:fragment("f32", { 1, BM })
+      // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
       float lse[16];
-      // attention_bwd_dkdv.lua:176: k:copy(lses, lse)
+      // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -1674,7 +1674,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           lse[ci * 2 + vi] = lses[i_stage][0][ci * 8 + col0 + vi];
         }
       }
-      // attention_bwd_dkdv.lua:177: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+      // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1685,7 +1685,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           }
         }
       }
-      // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
+      // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
       uint32_t st_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
@@ -1706,9 +1706,9 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
         lt_wgmma_m64n64k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[i_stage][kk][0], 8192, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
-      // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
+      // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
       float delta[16];
-      // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
+      // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -1716,7 +1716,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           delta[ci * 2 + vi] = deltas[i_stage][0][ci * 8 + col0 + vi];
         }
       }
-      // attention_bwd_dkdv.lua:181: local dst = st * (dpt - delta)
+      // attention_bwd_dkdv.lua:206: local dst = st * (dpt - delta)
       float dst[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1728,7 +1728,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           }
         }
       }
-      // attention_bwd_dkdv.lua:183: k:gemm(dst:cast(v.dtype), Qs, dk)
+      // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
       uint32_t dst_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
@@ -1753,7 +1753,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
       lt_wgmma_settle(dv);   /* read below, after the wait */
       lt_wgmma_settle(dk);   /* read below, after the wait */
     } else {
-      // attention_bwd_dkdv.lua:163: k:assign(st, st * (p.scale * LOG2E))
+      // attention_bwd_dkdv.lua:173: k:assign(st, st * (p.scale * LOG2E))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1764,9 +1764,9 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           }
         }
       }
-      // attention_bwd_dkdv.lua:175: local lse = k:fragment("f32", { 1, BM })
+      // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
       float lse_2[16];
-      // attention_bwd_dkdv.lua:176: k:copy(lses, lse)
+      // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -1774,7 +1774,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           lse_2[ci * 2 + vi] = lses[i_stage][0][ci * 8 + col0 + vi];
         }
       }
-      // attention_bwd_dkdv.lua:177: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+      // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1785,7 +1785,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           }
         }
       }
-      // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
+      // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
       uint32_t st_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
@@ -1806,9 +1806,9 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
         lt_wgmma_m64n64k16_f16<1>(dv, st_frag[kk / 16][0], lt_wgmma_desc(&dOs[i_stage][kk][0], 8192, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs dv run meanwhile */
-      // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
+      // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
       float delta_2[16];
-      // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
+      // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -1816,7 +1816,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           delta_2[ci * 2 + vi] = deltas[i_stage][0][ci * 8 + col0 + vi];
         }
       }
-      // attention_bwd_dkdv.lua:181: local dst = st * (dpt - delta)
+      // attention_bwd_dkdv.lua:206: local dst = st * (dpt - delta)
       float dst_2[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1828,7 +1828,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
           }
         }
       }
-      // attention_bwd_dkdv.lua:183: k:gemm(dst:cast(v.dtype), Qs, dk)
+      // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
       uint32_t dst_2_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
@@ -1856,7 +1856,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
   }
   if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
   lt_cp_async_wait<0>();
-  // attention_bwd_dkdv.lua:221: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+  // attention_bwd_dkdv.lua:246: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
   {
     const bool ok = b < B && hk < Hkv;
     __half *base = dK + (int64_t)b * sdkb + (int64_t)hk * sdkh;
@@ -1881,7 +1881,7 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16
       }
     }
   }
-  // attention_bwd_dkdv.lua:222: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+  // attention_bwd_dkdv.lua:247: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
   {
     const bool ok = b < B && hk < Hkv;
     __half *base = dV + (int64_t)b * sdvb + (int64_t)hk * sdvh;
@@ -1924,8 +1924,8 @@ static int attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024_cp(const void
   if ((double)(B - 1) * sdvb + (double)(Hkv - 1) * sdvh + (double)(Sk - 1) * sdvs + 63 >= 0x1p62) return cudaErrorInvalidValue;
   if ((sdkb < 64 && B > 1) || (sdkh < 64 && Hkv > 1) || (sdks < 64 && Sk > 1) || (sdvb < 64 && B > 1) || (sdvh < 64 && Hkv > 1) || (sdvs < 64 && Sk > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0) return cudaErrorMisalignedAddress;
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:115: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:116: windows below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:121: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:122: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sk + 128 - 1) / 128;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -1937,7 +1937,7 @@ static int attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024_cp(const void
   return (int)cudaGetLastError();
 }
 
-/* One block of attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention_bwd_dkdv.lua:210 runs warp-specialized (TMA copies into an mbarrier ring). */
+/* One block of attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention_bwd_dkdv.lua:235 runs warp-specialized (TMA copies into an mbarrier ring). */
 __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024_kernel(const __grid_constant__ CUtensorMap K_map, const __grid_constant__ CUtensorMap V_map, const __grid_constant__ CUtensorMap Q_map, const __grid_constant__ CUtensorMap dO_map, const __grid_constant__ CUtensorMap LSE_map, const __grid_constant__ CUtensorMap Delta_map, const __grid_constant__ CUtensorMap dK_map, const __grid_constant__ CUtensorMap dV_map, const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const __half *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, __half *__restrict__ dK, __half *__restrict__ dV, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sdob, int64_t sdoh, int64_t sdos, int64_t sdkb, int64_t sdkh, int64_t sdks, int64_t sdvb, int64_t sdvh, int64_t sdvs, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
@@ -1967,31 +1967,31 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
   __half (*dV_out)[64][64] = (__half (*)[64][64])(lt_smem + 100352);
   uint64_t *i_full = (uint64_t *)(lt_smem + 83456), *i_empty = i_full + 3;   /* the ring's mbarriers */
   uint64_t *i_pre = i_full + 6;   /* the mbarrier of the copies before the loop */
-  // attention_bwd_dkdv.lua:110: local nkb = tile.cdiv(p.Sk, BN)
+  // attention_bwd_dkdv.lua:116: local nkb = tile.cdiv(p.Sk, BN)
   const int nkb = (Sk + 128 - 1) / 128;
-  // attention_bwd_dkdv.lua:112: local kb = nkb - 1 - pid
+  // attention_bwd_dkdv.lua:118: local kb = nkb - 1 - pid
   const int kb = nkb - 1 - pid;
-  // attention_bwd_dkdv.lua:113: local b, hk = bh // p.Hkv, bh % p.Hkv
+  // attention_bwd_dkdv.lua:119: local b, hk = bh // p.Hkv, bh % p.Hkv
   const int b = bh / Hkv;
   const int hk = bh % Hkv;
-  // attention_bwd_dkdv.lua:114: local group = p.Hq // p.Hkv
+  // attention_bwd_dkdv.lua:120: local group = p.Hq // p.Hkv
   const int group = Hq / Hkv;
-  // attention_bwd_dkdv.lua:118: local k0 = kb * BN
+  // attention_bwd_dkdv.lua:124: local k0 = kb * BN
   const int k0 = kb * 128;
-  // attention_bwd_dkdv.lua:119: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
+  // attention_bwd_dkdv.lua:125: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag
   const int diag = Sk - Sq;
-  // attention_bwd_dkdv.lua:121: local nqb = tile.cdiv(p.Sq, BM)
+  // attention_bwd_dkdv.lua:127: local nqb = tile.cdiv(p.Sq, BM)
   const int nqb = (Sq + 64 - 1) / 64;
-  // attention_bwd_dkdv.lua:122: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
+  // attention_bwd_dkdv.lua:128: local lo_q, hi_q = k0 - diag - wr, k0 + BN - 1 - diag + wl
   const int lo_q = k0 - diag - window_right;
   const int hi_q = k0 + 128 - 1 - diag + window_left;
-  // attention_bwd_dkdv.lua:123: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
+  // attention_bwd_dkdv.lua:129: local first = tile.where(wr:lt(0), 0, tile.max(lo_q, 0) // BM)
   const int first = window_right < 0 ? 0 : lt_imax(lo_q, 0) / 64;
-  // attention_bwd_dkdv.lua:124: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
+  // attention_bwd_dkdv.lua:130: local last = tile.where(wl:lt(0), nqb, tile.where(hi_q:lt(0), 0, tile.min(nqb, hi_q // BM + 1)))
   const int last = window_left < 0 ? nqb : (hi_q < 0 ? 0 : lt_imin(nqb, hi_q / 64 + 1));
-  // attention_bwd_dkdv.lua:207: local nqh = last - first
+  // attention_bwd_dkdv.lua:232: local nqh = last - first
   const int nqh = last - first;
-  /* the ring of the k:pipelined loop at attention_bwd_dkdv.lua:210, 3 stages: i_full[i] says stage i's TMA copies have landed (16896 bytes), i_empty[i] that the 8 consumer warps are done with it */
+  /* the ring of the k:pipelined loop at attention_bwd_dkdv.lua:235, 3 stages: i_full[i] says stage i's TMA copies have landed (16896 bytes), i_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
     for (int i_stage = 0; i_stage < 3; ++i_stage) {
@@ -2014,29 +2014,29 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
       lt_tma_prefetch_map(&dK_map);
       lt_tma_prefetch_map(&dV_map);
       lt_mbar_arrive_expect_tx(i_pre, 32768);   /* the bytes the copies before the loop deliver */
-      // attention_bwd_dkdv.lua:134: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_bwd_dkdv.lua:144: k:copy(p.K:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Ks)
       lt_tma_load_4d(&Ks[0][0], &K_map, 0, kb * 128, hk, b, i_pre);
-      // attention_bwd_dkdv.lua:135: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_bwd_dkdv.lua:145: k:copy(p.V:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), Vs)
       lt_tma_load_4d(&Vs[0][0], &V_map, 0, kb * 128, hk, b, i_pre);
       int i_stage = 0, i_phase = 0;   /* the stage of the next fill and its phase's parity */
-      // attention_bwd_dkdv.lua:210: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
+      // attention_bwd_dkdv.lua:235: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
       for (int i = 0; i < group * nqh; ++i, i_phase ^= i_stage == 2, i_stage = i_stage == 2 ? 0 : i_stage + 1) {
         lt_mbar_wait(&i_empty[i_stage], i_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
         lt_mbar_arrive_expect_tx(&i_full[i_stage], 16896);   /* the bytes its copies deliver */
-        // attention_bwd_dkdv.lua:146: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
+        // attention_bwd_dkdv.lua:156: k:copy(p.Q:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), Qs)
         lt_tma_load_4d(&Qs[i_stage][0][0], &Q_map, 0, (first + i % lt_imax(nqh, 1)) * 64, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
-        // attention_bwd_dkdv.lua:147: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
+        // attention_bwd_dkdv.lua:157: k:copy(p.dO:tile({ b, hq(), jq(), 0 }, { 1, 1, BM, D }), dOs)
         lt_tma_load_4d(&dOs[i_stage][0][0], &dO_map, 0, (first + i % lt_imax(nqh, 1)) * 64, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
-        // attention_bwd_dkdv.lua:148: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
+        // attention_bwd_dkdv.lua:158: k:copy(p.LSE:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), lses)
         lt_tma_load_4d(&lses[i_stage][0][0], &LSE_map, (first + i % lt_imax(nqh, 1)) * 64, 0, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
-        // attention_bwd_dkdv.lua:149: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
+        // attention_bwd_dkdv.lua:159: k:copy(p.Delta:tile({ b, hq(), 0, jq() }, { 1, 1, 1, BM }), deltas)
         lt_tma_load_4d(&deltas[i_stage][0][0], &Delta_map, (first + i % lt_imax(nqh, 1)) * 64, 0, hk * group + i / lt_imax(nqh, 1), b, &i_full[i_stage]);
       }
     }
   } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
     lt_setmaxnreg_inc<240>();   /* the producer's registers, for the accumulators */
     int i_stage = 0, i_phase = 0;   /* the stage of the next fill and its phase's parity */
-    // attention_bwd_dkdv.lua:136: local dk = k:fragment("f32", { BN, D }, 0)
+    // attention_bwd_dkdv.lua:146: local dk = k:fragment("f32", { BN, D }, 0)
     float dk[32];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -2048,7 +2048,7 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
         }
       }
     }
-    // attention_bwd_dkdv.lua:137: local dv = k:fragment("f32", { BN, D }, 0)
+    // attention_bwd_dkdv.lua:147: local dv = k:fragment("f32", { BN, D }, 0)
     float dv[32];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -2061,13 +2061,13 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
       }
     }
     lt_mbar_wait(i_pre, 0);   /* the copies before the loop have landed (its one phase) */
-    // attention_bwd_dkdv.lua:210: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
-    uint32_t st_frag[4][1][4];   /* line 178's A ([16 of K][warp's 16 rows]), packed in one iteration's step, read by its wgmmas in the next */
+    // attention_bwd_dkdv.lua:235: k:pipelined(0, group * nqh, c.stages, { copies_first = D >= 128 }, function(i)
+    uint32_t st_frag[4][1][4];   /* line 203's A ([16 of K][warp's 16 rows]), packed in one iteration's step, read by its wgmmas in the next */
     for (int i = 0; i < group * nqh; ++i, i_phase ^= i_stage == 2, i_stage = i_stage == 2 ? 0 : i_stage + 1) {
       lt_mbar_wait(&i_full[i_stage], i_phase);   /* the stage's copies have landed */
-      // attention_bwd_dkdv.lua:150: local st = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:160: local st = k:fragment("f32", { BN, BM }, 0)
       float st[32];
-      // attention_bwd_dkdv.lua:151: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
+      // attention_bwd_dkdv.lua:161: k:gemm(Ks, Qs, st, { transpose_b = true, warps = { c.threads // k.warp // WN, WN } })
       /* st starts at zero: the first k step writes it without reading it (scale-d 0) */
       lt_wgmma_settle(st);
       lt_wgmma_fence();   /* st in its registers before the wgmmas read it */
@@ -2076,9 +2076,9 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
         lt_wgmma_m64n64k16_f16_ss<0, 0>(st, lt_wgmma_desc(&Ks[(warp_row & ~63)][kk], 16, 1024, 1), lt_wgmma_desc(&Qs[i_stage][0][kk], 16, 1024, 1), kk > 0);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs st run meanwhile */
-      // attention_bwd_dkdv.lua:152: local dpt = k:fragment("f32", { BN, BM }, 0)
+      // attention_bwd_dkdv.lua:162: local dpt = k:fragment("f32", { BN, BM }, 0)
       float dpt[32];
-      // attention_bwd_dkdv.lua:153: k:gemm(Vs, dOs, dpt, { transpose_b = true })
+      // attention_bwd_dkdv.lua:163: k:gemm(Vs, dOs, dpt, { transpose_b = true })
       /* dpt starts at zero: the first k step writes it without reading it (scale-d 0) */
       lt_wgmma_settle(dpt);
       lt_wgmma_fence();   /* dpt in its registers before the wgmmas read it */
@@ -2101,17 +2101,17 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
         lt_wgmma_fence();   /* on this path too, so that ptxas adds none where the two join */
         lt_wgmma_commit();   /* empty, in dv's place: the waits count the same groups */
       }
-      // attention_bwd_dkdv.lua:209: local function qblock(i) return first + i % tile.max(nqh, 1) end
+      // attention_bwd_dkdv.lua:234: local function qblock(i) return first + i % tile.max(nqh, 1) end
       const int j = first + i % lt_imax(nqh, 1);
-      // attention_bwd_dkdv.lua:191: local qend = (j + 1) * BM
+      // attention_bwd_dkdv.lua:216: local qend = (j + 1) * BM
       const int qend = (j + 1) * 64;
-      // attention_bwd_dkdv.lua:192: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
+      // attention_bwd_dkdv.lua:217: local cuts = tile.either(tile.either(qend:gt(p.Sq), (k0 + BN):gt(p.Sk)),
       const bool cuts = qend > Sq || k0 + 128 > Sk || ((window_right >= 0 && k0 + 128 - 1 > j * 64 + diag + window_right) || (window_left >= 0 && k0 < qend - 1 + diag - window_left));
-      // attention_bwd_dkdv.lua:195: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_bwd_dkdv.lua:220: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
         lt_wgmma_wait<2>();   /* all but the newest 2 groups in flight are done: those into st */
         lt_wgmma_settle(st);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:163: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:173: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -2122,31 +2122,31 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
             }
           }
         }
-        // attention_bwd_dkdv.lua:168: local key = k:iota({ BN, 1 }, 1)
+        // attention_bwd_dkdv.lua:178: local key = k:iota({ BN, 1 }, 1)
         int key[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           key[ri] = ri * 8 + row0;
         }
-        // attention_bwd_dkdv.lua:169: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
+        // attention_bwd_dkdv.lua:179: local row = key + (k0 - j * BM - diag)   -- the query aligned with the key, in block columns
         int row[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           row[ri] = key[ri] + (k0 - j * 64 - diag);
         }
-        // attention_bwd_dkdv.lua:170: local lo = tile.where(wr:lt(0), 0, row - wr)
+        // attention_bwd_dkdv.lua:180: local lo = tile.where(wr:lt(0), 0, row - wr)
         int lo[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           lo[ri] = window_right < 0 ? 0 : row[ri] - window_right;
         }
-        // attention_bwd_dkdv.lua:171: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
+        // attention_bwd_dkdv.lua:181: local hi = tile.where(key:lt(p.Sk - k0), tile.min(p.Sq - j * BM, tile.where(wl:lt(0), BM, row + wl + 1)), 0)
         int hi[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           hi[ri] = key[ri] < Sk - k0 ? lt_imin(Sq - j * 64, (window_left < 0 ? 64 : row[ri] + window_left + 1)) : 0;
         }
-        // attention_bwd_dkdv.lua:172: local col = k:iota({ BN, BM }, 2)
+        // attention_bwd_dkdv.lua:182: local col = k:iota({ BN, BM }, 2)
         int col[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -2159,9 +2159,9 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
             }
           }
         }
-        // attention_bwd_dkdv.lua:175: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
         float lse[16];
-        // attention_bwd_dkdv.lua:176: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -2169,7 +2169,7 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
             lse[ci * 2 + vi] = lses[i_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:177: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -2183,7 +2183,7 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dpt);   /* read below, after the wait */
         lt_wgmma_settle(dv);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
         /* into st_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -2196,9 +2196,9 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
             st_frag[kk / 16][mi][3] = lt_pack_f16x2(st[i + 18], st[i + 18 + 1]);
           }
         }
-        // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
         float delta[16];
-        // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -2206,7 +2206,7 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
             delta[ci * 2 + vi] = deltas[i_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:181: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:206: local dst = st * (dpt - delta)
         float dst[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -2218,7 +2218,7 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
             }
           }
         }
-        // attention_bwd_dkdv.lua:183: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
         uint32_t dst_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -2244,7 +2244,7 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
       } else {
         lt_wgmma_wait<2>();   /* all but the newest 2 groups in flight are done: those into st */
         lt_wgmma_settle(st);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:163: k:assign(st, st * (p.scale * LOG2E))
+        // attention_bwd_dkdv.lua:173: k:assign(st, st * (p.scale * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -2255,9 +2255,9 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
             }
           }
         }
-        // attention_bwd_dkdv.lua:175: local lse = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:185: local lse = k:fragment("f32", { 1, BM })
         float lse_2[16];
-        // attention_bwd_dkdv.lua:176: k:copy(lses, lse)
+        // attention_bwd_dkdv.lua:186: k:copy(lses, lse)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -2265,7 +2265,7 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
             lse_2[ci * 2 + vi] = lses[i_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:177: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
+        // attention_bwd_dkdv.lua:187: k:assign(st, tile.exp2(st - lse * LOG2E))   -- P^T
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -2279,7 +2279,7 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
         lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
         lt_wgmma_settle(dpt);   /* read below, after the wait */
         lt_wgmma_settle(dv);   /* read below, after the wait */
-        // attention_bwd_dkdv.lua:178: k:gemm(st:cast(v.dtype), dOs, dv)
+        // attention_bwd_dkdv.lua:203: k:gemm(st:cast(v.dtype), dOs, dv)
         /* into st_frag, declared before the loop: its wgmmas are issued at the next iteration's top, or after the loop */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -2292,9 +2292,9 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
             st_frag[kk / 16][mi][3] = lt_pack_f16x2(st[i + 18], st[i + 18 + 1]);
           }
         }
-        // attention_bwd_dkdv.lua:179: local delta = k:fragment("f32", { 1, BM })
+        // attention_bwd_dkdv.lua:204: local delta = k:fragment("f32", { 1, BM })
         float delta_2[16];
-        // attention_bwd_dkdv.lua:180: k:copy(deltas, delta)
+        // attention_bwd_dkdv.lua:205: k:copy(deltas, delta)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -2302,7 +2302,7 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
             delta_2[ci * 2 + vi] = deltas[i_stage][0][ci * 8 + col0 + vi];
           }
         }
-        // attention_bwd_dkdv.lua:181: local dst = st * (dpt - delta)
+        // attention_bwd_dkdv.lua:206: local dst = st * (dpt - delta)
         float dst_2[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -2314,7 +2314,7 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
             }
           }
         }
-        // attention_bwd_dkdv.lua:183: k:gemm(dst:cast(v.dtype), Qs, dk)
+        // attention_bwd_dkdv.lua:208: k:gemm(dst:cast(v.dtype), Qs, dk)
         uint32_t dst_2_frag[4][1][4];   /* [16 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
@@ -2356,7 +2356,7 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
     }
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(dv);   /* read below, after the wait */
-    // attention_bwd_dkdv.lua:221: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
+    // attention_bwd_dkdv.lua:246: k:store(p.dK:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dk * p.scale)
     {   /* out by TMA stores (dK_map: only the elements inside dK are written), each consumer warpgroup its 64 rows, 64 columns at a time through dK_out[wg] */
       const int wg = tid / 128;   /* this thread's warpgroup */
       if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read dK_out[wg] */
@@ -2378,7 +2378,7 @@ __global__ void __launch_bounds__(384, 1) attention_bwd_dkdv_f16_d64_B16_Hkv16_H
         lt_tma_store_commit();
       }
     }
-    // attention_bwd_dkdv.lua:222: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
+    // attention_bwd_dkdv.lua:247: k:store(p.dV:tile({ b, hk, kb, 0 }, { 1, 1, BN, D }), dv)
     {   /* out by TMA stores (dV_map: only the elements inside dV are written), each consumer warpgroup its 64 rows, 64 columns at a time through dV_out[wg] */
       const int wg = tid / 128;   /* this thread's warpgroup */
       if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read dV_out[wg] */
@@ -2420,8 +2420,8 @@ static int attention_bwd_dkdv_f16_d64_B16_Hkv16_Hq16_Sk1024_Sq1024(const void *Q
   if ((double)(B - 1) * sdvb + (double)(Hkv - 1) * sdvh + (double)(Sk - 1) * sdvs + 63 >= 0x1p62) return cudaErrorInvalidValue;
   if ((sdkb < 64 && B > 1) || (sdkh < 64 && Hkv > 1) || (sdks < 64 && Sk > 1) || (sdvb < 64 && B > 1) || (sdvh < 64 && Hkv > 1) || (sdvs < 64 && Sk > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)dO % 2 != 0 || (uintptr_t)LSE % 4 != 0 || (uintptr_t)Delta % 4 != 0 || (uintptr_t)dK % 2 != 0 || (uintptr_t)dV % 2 != 0) return cudaErrorMisalignedAddress;
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:115: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:116: windows below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:121: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention_bwd_dkdv.lua:122: windows below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sk + 128 - 1) / 128;
   const int64_t grid_y = (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;

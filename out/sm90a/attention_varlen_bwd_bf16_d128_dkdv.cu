@@ -855,10 +855,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
             for (int ci = 0; ci < 4; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(lt_round_bf16(st[ri * 8 + ci * 2 + vi]));
-              }
+              *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_bf16x2(st[ri * 8 + ci * 2 + 0], st[ri * 8 + ci * 2 + 1]);
             }
           }
           lt_wgmma_barrier();
@@ -877,10 +874,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
             for (int ci = 0; ci < 4; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(lt_round_bf16(st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta[ci * 2 + vi])));
-              }
+              *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_bf16x2(st[ri * 8 + ci * 2 + 0] * (dpt[ri * 8 + ci * 2 + 0] - delta[ci * 2 + 0]), st[ri * 8 + ci * 2 + 1] * (dpt[ri * 8 + ci * 2 + 1] - delta[ci * 2 + 1]));
             }
           }
           lt_wgmma_barrier();
@@ -921,10 +915,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
             for (int ci = 0; ci < 4; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(lt_round_bf16(st[ri * 8 + ci * 2 + vi]));
-              }
+              *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_bf16x2(st[ri * 8 + ci * 2 + 0], st[ri * 8 + ci * 2 + 1]);
             }
           }
           lt_wgmma_barrier();
@@ -943,10 +934,7 @@ __global__ void __launch_bounds__(256) attention_varlen_bwd_bf16_d128_dkdv_kerne
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
             for (int ci = 0; ci < 4; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                st_sh[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(lt_round_bf16(st[ri * 8 + ci * 2 + vi] * (dpt[ri * 8 + ci * 2 + vi] - delta[ci * 2 + vi])));
-              }
+              *(uint32_t *)&st_sh[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = lt_pack_bf16x2(st[ri * 8 + ci * 2 + 0] * (dpt[ri * 8 + ci * 2 + 0] - delta[ci * 2 + 0]), st[ri * 8 + ci * 2 + 1] * (dpt[ri * 8 + ci * 2 + 1] - delta[ci * 2 + 1]));
             }
           }
           lt_wgmma_barrier();

@@ -148,7 +148,7 @@ pick_attention() {
       attention_bwd_post_bf16_d32) on=any ;;
       # sm90a at d128: 256 threads, whose two warpgroups take turns at the wgmmas
       attention_bf16_d128|attention_bwd_pre_bf16_d128|attention_bwd_dq_bf16_d128|attention_bwd_dkdv_bf16_d128) on=sm90a ;;
-      # sm90a, dQ by atomics at d128: wgmma for warpgroups that split N, P^T and dS^T staged in shared memory
+      # sm90a, dQ by atomics at d128: two warpgroups of 64 key rows, dS^T staged once, dQ^T added transposed
       attention_bwd_pre_dq_atomic_bf16_d128|attention_bwd_dkdv_dq_atomic_bf16_d128|attention_bwd_post_bf16_d128) on=sm90a ;;
       # sm80 at d96: 128-wide tiles over 96 columns (cp.async of part of a chunk)
       attention_bf16_d96|attention_bwd_pre_bf16_d96|attention_bwd_dq_bf16_d96|attention_bwd_dkdv_bf16_d96) on=sm80 ;;
