@@ -289,11 +289,16 @@ struct Stmt {
                            the lane index (two gemms or more) */
   MmaKind inst;         /* S_GEMM: its instruction */
   const char *why_inst; /* S_GEMM of fp8 or tf32 operands on a wgmma target, not wgmma: why not (--explain) */
+  int a_words;          /* S_GEMM wgmma of tf32 operands, A stored [K, M] (or, swapped, B stored [K, N]): each
+                           thread reads the instruction's A fragment, f32 words, from that shared tile into
+                           registers (no transpose bits for tf32; mma.c) */
   int ldsm_ring;        /* S_GEMM mma.sync: double-buffered fragments, the next 16 of K loaded during this one's mmas */
   int fuse;             /* S_LET / S_LOAD of a tile: the assignment after it runs in its loops, element by element */
   Sym *early;           /* S_LOAD after a SCHED_WARPSPEC loop: the shared tile its cp.async copy lands in, issued
                            at the program's top, before the loop (pass/early.c, lower/early.c) */
   int stage_bytes;      /* S_FOR SCHED_WARPSPEC: the bytes its TMA copies deliver into a stage */
+  int drain;            /* S_FOR SCHED_WARPSPEC: its consumers wait for all of an iteration's wgmmas at its end and
+                           give that iteration's stage back (a gemm of Stmt.a_words: its A registers die there) */
   int early_release;    /* S_FOR SCHED_WARPSPEC with carried wgmmas: its body waits for all of them at its top
                            level, and gives the stage before back there (lower/sched_warpspec.c) */
   const char *why_plain;   /* S_FOR with stages on a warpspec target, not SCHED_WARPSPEC: why not (--explain) */

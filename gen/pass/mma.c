@@ -21,7 +21,8 @@
 ** (i, j: the thread's register rows and column chunks.)  sm90a takes wgmma
 ** where every gemm of the kernel fits it (wgmma_fits); its B operand, and
 ** a shared A, are then read by the tensor cores through descriptors (fp8
-** and tf32 too, both operands K-major: wgmma_layout_why).  f32 operands take
+** and tf32 too, both operands K-major: wgmma_layout_why; a tf32 A stored
+** [K, M] goes from its shared tile into registers, Stmt.a_words).  f32 operands take
 ** m16n8k8 tf32 where the gemm says tf32 = true and the target has mma.sync;
 ** fp8 operands take mma.sync as f16 where they can (fp8_inst); other f32 operands, and targets without a matrix instruction, use plain
 ** multiply-adds over the kernel's blocked layout (layout.c).  The operands of mma.sync are
@@ -275,14 +276,29 @@ static int staged_row(const Expr *v) {
   return ltP_wgmma_row(&t);
 }
 
+/* Does gemm g read a tf32 A stored [K, M] through registers (Stmt.a_words)?
+** The instruction's A may come from registers, whose fragment (rows g,
+** g + 8 by columns t, t + 4 of a warp's 16 x 8; PTX ISA, wgmma register
+** fragments for .tf32) each thread reads word by word from the shared
+** tile whatever its order.  With the operands swapped (swap_fits) the
+** instruction's A is B^T: registers where B is stored [K, N]. */
+static int tf32_a_words(const Stmt *g) { return g->shared && g->trans_a && g->shared_b->dt == DT_F32 && g->tf32; }
+static int tf32_words(const Stmt *g, int swap) {
+  return swap ? g->shared && !g->trans_b && g->shared_b->dt == DT_F32 && g->tf32 : tf32_a_words(g);
+}
+
 /* Why wgmma cannot take gemm g's fp8 or tf32 operands, or NULL: for
 ** operands not of 16 bits the instruction has no transpose bits (PTX ISA,
 ** wgmma.mma_async: imm-trans-a and imm-trans-b are for .f16 and .bf16
 ** only), so both are read K-major from shared memory by descriptor: A
-** [M, K] and B [N, K] (transpose_b), K at least one 32-byte swizzle row. */
+** [M, K] and B [N, K] (transpose_b), K at least one 32-byte swizzle row;
+** but a tf32 A [K, M] from registers (tf32_a_words). */
 static const char *wgmma_layout_why(const Stmt *g) {
-  if (g->trans_a) return "A is [K, M] (transpose_a): wgmma reads 8-bit and tf32 operands K-major only";
-  if (!g->trans_b) return "B is [K, N]: wgmma reads 8-bit and tf32 operands K-major only ([N, K], transpose_b = true)";
+  if (g->trans_a && !tf32_a_words(g)) return "A is [K, M] (transpose_a): wgmma reads 8-bit operands K-major only";
+  if (!g->trans_b && g->trans_a)
+    return "A is [K, M] and B [K, N]: wgmma reads tf32 operands through registers (its A) or K-major";
+  if (!g->trans_b)
+    return "B is [K, N]: wgmma reads 8-bit and tf32 B operands K-major only ([N, K], transpose_b = true)";
   if (!g->shared) return "A is a register tile: 8-bit and tf32 wgmma here read A from shared memory";
   if (!ltP_wgmma_row(g->shared) || !ltP_wgmma_row(g->shared_b))
     return "a K tile of other than 32, 64 or a multiple of 128 bytes (wgmma's swizzle rows)";
@@ -312,7 +328,7 @@ static int wgmma_fits_one(const Kernel *k, const Stmt *g) {
   if (k->warps_m % 4 || BM % (64 * wgm) || BN % wgn) return 0;
   int blocks = BM / (64 * wgm), n = BN / wgn, row = ltP_wgmma_row(b);
   if (n % 8 || n > 256 || !row) return 0;
-  int a_desc = g->shared && ltP_wgmma_row(g->shared);
+  int a_desc = g->shared && ltP_wgmma_row(g->shared) && !tf32_a_words(g);
   if (!g->shared && wgn > 1) a_desc = staged_row(g->val);   /* staged through shared memory (feed_operand) */
   if ((blocks > 1 || wgn > 1) && !a_desc) return 0;
   if (wgn > 1 && !g->trans_b && n % (row / ltI_dtypes[b->dt].bytes)) return 0;
@@ -351,13 +367,15 @@ static int wgmma_grid(Kernel *k, int nwarps, Site *sites, int n) {
 ** [K, N]); A's tile wgmma's B, [M, K] K-major (16-bit operands: the
 ** layouts with A stored [K, M] keep their own tiles), its rows
 ** wgmma's N (8 to 256, a multiple of 8).  The warps split the columns,
-** 16 each: BN = 16 x warps. */
+** 16 each: BN = 16 x warps.  And where a tf32 B is stored [K, N]: wgmma's
+** A is then B^T from registers (tf32_words), for a tile of up to 256 rows. */
 static int swap_fits(const Kernel *k, const Stmt *g, int nwarps, int n) {
   const Sym *acc = g->dst, *a = g->shared, *b = g->shared_b;
-  int BM = acc->shape[0], BN = acc->shape[1];
-  if (n != 1 || nwarps % 4 || !a || g->trans_a || ltI_dtypes[b->dt].bytes != 2 || a->dt != b->dt) return 0;
-  if (BM >= 64 || BM % 8 || BN != 16 * nwarps || !ltP_wgmma_row(a) || !ltP_wgmma_row(b)) return 0;
-  if (!g->trans_b && 64 % (ltP_wgmma_row(b) / 2)) return 0;
+  int BM = acc->shape[0], BN = acc->shape[1], tf32 = b->dt == DT_F32 && g->tf32;
+  if (n != 1 || nwarps % 4 || !a || g->trans_a || (ltI_dtypes[b->dt].bytes != 2 && !tf32) || a->dt != b->dt) return 0;
+  if (tf32 ? g->trans_b || BM > 256 : BM >= 64) return 0;   /* tf32: a B [K, N] through registers (tf32_words) */
+  if (BM % 8 || BN != 16 * nwarps || !ltP_wgmma_row(a) || !ltP_wgmma_row(b)) return 0;
+  if (!tf32 && !g->trans_b && 64 % (ltP_wgmma_row(b) / 2)) return 0;
   return !k->warps_m;
 }
 
@@ -428,6 +446,7 @@ void ltP_mma(Kernel *k, const Target *t) {
         if (ops[j] && ops[j]->shape[1] * ltI_dtypes[ops[j]->dt].bytes % 32 == 0) ops[j]->swizzle = 1;   /* groups of 2+ chunks */
       if (m == MMA_WGMMA) g->shared_b->wgmma = 1;
       if (m == MMA_WGMMA && g->shared && ltP_wgmma_row(g->shared)) g->shared->wgmma = 1;   /* A by descriptor too */
+      if (m == MMA_WGMMA) g->a_words = tf32_words(g, swap);   /* its tile keeps wgmma's layout: the TMA lands it so */
     }
 }
 

@@ -4,7 +4,9 @@
 ** shared tiles, else the earlier path with Stmt.why_inst saying why
 ** (--explain); and the K step the accumulator's layout takes.  Tiles of
 ** fewer than 64 rows: wgmma on the swapped operands (Layout.swap) where
-** A is a shared [M, K] tile of 16 bits, else mma.sync.
+** A is a shared [M, K] tile of 16 bits, else mma.sync.  tf32 with an
+** operand stored MN-major: wgmma with its words read into registers as
+** the instruction's A (Stmt.a_words; B [K, N] swapped), tn mma.sync.
 */
 #include "check.h"
 
@@ -101,9 +103,38 @@ static void test_swap(void) {
   CHECK("mma/swap_16x64_sm80_mma_sync", k->mma == MMA_SYNC && !k->layouts->swap);
 }
 
+/* tf32 (f32 operands, tf32 = true) on sm90a, 256 threads, [128, 128]
+** tiles, K 128: tt (A [K, M], B [N, K]) takes wgmma with A's words in
+** registers; nn (B [K, N]) the operands swapped, B^T's words in registers;
+** tn (both MN-major) mma.sync, saying why. */
+static void test_tf32_words(void) {
+  const Target *sm90a = ltT_find("sm90a");
+  Kernel *k = small_kernel(DT_F32, 256, 128, 128, 1);
+  Stmt *g = k->gemm;
+  g->tf32 = 1;
+  g->trans_b = 1;
+  g->shared_b = shared_sym(k, DT_F32, 128, 128);
+  NO_ERROR("mma/tf32_tt_runs", ltP_mma(k, sm90a));
+  CHECK("mma/tf32_tt_wgmma_a_words", k->mma == MMA_WGMMA && g->a_words && !k->layouts->swap && !g->why_inst);
+  CHECK("mma/tf32_tt_two_groups_down_m", k->warps_m == 8 && k->warps_n == 1 && k->layouts->wtn == 128);
+  k = small_kernel(DT_F32, 256, 128, 128, 0);
+  g = k->gemm;
+  g->tf32 = 1;
+  NO_ERROR("mma/tf32_nn_128x128_runs", ltP_mma(k, sm90a));
+  CHECK("mma/tf32_nn_128x128_wgmma_swapped_b_words", k->mma == MMA_WGMMA && g->a_words && k->layouts->swap);
+  CHECK("mma/tf32_nn_128x128_warps_across_n", k->warps_m == 1 && k->warps_n == 8 && k->layouts->nr == 32);
+  k = small_kernel(DT_F32, 256, 128, 128, 1);
+  g = k->gemm;
+  g->tf32 = 1;
+  NO_ERROR("mma/tf32_tn_runs", ltP_mma(k, sm90a));
+  CHECK("mma/tf32_tn_mma_sync_says_why", k->mma == MMA_TF32 && !g->a_words && g->why_inst &&
+                                             strstr(g->why_inst, "[K, M] and B [K, N]"));
+}
+
 int main(void) {
   ltU_file = "unit.lua";
   test_fp8_tf32();
   test_swap();
+  test_tf32_words();
   return 0;
 }
