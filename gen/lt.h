@@ -121,6 +121,7 @@ struct Sym {
   int stages;           /* ring of this many copies (pipeline.c); 0 or 1: one */
   int swizzle;          /* XOR-swizzled in 16-byte chunks (mma.c) */
   int staging;          /* holds a register operand of a gemm on its way in (mma.c) */
+  const Sym *copy_of;   /* a tf32 wgmma's B [K, N] that the consumers copy into this tile K-major (mma.c) */
   int over;             /* a store's staging tile, laid over the other shared tiles, dead by then (smem.c; on a
                            persistent grid after them) */
   int wgmma;            /* read by wgmma through a descriptor: aligned to its swizzle atom, rows of
@@ -292,6 +293,8 @@ struct Stmt {
   int a_words;          /* S_GEMM wgmma of tf32 operands, A stored [K, M] (or, swapped, B stored [K, N]): each
                            thread reads the instruction's A fragment, f32 words, from that shared tile into
                            registers (no transpose bits for tf32; mma.c) */
+  Sym *b_t;             /* S_GEMM wgmma of tf32 operands, A [K, M] and B [K, N]: a shared tile [N, K], one a stage,
+                           that the consumers copy B into K-major before the wgmmas read it (mma.c) */
   int ldsm_ring;        /* S_GEMM mma.sync: double-buffered fragments, the next 16 of K loaded during this one's mmas */
   int fuse;             /* S_LET / S_LOAD of a tile: the assignment after it runs in its loops, element by element */
   Sym *early;           /* S_LOAD after a SCHED_WARPSPEC loop: the shared tile its cp.async copy lands in, issued

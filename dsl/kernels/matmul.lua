@@ -60,7 +60,7 @@ return tile.kernel {
     local BM = c.BM
     -- half the registers per warp tile on wave32, for tf32 by mma.sync (operand words and their rounding), and for tf32
     -- wgmma on sm90a (wg32, K step 32) but nt without a bias (full width spilled 4-212 bytes; nn: 16 columns a warp)
-    local dt, wg32 = v.dtype == "tf32" and "f32" or v.dtype, v.dtype == "tf32" and v.layout ~= "tn" and k.target == "sm90a"
+    local dt, wg32 = v.dtype == "tf32" and "f32" or v.dtype, v.dtype == "tf32" and k.target == "sm90a"
     local BN = (k.target == "gfx1100" or (v.dtype == "tf32" and (not wg32 or v.epilogue ~= "none" or v.layout ~= "nt"))) and c.BN // 2 or c.BN
     local BK = wg32 and c.BK // 2 or dt == "f32" and c.BK // 4 or c.BK   -- f32 takes twice the bytes, and (but tf32) no tensor cores
     -- CDNA: half the K step, so that the LDS double buffer of the

@@ -58,7 +58,25 @@ static const char *wgmma_desc(const Sym *sh, const char *at, int mn) {
 ** those columns of its rows kk.. ([K, N]). */
 static const char *operand_b_at(E *e, const Stmt *s, const Sym *b) {
   const char *n0 = e->k->warps_n > 1 ? s->dst->layout->wcol : "0";
-  return s->trans_b ? ltE_sh_index(e, b, n0, "kk") : ltE_sh_index(e, b, "kk", n0);
+  return s->trans_b || b == s->b_t ? ltE_sh_index(e, b, n0, "kk") : ltE_sh_index(e, b, "kk", n0);
+}
+
+/* Gemm s's B [K, N] copied into its [N, K] tile Stmt.b_t (tf32: wgmma
+** reads it K-major only): the 256 threads each take 4 of K of one column
+** at a time (a 16-byte chunk of a row of b_t, conflict-free: 8 rows' chunks
+** cover the 32 banks), then fence for the async proxy and meet at the
+** consumers' barrier (E.barrier) before any reads it. */
+static void copy_b_t(E *e, const Stmt *s) {
+  const Sym *b = s->shared_b, *t = s->b_t;
+  int BK = b->shape[0], BN = b->shape[1];
+  ltE_line(e, "/* %s [%d, %d] into %s [%d, %d], K-major for the wgmmas (no transpose bits for tf32) */", b->name, BK, BN,
+           t->name, BN, BK);
+  ltE_open_for(e, "i", BN * BK / 4 / 256, 1);
+  ltE_line(e, "const int n = (tid + i * 256) %% %d, k = (tid + i * 256) / %d * 4;", BN, BN);
+  ltE_line(e, "*(float4 *)&%s = float4{%s, %s, %s, %s};", ltE_sh_at(e, t, "n", "k"), ltE_sh_at(e, b, "k", "n"),
+           ltE_sh_at(e, b, "k + 1", "n"), ltE_sh_at(e, b, "k + 2", "n"), ltE_sh_at(e, b, "k + 3", "n"));
+  ltE_close_for(e);
+  ltE_line(e, "%s   /* %s is whole */", e->barrier, t->name);
 }
 
 /* Is s the declaration of a zero-filled accumulator that a wgmma gemm
@@ -75,7 +93,7 @@ int ltL_starts_wgmma(const Stmt *s) {
 ** the settles and wgmma.fence, then the wgmmas of its K steps, scale-d
 ** `sd` (no commit). */
 static void issue(E *e, const Stmt *s, int BK, const char *frag, const char *sd) {
-  Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
+  Sym *a = s->shared ? s->shared : s->areg, *b = s->b_t ? s->b_t : s->shared_b, *acc = s->dst;
   const char *ty = ltP_wgmma_type(b->dt);
   const Layout *l = acc->layout;
   int N = l->wtn, ss = a->wgmma && !s->a_words, blocks = l->rgap ? l->wtm / 16 : 1;   /* m64 blocks a warpgroup */
@@ -103,7 +121,7 @@ static void issue(E *e, const Stmt *s, int BK, const char *frag, const char *sd)
                tr ? ltU_fmt("<%d, %d>", s->trans_a, !s->trans_b) : "", d, wgmma_desc(a, at, s->trans_a),
                wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b), sd);
     }
-  } else if (!tr) {   /* tf32 A from registers, B K-major */
+  } else if (!tr) {   /* tf32 A from registers, B K-major (or its K-major copy, b_t) */
     ltE_line(e, "lt_wgmma_m64n%dk%d_%s(%s, %s[kk / %d][0], %s, %s);", N, K, ty, acc->name, frag, K,
              wgmma_desc(b, operand_b_at(e, s, b), 0), sd);
   } else {
@@ -159,6 +177,7 @@ void ltL_gemm_wgmma(E *e, Stmt *s, int BK) {
     ltE_line(e, "/* %s starts at zero: the first k step writes it without reading it (scale-d 0) */", acc->name);
   e->fresh = NULL;
   const char *frag = ltU_fmt("%s_frag", s->a_words && acc->layout->swap ? b->name : a->name);
+  if (s->b_t) copy_b_t(e, s);
   if (s->a_words) {
     tf32_a_words(e, s, BK, frag);
   } else if (!ss) {

@@ -283,6 +283,17 @@ static int staged_row(const Expr *v) {
 ** tile whatever its order.  With the operands swapped (swap_fits) the
 ** instruction's A is B^T: registers where B is stored [K, N]. */
 static int tf32_a_words(const Stmt *g) { return g->shared && g->trans_a && g->shared_b->dt == DT_F32 && g->tf32; }
+/* Does tf32 gemm g with A [K, M] and B [K, N] (tn) take wgmma with B
+** copied K-major (Stmt.b_t): both are MN-major, A goes through registers
+** (tf32_a_words), and the consumers copy B's [K, N] tile into a [N, K]
+** one each iteration, 4 of K a thread at a time, every thread the same
+** number (256 threads) - a K tile of one 128-byte swizzle row. */
+static int tf32_b_copy(const Stmt *g) {
+  const Sym *b = g->shared_b;
+  int BK = b->shape[0], BN = b->shape[1];
+  return tf32_a_words(g) && !g->trans_b && BK * 4 == 128 && BN % 32 == 0 && BN <= 256 && BN * BK / 4 % 256 == 0;
+}
+
 static int tf32_words(const Stmt *g, int swap) {
   return swap ? g->shared && !g->trans_b && g->shared_b->dt == DT_F32 && g->tf32 : tf32_a_words(g);
 }
@@ -295,9 +306,9 @@ static int tf32_words(const Stmt *g, int swap) {
 ** but a tf32 A [K, M] from registers (tf32_a_words). */
 static const char *wgmma_layout_why(const Stmt *g) {
   if (g->trans_a && !tf32_a_words(g)) return "A is [K, M] (transpose_a): wgmma reads 8-bit operands K-major only";
-  if (!g->trans_b && g->trans_a)
-    return "A is [K, M] and B [K, N]: wgmma reads tf32 operands through registers (its A) or K-major";
-  if (!g->trans_b)
+  if (!g->trans_b && g->trans_a && !tf32_b_copy(g))
+    return "A is [K, M] and B [K, N]: a copy of B K-major takes a tile of 32 to 256 columns, a K tile of 128 bytes";
+  if (!g->trans_b && !g->trans_a)
     return "B is [K, N]: wgmma reads 8-bit and tf32 B operands K-major only ([N, K], transpose_b = true)";
   if (!g->shared) return "A is a register tile: 8-bit and tf32 wgmma here read A from shared memory";
   if (!ltP_wgmma_row(g->shared) || !ltP_wgmma_row(g->shared_b))
@@ -325,6 +336,7 @@ static int wgmma_fits_one(const Kernel *k, const Stmt *g) {
   const Sym *acc = g->dst, *b = g->shared_b;
   int wgm = k->warps_m / 4, wgn = k->warps_n, BM = acc->shape[0], BN = acc->shape[1];
   if (ltI_dtypes[b->dt].bytes != 2 && wgmma_layout_why(g)) return 0;
+  if (tf32_b_copy(g) && k->threads != 256) return 0;   /* (the copy's share a thread) */
   if (k->warps_m % 4 || BM % (64 * wgm) || BN % wgn) return 0;
   int blocks = BM / (64 * wgm), n = BN / wgn, row = ltP_wgmma_row(b);
   if (n % 8 || n > 256 || !row) return 0;
@@ -447,6 +459,16 @@ void ltP_mma(Kernel *k, const Target *t) {
       if (m == MMA_WGMMA) g->shared_b->wgmma = 1;
       if (m == MMA_WGMMA && g->shared && ltP_wgmma_row(g->shared)) g->shared->wgmma = 1;   /* A by descriptor too */
       if (m == MMA_WGMMA) g->a_words = tf32_words(g, swap);   /* its tile keeps wgmma's layout: the TMA lands it so */
+      if (m == MMA_WGMMA && !swap && tf32_b_copy(g)) {   /* tn: B copied K-major */
+        Sym *bt = ltI_sym(k, SYM_SHARED, DT_F32, g->line);
+        bt->rank = 2;
+        bt->shape[0] = g->shared_b->shape[1];
+        bt->shape[1] = g->shared_b->shape[0];
+        bt->swizzle = bt->wgmma = 1;
+        bt->name = ltU_fmt("%s_t", g->shared_b->name);
+        bt->copy_of = g->shared_b;
+        g->b_t = bt;
+      }
     }
 }
 

@@ -84,15 +84,15 @@ for dt in ("f16", "bf16"):
         results.append(verdict(f"{target} gemm_colsum_{dt} {shape} C", rc, C, v, dt))
         results.append(verdict(f"{target} gemm_colsum_{dt} {shape} S", rc, S, sums, dt))
 
-for M, N, K, skew in SHAPES:   # gemm_tf32: nn (A [M, K], B [K, N]) and tt (A [K, M], B [N, K])
+for M, N, K, skew in SHAPES:   # gemm_tf32: A [M, K] (n) or [K, M] (t), B [K, N] (n) or [N, K] (t)
     shape = f"{M}x{N}x{K}{' skewed' if skew else ''}"
-    for lay in ("nn", "tt"):
-        A = rand((K, M) if lay == "tt" else (M, K), "f32", skew)
-        B = rand((N, K) if lay == "tt" else (K, N), "f32", skew)
+    for lay in ("nn", "tn", "tt"):
+        A = rand((K, M) if lay[0] == "t" else (M, K), "f32", skew)
+        B = rand((N, K) if lay[1] == "t" else (K, N), "f32", skew)
         C = poisoned((M, N), "f32", skew)
         rc = lib(f"gemm_tf32_{lay}", C, A, B, M, N, K, 0.125)
         torch.cuda.synchronize()
-        v = A.double().t() @ B.double().t() if lay == "tt" else A.double() @ B.double()
+        v = (A.double().t() if lay[0] == "t" else A.double()) @ (B.double().t() if lay[1] == "t" else B.double())
         results.append(verdict(f"{target} gemm_tf32_{lay} {shape}", rc, C, torch.where(v > 0, v, v * 0.125), "f32"))
 
 for ok, name, why in results:
