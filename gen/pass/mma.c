@@ -22,7 +22,8 @@
 ** where every gemm of the kernel fits it (wgmma_fits); its B operand, and
 ** a shared A, are then read by the tensor cores through descriptors (fp8
 ** and tf32 too, both operands K-major: wgmma_layout_why; a tf32 A stored
-** [K, M] goes from its shared tile into registers, Stmt.a_words).  f32 operands take
+** [K, M] goes from its shared tile into registers, Stmt.a_words, a B
+** [K, N] too with the operands swapped, or copied K-major, Stmt.b_t).  f32 operands take
 ** m16n8k8 tf32 where the gemm says tf32 = true and the target has mma.sync;
 ** fp8 operands take mma.sync as f16 where they can (fp8_inst); other f32 operands, and targets without a matrix instruction, use plain
 ** multiply-adds over the kernel's blocked layout (layout.c).  The operands of mma.sync are
