@@ -88,8 +88,11 @@ return tile.kernel {
     k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
   end,
   -- f32 (multiply-adds) with the GELU epilogue on sm90a: 2 stages, where 3
-  -- spilled 8 bytes (ptxas, the layouts with A transposed: tn, tt)
+  -- spilled 8 bytes (ptxas, the layouts with A transposed: tn, tt); tf32 nn,
+  -- tn and tt on sm90a (128 x 128 tiles, an operand's words in registers):
+  -- 4 stages, 1-13% faster than 3 on the H200
   variant_config = function(v, target)
     if v.dtype == "f32" and v.epilogue == "bias_gelu" and target == "sm90a" then return { stages = 2 } end
+    if v.dtype == "tf32" and v.layout ~= "nt" and target == "sm90a" then return { stages = 4 } end
   end,
 }

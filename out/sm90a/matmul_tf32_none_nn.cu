@@ -4,7 +4,7 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256 (kernel defaults: dsl/tuned/matmul.lua has no entry for matmul_tf32_none_nn on sm90a, NVIDIA H200).
+ * Config: BK=64 BM=128 BN=256 group_m=8 stages=4 threads=256 (kernel defaults: dsl/tuned/matmul.lua has no entry for matmul_tf32_none_nn on sm90a, NVIDIA H200; variant_config: stages).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_tf32_none_nn.cu
  */
 #include <cuda_runtime.h>
@@ -536,10 +536,10 @@ __global__ void __launch_bounds__(256) matmul_tf32_none_nn_cp_kernel(const float
   const int pid = blockIdx.x;
   const int b = blockIdx.y;
   extern __shared__ __align__(1024) unsigned char lt_smem[];
-  /* As (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  /* As (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
   float (*As)[128][32] = (float (*)[128][32])(lt_smem + 0);
-  /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 32 columns */
-  float (*Bs)[4][32][32] = (float (*)[4][32][32])(lt_smem + 49152);
+  /* Bs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 32 columns */
+  float (*Bs)[4][32][32] = (float (*)[4][32][32])(lt_smem + 65536);
   /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   float (*C_out)[128] = (float (*)[128])(lt_smem + 0);
   // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
@@ -558,8 +558,8 @@ __global__ void __launch_bounds__(256) matmul_tf32_none_nn_cp_kernel(const float
     }
   }
   // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  /* prologue: start the copies of the first 2 iterations, one commit group each */
-  for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
+  /* prologue: start the copies of the first 3 iterations, one commit group each */
+  for (int kt_stage = 0; kt_stage < 3; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < (K + 32 - 1) / 32) {
       // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
@@ -619,8 +619,8 @@ __global__ void __launch_bounds__(256) matmul_tf32_none_nn_cp_kernel(const float
     }
     lt_cp_async_commit();
   }
-  for (int kt = 0, kt_stage = 0; kt < (K + 32 - 1) / 32; ++kt, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
-    lt_cp_async_wait<1>();   /* this thread's copies for iteration kt have landed */
+  for (int kt = 0, kt_stage = 0; kt < (K + 32 - 1) / 32; ++kt, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
+    lt_cp_async_wait<2>();   /* this thread's copies for iteration kt have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage kt - 1 is free again */
     // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
     uint32_t Bs_frag[4][1][4];   /* [8 of K][warp's 16 rows] */
@@ -640,9 +640,9 @@ __global__ void __launch_bounds__(256) matmul_tf32_none_nn_cp_kernel(const float
       lt_wgmma_m64n128k8_tf32_t(acc_2, Bs_frag[kk / 8][0], lt_wgmma_desc(&As[kt_stage][0][kk], 16, 1024, 1), 1);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
-    /* the copies for iteration kt + 2, issued while the tensor cores run the wgmmas above */
-    const int kt_next = kt + 2;
-    const int kt_next_stage = kt_stage == 0 ? 2 : kt_stage - 1;
+    /* the copies for iteration kt + 3, issued while the tensor cores run the wgmmas above */
+    const int kt_next = kt + 3;
+    const int kt_next_stage = kt_stage == 0 ? 3 : kt_stage - 1;
     if (kt_next < (K + 32 - 1) / 32) {
       // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
@@ -784,10 +784,10 @@ static int matmul_tf32_none_nn_cp(const void *C0, const void *A, const void *B, 
   const int64_t grid_y = (int64_t)batch;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 98304 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_none_nn_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 98304);
+  /* 131072 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_none_nn_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072);
   if (err != cudaSuccess) return (int)err;
-  matmul_tf32_none_nn_cp_kernel<<<grid, dim3(256), 98304, (cudaStream_t)stream>>>((const float *)C0, (const float *)A, (const float *)B, (float *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_tf32_none_nn_cp_kernel<<<grid, dim3(256), 131072, (cudaStream_t)stream>>>((const float *)C0, (const float *)A, (const float *)B, (float *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 
@@ -803,20 +803,20 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_nn_kernel(const __gri
   const int row0 = warp_row + lane % 4 * 2;
   const int col0 = warp_col + lane / 4;
   extern __shared__ __align__(1024) unsigned char lt_smem[];
-  /* As (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
+  /* As (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
   float (*As)[128][32] = (float (*)[128][32])(lt_smem + 0);
-  /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 32 columns */
-  float (*Bs)[4][32][32] = (float (*)[4][32][32])(lt_smem + 49152);
+  /* Bs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 32 columns */
+  float (*Bs)[4][32][32] = (float (*)[4][32][32])(lt_smem + 65536);
   /* C_out: a tile on its way out to global memory, beside the ring (filled meanwhile with the next program's stages); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
-  float (*C_out)[128] = (float (*)[128])(lt_smem + 99328);
-  uint64_t *kt_full = (uint64_t *)(lt_smem + 98304), *kt_empty = kt_full + 3;   /* the ring's mbarriers */
+  float (*C_out)[128] = (float (*)[128])(lt_smem + 132096);
+  uint64_t *kt_full = (uint64_t *)(lt_smem + 131072), *kt_empty = kt_full + 4;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the ring of the k:pipelined loop at matmul.lua:74, 3 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 8 consumer warps are done with it */
+  /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
-    for (int kt_stage = 0; kt_stage < 3; ++kt_stage) {
+    for (int kt_stage = 0; kt_stage < 4; ++kt_stage) {
       lt_mbar_init(&kt_full[kt_stage], 1);   /* the producer's arrival, with the bytes to expect */
       lt_mbar_init(&kt_empty[kt_stage], 8);   /* one arrival a consumer warp */
     }
@@ -839,7 +839,7 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_nn_kernel(const __gri
         const int bm = t16 + pid % t14 % t19;
         const int bn = pid % t14 / t19;
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-        for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+        for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
           lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 32768);   /* the bytes its copies deliver */
           // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
@@ -874,7 +874,7 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_nn_kernel(const __gri
         }
       }
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-      for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 2, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
+      for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
         // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
         uint32_t Bs_frag[4][1][4];   /* [8 of K][warp's 16 rows] */
@@ -995,9 +995,9 @@ extern "C" int matmul_tf32_none_nn(const void *C0, const void *A, const void *B,
   if (sm_err != 0) return sm_err;
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
-  /* 164864 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_none_nn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 164864);
+  /* 197632 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_none_nn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 197632);
   if (err != cudaSuccess) return (int)err;
-  matmul_tf32_none_nn_kernel<<<grid, dim3(384), 164864, (cudaStream_t)stream>>>(A_map, B_map, (const float *)C0, (const float *)A, (const float *)B, (float *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_tf32_none_nn_kernel<<<grid, dim3(384), 197632, (cudaStream_t)stream>>>(A_map, B_map, (const float *)C0, (const float *)A, (const float *)B, (float *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
