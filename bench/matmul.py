@@ -5,11 +5,12 @@ reference on that shape (rel Frobenius error), then timed.
 Times: triton.testing.do_bench, median, L2 flushed between runs.
 TFLOP/s = 2 M N K / time.  Writes matmul.json (and matmul.png when
 matplotlib is there) to $OUT.
-usage: python3 bench/matmul.py [--tf32] [--layouts nn,nt] [--shapes MxNxK,...] LABEL=LIB.so [LABEL=LIB.so ...]
+usage: python3 bench/matmul.py [--tf32] [--dtypes bf16,f16,tf32] [--layouts nn,nt] [--shapes MxNxK,...] LABEL=LIB.so ...
   --tf32: also matmul_tf32_none_nn (f32 matrices) beside cuBLAS with
   tf32 allowed (torch.backends.cuda.matmul.allow_tf32)
+  --dtypes: the types timed (default bf16 and f16, and tf32 with --tf32)
   --layouts: the layouts timed (default nn; nt: B stored [N, K], cuBLAS
-  on B's transpose view)
+  on B's transpose view; tn, tt: A stored [K, M] too)
   --shapes: the shapes timed (default: the six below)
 The reference of a shape with more than 2^30 products is checked on 256
 of its rows (float64 of the whole product took seconds a shape)."""
@@ -26,12 +27,14 @@ from lt import DTYPES, I64, named_libs  # noqa: E402
 args, opts = [], {}
 it = iter(sys.argv[1:])
 for a in it:
-    if a in ("--layouts", "--shapes"):
+    if a in ("--layouts", "--shapes", "--dtypes"):
         opts[a] = next(it)
     elif a != "--tf32":
         args.append(a)
 libs = named_libs(args)
 DTS = ("bf16", "f16") + (("tf32",) if "--tf32" in sys.argv else ())
+if "--dtypes" in opts:
+    DTS = tuple(opts["--dtypes"].split(","))
 BOUND = {"bf16": 1e-2, "f16": 2e-3, "tf32": 2e-3}
 SHAPES = [(2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192), (4000, 4000, 4000), (8192, 8192, 1024),
           (16, 8192, 8192)]
@@ -50,19 +53,20 @@ for dt, lay in [(d, l) for d in DTS for l in LAYOUTS]:
     torch.backends.cuda.matmul.allow_tf32 = dt == "tf32"
     st = DTYPES["f32" if dt == "tf32" else dt]
     for M, N, K in SHAPES:
-        a = torch.randn(M, K, device="cuda", dtype=st)
-        b = torch.randn(K, N, device="cuda", dtype=st) if lay == "nn" else torch.randn(N, K, device="cuda", dtype=st)
-        bm = b if lay == "nn" else b.t()   # [K, N] as cuBLAS and the reference take it
+        a = torch.randn(M, K, device="cuda", dtype=st) if lay[0] == "n" else torch.randn(K, M, device="cuda", dtype=st)
+        b = torch.randn(K, N, device="cuda", dtype=st) if lay[1] == "n" else torch.randn(N, K, device="cuda", dtype=st)
+        am = a if lay[0] == "n" else a.t()   # [M, K] and [K, N] as cuBLAS and the reference take them
+        bm = b if lay[1] == "n" else b.t()
         c = torch.empty(M, N, device="cuda", dtype=st)
         sample = torch.arange(0, M, max(1, M // 256), device="cuda") if M * N * K > 2**30 else torch.arange(M, device="cuda")
-        ref = a[sample].double() @ bm.double()
+        ref = am[sample].double() @ bm.double()
         flop = 2.0 * M * N * K
-        t_cublas = bench(lambda: torch.matmul(a, bm, out=c))
+        t_cublas = bench(lambda: torch.matmul(am, bm, out=c))
         row = {"dtype": dt, "layout": lay, "M": M, "N": N, "K": K, "cublas_tflops": flop / t_cublas / 1e9}
         for label, lib in libs:
             def run():
-                return lib(f"matmul_{dt}_none_{lay}", c, a, b, c, 1, M, N, K, I64(M * N), I64(N), I64(M * K), I64(K),
-                           I64(K * N), I64(N if lay == "nn" else K), 1.0, 0.0)
+                return lib(f"matmul_{dt}_none_{lay}", c, a, b, c, 1, M, N, K, I64(M * N), I64(N), I64(M * K),
+                           I64(K if lay[0] == "n" else M), I64(K * N), I64(N if lay[1] == "n" else K), 1.0, 0.0)
             c.fill_(float("nan"))
             rc = run()
             torch.cuda.synchronize()

@@ -121,6 +121,7 @@ struct Sym {
   int stages;           /* ring of this many copies (pipeline.c); 0 or 1: one */
   int swizzle;          /* XOR-swizzled in 16-byte chunks (mma.c) */
   int staging;          /* holds a register operand of a gemm on its way in (mma.c) */
+  const Sym *copy_of;   /* a tf32 wgmma's B [K, N] that the consumers copy into this tile K-major (mma.c) */
   int over;             /* a store's staging tile, laid over the other shared tiles, dead by then (smem.c; on a
                            persistent grid after them) */
   int wgmma;            /* read by wgmma through a descriptor: aligned to its swizzle atom, rows of
@@ -293,11 +294,18 @@ struct Stmt {
                            to dst times 4 (mma.c, lower/gemm_amd.c) */
   const char *why_inst; /* S_GEMM of fp8 or tf32 operands on a wgmma target, or of fp8 on an AMD one, not taking
                            the target's fp8 or tf32 instruction: why not (--explain) */
+  int a_words;          /* S_GEMM wgmma of tf32 operands, A stored [K, M] (or, swapped, B stored [K, N]): each
+                           thread reads the instruction's A fragment, f32 words, from that shared tile into
+                           registers (no transpose bits for tf32; mma.c) */
+  Sym *b_t;             /* S_GEMM wgmma of tf32 operands, A [K, M] and B [K, N]: a shared tile [N, K], one a stage,
+                           that the consumers copy B into K-major before the wgmmas read it (mma.c) */
   int ldsm_ring;        /* S_GEMM mma.sync: double-buffered fragments, the next 16 of K loaded during this one's mmas */
   int fuse;             /* S_LET / S_LOAD of a tile: the assignment after it runs in its loops, element by element */
   Sym *early;           /* S_LOAD after a SCHED_WARPSPEC loop: the shared tile its cp.async copy lands in, issued
                            at the program's top, before the loop (pass/early.c, lower/early.c) */
   int stage_bytes;      /* S_FOR SCHED_WARPSPEC: the bytes its TMA copies deliver into a stage */
+  int drain;            /* S_FOR SCHED_WARPSPEC: its consumers wait for all of an iteration's wgmmas at its end and
+                           give that iteration's stage back (a gemm of Stmt.a_words: its A registers die there) */
   int early_release;    /* S_FOR SCHED_WARPSPEC with carried wgmmas: its body waits for all of them at its top
                            level, and gives the stage before back there (lower/sched_warpspec.c) */
   const char *why_plain;   /* S_FOR with stages on a warpspec target, not SCHED_WARPSPEC: why not (--explain) */

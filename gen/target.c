@@ -115,9 +115,10 @@ const Target *ltT_find(const char *name) {
 ** wgmma's order (column chunk j: row l/4, then l/4 + 8), which is d's
 ** mma.sync order [row half][chunk][2] read by chunk; `swap` (_ss_t, the
 ** operands swapped, mma.c): d[4 j + 2 v + h] for chunk j, pair element v,
-** row half h, so that d's order is the tile's [row][column] (struct Layout).
+** row half h, so that d's order is the tile's [row][column] (struct Layout);
+** _t where A comes from registers (tf32: B^T).
 ** Operands not of 16 bits have no transpose bits (PTX ISA): both K-major,
-** no TA, TB. */
+** no TA, TB (tf32 A from registers: any order, the threads read it). */
 static const char *wgmma_helper(int N, Dtype dt, int ss, int swap) {
   Buf b = {0};
   const char *ty = ltP_wgmma_type(dt);
@@ -131,17 +132,18 @@ static const char *wgmma_helper(int N, Dtype dt, int ss, int swap) {
     ltU_printf(&b, "%sLT_FN void lt_wgmma_m64n%dk%d_%s_ss%s(float (&d)[%d], uint64_t a, uint64_t b, int scale_d) {\n",
                tr ? "template <int TA, int TB> " : "", N, K, ty, swap ? "_t" : "", nd);
   else
-    ltU_printf(&b, "template <int TB> LT_FN void lt_wgmma_m64n%dk%d_%s(float (&d)[%d], const uint32_t a[4], uint64_t b, "
-               "int scale_d) {\n", N, K, ty, nd);
-  int nin = na + 1 + (ss && tr ? 2 : !ss ? 1 : 0);   /* a, b, the transpose immediates */
+    ltU_printf(&b, "%sLT_FN void lt_wgmma_m64n%dk%d_%s%s(float (&d)[%d], const uint32_t a[4], uint64_t b, "
+               "int scale_d) {\n", tr ? "template <int TB> " : "", N, K, ty, swap ? "_t" : "", nd);
+  int nin = na + 1 + (ss && tr ? 2 : !ss && tr ? 1 : 0);   /* a, b, the transpose immediates */
   ltU_printf(&b, "  asm volatile(\"{\\n.reg .pred p;\\nsetp.ne.b32 p, %%%d, 0;\\n\"\n", nd + nin);
   ltU_printf(&b, "               \"wgmma.mma_async.sync.aligned.m64n%dk%d.f32.%s.%s {", N, K, ty, ty);
   for (int i = 0; i < nd; i++) ltU_printf(&b, "%s%%%d", i ? ", " : "", i);
   if (ss && tr) ltU_printf(&b, "}, %%%d, %%%d, p, 1, 1, %%%d, %%%d;\\n}\\n\"\n", nd, nd + 1, nd + 2, nd + 3);
   else if (ss) ltU_printf(&b, "}, %%%d, %%%d, p, 1, 1;\\n}\\n\"\n", nd, nd + 1);
-  else
+  else if (tr)
     ltU_printf(&b, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1, %%%d;\\n}\\n\"\n", nd, nd + 1, nd + 2, nd + 3, nd + 4,
                nd + 5);
+  else ltU_printf(&b, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p, 1, 1;\\n}\\n\"\n", nd, nd + 1, nd + 2, nd + 3, nd + 4);
   ltU_put(&b, "               :");
   for (int j = 0; j < N / 8; j++) {
     int r0 = swap ? 4 * j : 2 * j, r1 = swap ? 4 * j + 1 : N / 4 + 2 * j, v = swap ? 2 : 1;
@@ -150,7 +152,8 @@ static const char *wgmma_helper(int N, Dtype dt, int ss, int swap) {
   }
   if (ss && tr) ltU_put(&b, "\n               : \"l\"(a), \"l\"(b), \"n\"(TA), \"n\"(TB), \"r\"(scale_d));\n}\n");
   else if (ss) ltU_put(&b, "\n               : \"l\"(a), \"l\"(b), \"r\"(scale_d));\n}\n");
-  else ltU_put(&b, "\n               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"n\"(TB), \"r\"(scale_d));\n}\n");
+  else if (tr) ltU_put(&b, "\n               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"n\"(TB), \"r\"(scale_d));\n}\n");
+  else ltU_put(&b, "\n               : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"l\"(b), \"r\"(scale_d));\n}\n");
   return b.p;
 }
 
@@ -158,20 +161,21 @@ static const char *wgmma_helper(int N, Dtype dt, int ss, int swap) {
 ** a bit per N / 8, by operand type and A's source); `emulate`: as the
 ** names of the emulator's (templates/emu_cuda.h, lt_emu::Wgmma, whose
 ** second argument is the type: 0 f16, 1 bf16, 2 e4m3, 3 e5m2, 4 tf32). */
-static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[DT_COUNT][3], int emulate) {
+static void wgmma_helpers(Buf *b, const Block *bl, uint64_t seen[DT_COUNT][4], int emulate) {
   for (const Stmt *s = bl->first; s; s = s->next) {
     if (s->kind == S_GEMM && s->dst->layout && s->dst->layout->mma == MMA_WGMMA) {
       Dtype dt = s->shared_b->dt;
       int swap = s->dst->layout->swap, N = swap ? s->dst->layout->rows : s->dst->layout->wtn;
-      int ss = s->shared && s->shared->wgmma, K = 32 / ltI_dtypes[dt].bytes;
+      int ss = s->shared && s->shared->wgmma && !s->a_words, K = 32 / ltI_dtypes[dt].bytes;
       int kind = dt == DT_BF16 ? 1 : dt == DT_FP8E4M3 ? 2 : dt == DT_FP8E5M2 ? 3 : dt == DT_F32 ? 4 : 0;
       const char *ty = ltP_wgmma_type(dt);
-      int slot = swap ? 2 : ss;
+      int slot = swap ? 2 + !ss : ss;
       if (!(seen[dt][slot] >> (N / 8) & 1)) {
         if (emulate)
           ltU_printf(b, "#define lt_wgmma_m64n%dk%d_%s%s lt_emu::Wgmma(%d, %d, __FILE__, __LINE__).%s\n", N, K, ty,
-                     swap ? "_ss_t" : ss ? "_ss" : "", N, kind,
-                     swap ? "sst" : !ss ? "rs" : ltI_dtypes[dt].bytes == 2 ? "ss" : "kk");
+                     swap ? (ss ? "_ss_t" : "_t") : ss ? "_ss" : "", N, kind,
+                     swap ? (ss ? "sst" : "rkt") : !ss ? (ltI_dtypes[dt].bytes == 2 ? "rs" : "rk")
+                          : ltI_dtypes[dt].bytes == 2 ? "ss" : "kk");
         else
           ltU_put(b, wgmma_helper(N, dt, ss, swap));
       }
@@ -272,7 +276,7 @@ static int block_fnuz(const Block *bl) {
 ** and HIP targets only), which define every helper. */
 const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate, int wide_used) {
   Buf wg = {0};
-  uint64_t seen[DT_COUNT][3] = {{0}};
+  uint64_t seen[DT_COUNT][4] = {{0}};
   const char *bits = "", *fp8 = "", *vec = "", *wide = wide_used ? ltX_wide : "";
   for (int j = 0; j < n; j++) {
     if (block_bits(&ks[j]->body)) bits = ltX_bits;

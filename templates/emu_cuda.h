@@ -525,9 +525,10 @@ LT_EMU_FN void wgmma_issue_run(Thread *lanes, int nl) {
   if (s->nwarps % 4) fail(lanes[0].file, lanes[0].line, "wgmma in a block of %d warps, not whole warpgroups", s->nwarps);
   if (x->n % 8 || x->n < 8 || x->n > 256)
     fail(lanes[0].file, lanes[0].line, "wgmma m64n%dk%d: N is not 8..256 by 8", x->n, wgmma_k(x->kind));
-  if (x->kind >= 2 && (x->a || x->ta || x->tb))
-    fail(lanes[0].file, lanes[0].line, "wgmma of %s operands: A from registers or an operand MN-major (only 16-bit "
-         "types have the transpose bits; PTX ISA, wgmma.mma_async)", x->kind == 4 ? "tf32" : "fp8");
+  if (x->kind >= 2 && ((x->a && x->kind != 4) || x->ta || x->tb))
+    fail(lanes[0].file, lanes[0].line, "wgmma of %s operands: %san operand MN-major (only 16-bit "
+         "types have the transpose bits; PTX ISA, wgmma.mma_async)", x->kind == 4 ? "tf32" : "fp8",
+         x->kind == 4 ? "" : "A from registers or ");
   if (s->nwg == s->capwg) {
     s->capwg = s->capwg ? 2 * s->capwg : 16;
     s->wg = (WgOp *)realloc(s->wg, s->capwg * sizeof(WgOp));
@@ -553,7 +554,10 @@ LT_EMU_FN void wgmma_issue_run(Thread *lanes, int nl) {
     op.d[l] = y->d;
     op.ar[l] = y->a;
     if (y->a) memcpy(op.av[l], y->a, sizeof op.av[l]);
-    if (x->a) {   /* A: rows g, g + 8 by columns 2t, 2t + 8 of the warp's 16 x 16, as mma.sync's */
+    if (x->a && x->kind == 4) {   /* tf32 A: rows g, g + 8 by columns t, t + 4 of the warp's 16 x 8, top 19 bits */
+      int gid = l >> 2, tig = l % 4;
+      for (int i = 0; i < 4; i++) op.a[gid + (i & 1) * 8][tig + (i >> 1) * 4] = bits_f32(y->a[i] & 0xffffe000u);
+    } else if (x->a) {   /* A: rows g, g + 8 by columns 2t, 2t + 8 of the warp's 16 x 16, as mma.sync's */
       int gid = l >> 2, tig = l % 4;
       for (int i = 0; i < 8; i++) op.a[a_row(gid, i)][a_col(tig, i)] = (float)unpack16(y->a[i / 2], i % 2, x->kind == 1);
     }
@@ -640,7 +644,8 @@ LT_EMU_FN void wgmma_wait_run(Thread *lanes, int n) {
 ** site (N, the type as WgOp.kind, file and line) whose members issue it:
 ** ss and rs for 16-bit types (sst: ss with the registers in the swapped
 ** operands' order), kk (both K-major by descriptor, no transpose bits)
-** for fp8 and tf32. */
+** for fp8 and tf32, rk (A from registers, B K-major) for tf32 (rkt:
+** swapped). */
 struct Wgmma {
   int n, kind;
   const char *file;
@@ -659,6 +664,14 @@ struct Wgmma {
   template <int TB>
   void rs(float *d, const uint32_t *a, uint64_t b, int scale_d) const {
     WgArgs x = {d, a, 0, b, n, kind, 0, TB, scale_d != 0, 0};
+    warp_sync(wgmma_issue_run, &x, "wgmma.mma_async", file, line);
+  }
+  void rk(float *d, const uint32_t *a, uint64_t b, int scale_d) const {
+    WgArgs x = {d, a, 0, b, n, kind, 0, 0, scale_d != 0, 0};
+    warp_sync(wgmma_issue_run, &x, "wgmma.mma_async", file, line);
+  }
+  void rkt(float *d, const uint32_t *a, uint64_t b, int scale_d) const {   /* rk, the operands swapped */
+    WgArgs x = {d, a, 0, b, n, kind, 0, 0, scale_d != 0, 1};
     warp_sync(wgmma_issue_run, &x, "wgmma.mma_async", file, line);
   }
   void kk(float *d, uint64_t a, uint64_t b, int scale_d) const {

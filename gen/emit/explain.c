@@ -13,8 +13,10 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
   const Kernel *k = e->k;
   int W = e->t->warp;
   ltU_printf(b, "  pipeline (%s:%d): %d stages, warp-specialized: a producer warpgroup fills a ring of shared-memory "
-                "stages by TMA ahead of the consumer warpgroups, which run the wgmmas on each stage as it lands, "
-                "chained across iterations with one group in flight\n", e->base, s->line, s->stages);
+                "stages by TMA ahead of the consumer warpgroups, which run the wgmmas on each stage as it lands, %s\n",
+             e->base, s->line, s->stages,
+             s->drain ? "each iteration waiting for its own before the next (their A registers are the iteration's)"
+                      : "chained across iterations with one group in flight");
   if (k->pingpong)
     ltU_printf(b, "    warp roles: producer threads %d-%d (one warpgroup; its first thread issues the copies)%s; "
                   "consumers threads 0-%d, two warpgroups in ping-pong: warpgroup w runs the block's programs w, w + 2, "
@@ -146,13 +148,18 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
       ltU_printf(b, "  matrix instruction (%s:%d): %s for %s [%d, %d] += %s%s @ %s%s", e->base, s->line, inst,
                  s->dst->name, s->dst->shape[0], s->dst->shape[1], a, s->trans_a ? "^T" : "", s->shared_b->name,
                  s->trans_b ? "^T" : "");
-      if (s->inst == MMA_WGMMA && l->swap)
+      if (s->inst == MMA_WGMMA && l->swap && s->a_words)
+        ltU_printf(b, "; operands swapped (C^T = B^T A^T: B [K, N] is tf32 wgmma's A, from registers, each thread's "
+                      "words read from its tile; %d rows are m64n%d's N), %d warpgroup%s of [%d, 64], A by descriptor",
+                   l->rows, l->rows, l->cols / 64, l->cols > 64 ? "s" : "", l->rows);
+      else if (s->inst == MMA_WGMMA && l->swap)
         ltU_printf(b, "; operands swapped (C^T = B^T A^T: %d rows are m64n%d's N, since fewer than its 64), %d "
                       "warpgroup%s of [%d, 64], both by descriptor", l->rows, l->rows, l->cols / 64, l->cols > 64 ? "s" : "", l->rows);
       else if (s->inst == MMA_WGMMA)
         ltU_printf(b, "; %d warpgroups of [%d, %d]%s, A %s, B by descriptor", l->rows / (4 * l->wtm) * (l->cols / l->wtn),
                    4 * l->wtm, l->wtn, l->rgap ? ltU_fmt(" (%d m64 blocks each)", l->wtm / 16) : "",
-                   s->shared && s->shared->wgmma ? "by descriptor" : "from registers");
+                   s->a_words ? "from registers (each thread's tf32 words read from its [K, M] tile)"
+                   : s->shared && s->shared->wgmma ? "by descriptor" : "from registers");
       else if (s->inst != MMA_FMA)
         ltU_printf(b, "; %d x %d warps of [%d, %d], [%d, %d] per instruction", l->rows / l->wtm, l->cols / l->wtn,
                    l->wtm, l->wtn, l->im, l->in);

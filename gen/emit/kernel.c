@@ -169,6 +169,10 @@ static void shared_tiles(E *e) {
       else if (s->over)
         ltE_line(e, "/* %s: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of "
                     "row r stored at c ^ %s, so neither the lanes' pairs nor the rows conflict */", s->name, key);
+      else if (s->copy_of)
+        ltE_line(e, "/* %s%s: %s copied K-major by the consumers for the wgmmas (%d-byte swizzle); chunk c of row r "
+                    "stored at c ^ %s, so the copy's 16-byte stores do not conflict */", s->name, ring_of,
+                 s->copy_of->name, ltP_wgmma_row(s), key);
       else if (s->wgmma && k->ws && s->stages > 1)
         ltE_line(e, "/* %s%s: rows of 16-byte chunks, chunk c of row r stored at c ^ %s: the TMA copies write wgmma's "
                     "%d-byte swizzle%s */", s->name, ring_of, key, ltP_wgmma_row(s),

@@ -1,6 +1,7 @@
 /*
 ** gemm_wgmma.c: a gemm by wgmma.mma_async m64nNk16 (NVIDIA sm90a; fp8:
-** m64nNk32, both operands K-major by descriptor), and the wgmmas in flight.
+** m64nNk32, both operands K-major by descriptor; tf32: m64nNk8, B K-major
+** by descriptor, A too or from registers), and the wgmmas in flight.
 **
 ** A wgmma is asynchronous: after its commit the threads run on while the
 ** tensor cores work, until a wait.  The emitter keeps the accumulators of
@@ -57,7 +58,25 @@ static const char *wgmma_desc(const Sym *sh, const char *at, int mn) {
 ** those columns of its rows kk.. ([K, N]). */
 static const char *operand_b_at(E *e, const Stmt *s, const Sym *b) {
   const char *n0 = e->k->warps_n > 1 ? s->dst->layout->wcol : "0";
-  return s->trans_b ? ltE_sh_index(e, b, n0, "kk") : ltE_sh_index(e, b, "kk", n0);
+  return s->trans_b || b == s->b_t ? ltE_sh_index(e, b, n0, "kk") : ltE_sh_index(e, b, "kk", n0);
+}
+
+/* Gemm s's B [K, N] copied into its [N, K] tile Stmt.b_t (tf32: wgmma
+** reads it K-major only): the 256 threads each take 4 of K of one column
+** at a time (a 16-byte chunk of a row of b_t, conflict-free: 8 rows' chunks
+** cover the 32 banks), then fence for the async proxy and meet at the
+** consumers' barrier (E.barrier) before any reads it. */
+static void copy_b_t(E *e, const Stmt *s) {
+  const Sym *b = s->shared_b, *t = s->b_t;
+  int BK = b->shape[0], BN = b->shape[1];
+  ltE_line(e, "/* %s [%d, %d] into %s [%d, %d], K-major for the wgmmas (no transpose bits for tf32) */", b->name, BK, BN,
+           t->name, BN, BK);
+  ltE_open_for(e, "i", BN * BK / 4 / 256, 1);
+  ltE_line(e, "const int n = (tid + i * 256) %% %d, k = (tid + i * 256) / %d * 4;", BN, BN);
+  ltE_line(e, "*(float4 *)&%s = float4{%s, %s, %s, %s};", ltE_sh_at(e, t, "n", "k"), ltE_sh_at(e, b, "k", "n"),
+           ltE_sh_at(e, b, "k + 1", "n"), ltE_sh_at(e, b, "k + 2", "n"), ltE_sh_at(e, b, "k + 3", "n"));
+  ltE_close_for(e);
+  ltE_line(e, "%s   /* %s is whole */", e->barrier, t->name);
 }
 
 /* Is s the declaration of a zero-filled accumulator that a wgmma gemm
@@ -75,17 +94,20 @@ int ltL_starts_wgmma(const Stmt *s) {
 ** the settles and wgmma.fence, then the wgmmas of its K steps, scale-d
 ** `sd` (no commit). */
 static void issue(E *e, const Stmt *s, int BK, const char *frag, const char *sd) {
-  Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
+  Sym *a = s->shared ? s->shared : s->areg, *b = s->b_t ? s->b_t : s->shared_b, *acc = s->dst;
   const char *ty = ltP_wgmma_type(b->dt);
   const Layout *l = acc->layout;
-  int N = l->wtn, ss = a->wgmma, blocks = l->rgap ? l->wtm / 16 : 1;   /* m64 blocks a warpgroup */
+  int N = l->wtn, ss = a->wgmma && !s->a_words, blocks = l->rgap ? l->wtm / 16 : 1;   /* m64 blocks a warpgroup */
   int K = 32 / ltI_dtypes[b->dt].bytes, tr = ltI_dtypes[b->dt].bytes == 2;   /* K step; transpose bits (16-bit types) */
   if (!ss) ltE_line(e, "lt_wgmma_settle(%s);", frag);
   ltE_line(e, "lt_wgmma_settle(%s);", acc->name);
   ltE_line(e, "lt_wgmma_fence();   /* %s%s in %s registers before the wgmmas read %s */",
            ss ? "" : ltU_fmt("%s and ", frag), acc->name, ss ? "its" : "their", ss ? "it" : "them");
   ltE_open_for(e, "kk", BK, K);
-  if (l->swap) {   /* C^T = B^T A^T: B's tile is wgmma's A, the warpgroup's 64 of its columns, A's tile wgmma's B */
+  if (l->swap && s->a_words) {   /* C^T = B^T A^T, B^T from registers, A's tile wgmma's B */
+    ltE_line(e, "lt_wgmma_m64n%dk%d_%s_t(%s, %s[kk / %d][0], %s, %s);", l->rows, K, ty, acc->name, frag, K,
+             wgmma_desc(a, ltE_sh_index(e, a, "0", "kk"), 0), sd);
+  } else if (l->swap) {   /* C^T = B^T A^T: B's tile is wgmma's A, the warpgroup's 64 of its columns; A's, its B */
     const char *wg = ltU_fmt("(%s & ~63)", l->wcol);
     const char *at = s->trans_b ? ltE_sh_index(e, b, wg, "kk") : ltE_sh_index(e, b, "kk", wg);
     ltE_line(e, "lt_wgmma_m64n%dk%d_%s_ss_t<%d, 0>(%s, %s, %s, %s);", l->rows, K, ty, !s->trans_b, acc->name,
@@ -100,10 +122,31 @@ static void issue(E *e, const Stmt *s, int BK, const char *frag, const char *sd)
                tr ? ltU_fmt("<%d, %d>", s->trans_a, !s->trans_b) : "", d, wgmma_desc(a, at, s->trans_a),
                wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b), sd);
     }
+  } else if (!tr) {   /* tf32 A from registers, B K-major (or its K-major copy, b_t) */
+    ltE_line(e, "lt_wgmma_m64n%dk%d_%s(%s, %s[kk / %d][0], %s, %s);", N, K, ty, acc->name, frag, K,
+             wgmma_desc(b, operand_b_at(e, s, b), 0), sd);
   } else {
     ltE_line(e, "lt_wgmma_m64n%dk16_%s<%d>(%s, %s[kk / 16][0], %s, %s);", N, ty, !s->trans_b, acc->name, frag,
              wgmma_desc(b, operand_b_at(e, s, b), !s->trans_b), sd);
   }
+  ltE_close_for(e);
+}
+
+/* The A fragments of tf32 gemm s whose A is stored [K, M] (Stmt.a_words),
+** into `frag` [K / 8][1][4]: per 8 of K, the f32 words of rows g, g + 8
+** by columns t, t + 4 of the warp's 16 rows (g = lane / 4, t = lane % 4;
+** the tensor cores read their top 19 bits, as by descriptor).  Swapped
+** (C^T = B^T A^T), wgmma's A is B^T, B stored [K, N]: the warp's rows are
+** its 16 columns of B. */
+static void tf32_a_words(E *e, const Stmt *s, int BK, const char *frag) {
+  const Layout *l = s->dst->layout;
+  const Sym *a = l->swap ? s->shared_b : s->shared;
+  static const char *const ar[4] = {"r", "r + 8", "r", "r + 8"}, *const ac[4] = {"c", "c", "c + 4", "c + 4"};
+  ltE_line(e, "uint32_t %s[%d][1][4];   /* [8 of K][warp's 16 rows] */", frag, BK / 8);
+  ltE_open_for(e, "kk", BK, 8);
+  ltE_lane_line(e, "const int r = %s + lane / 4, c = kk + lane %% 4;", l->swap ? l->wcol : l->wrow);
+  for (int i = 0; i < 4; i++)
+    ltE_line(e, "%s[kk / 8][0][%d] = __float_as_uint(%s);", frag, i, ltE_sh_at(e, a, ac[i], ar[i]));
   ltE_close_for(e);
 }
 
@@ -129,13 +172,16 @@ void ltL_wgmma_deferred(E *e, const Stmt *s, int BK) { issue(e, s, BK, ltL_wgmma
 void ltL_gemm_wgmma(E *e, Stmt *s, int BK) {
   Sym *a = s->shared ? s->shared : s->areg, *b = s->shared_b, *acc = s->dst;
   const char *ty = ltP_wgmma_type(b->dt);
-  int ss = a->wgmma;
+  int ss = a->wgmma && !s->a_words;
   const char *sd = e->fresh == acc ? "kk > 0" : "1";   /* scale-d: 0 replaces the accumulator */
   if (e->fresh == acc)
     ltE_line(e, "/* %s starts at zero: the first k step writes it without reading it (scale-d 0) */", acc->name);
   e->fresh = NULL;
-  const char *frag = ltU_fmt("%s_frag", a->name);
-  if (!ss) {
+  const char *frag = ltU_fmt("%s_frag", s->a_words && acc->layout->swap ? b->name : a->name);
+  if (s->b_t) copy_b_t(e, s);
+  if (s->a_words) {
+    tf32_a_words(e, s, BK, frag);
+  } else if (!ss) {
     if (s->deferred)
       ltE_line(e, "/* into %s, declared before the loop: its wgmmas are issued at the next iteration's top, or "
                   "after the loop */", frag);

@@ -341,7 +341,8 @@ static void producer(E *e, Stmt *s, Ring *r) {
 ** the body's wgmmas stay in flight across the back edge, that stage goes
 ** back at the body's first wait for every wgmma in flight (attention:
 ** once S = Q K^T is done, before the softmax), else after the body, once
-** all but the wgmmas it just issued are done.  Two consumer warpgroups
+** all but the wgmmas it just issued are done (all of them: Stmt.drain,
+** and this iteration's stage goes back).  Two consumer warpgroups
 ** take turns at the gemm Stmt.open_gemm (plan.c): one issues its wgmmas
 ** while the other works on the result of its own (named barriers 1 and 2,
 ** lt_wg_turn_wait / lt_wg_turn_pass; balanced before the code after the
@@ -389,7 +390,11 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
       ltE_line(e, "lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */");
   }
   int given = s->early_release && !e->release;   /* the stage before went back at the body's first wait */
-  if (!given && e->ninflight) {
+  if (s->drain && e->ninflight) {   /* (A registers of the body's own: pass/plan.c) */
+    ltL_wgmma_wait(e);
+    ltE_line(e, "if (lane == 0) lt_mbar_arrive(&%s[%s]);   /* each warp gives the stage back to the producer */",
+             empty_of(s), r->vs);
+  } else if (!given && e->ninflight) {
     ltE_line(e, "lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration %s - 1's stage is "
                 "free */", r->v);
     ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s == 0 ? %d : %s - 1]);   /* each warp gives it back "

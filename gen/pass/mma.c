@@ -22,7 +22,9 @@
 ** (i, j: the thread's register rows and column chunks.)  sm90a takes wgmma
 ** where every gemm of the kernel fits it (wgmma_fits); its B operand, and
 ** a shared A, are then read by the tensor cores through descriptors (fp8
-** and tf32 too, both operands K-major: wgmma_layout_why).  f32 operands take
+** and tf32 too, both operands K-major: wgmma_layout_why; a tf32 A stored
+** [K, M] goes from its shared tile into registers, Stmt.a_words, a B
+** [K, N] too with the operands swapped, or copied K-major, Stmt.b_t).  f32 operands take
 ** m16n8k8 tf32 where the gemm says tf32 = true and the target has mma.sync;
 ** fp8 operands take mma.sync as f16, or MFMA fp8 on FNUZ bytes (Stmt.fnuz),
 ** where they can (fp8_inst); other f32 operands, and targets without a
@@ -279,14 +281,40 @@ static int staged_row(const Expr *v) {
   return ltP_wgmma_row(&t);
 }
 
+/* Does gemm g read a tf32 A stored [K, M] through registers (Stmt.a_words)?
+** The instruction's A may come from registers, whose fragment (rows g,
+** g + 8 by columns t, t + 4 of a warp's 16 x 8; PTX ISA, wgmma register
+** fragments for .tf32) each thread reads word by word from the shared
+** tile whatever its order.  With the operands swapped (swap_fits) the
+** instruction's A is B^T: registers where B is stored [K, N]. */
+static int tf32_a_words(const Stmt *g) { return g->shared && g->trans_a && g->shared_b->dt == DT_F32 && g->tf32; }
+/* Does tf32 gemm g with A [K, M] and B [K, N] (tn) take wgmma with B
+** copied K-major (Stmt.b_t): both are MN-major, A goes through registers
+** (tf32_a_words), and the consumers copy B's [K, N] tile into a [N, K]
+** one each iteration, 4 of K a thread at a time, every thread the same
+** number (256 threads) - a K tile of one 128-byte swizzle row. */
+static int tf32_b_copy(const Stmt *g) {
+  const Sym *b = g->shared_b;
+  int BK = b->shape[0], BN = b->shape[1];
+  return tf32_a_words(g) && !g->trans_b && BK * 4 == 128 && BN % 32 == 0 && BN <= 256 && BN * BK / 4 % 256 == 0;
+}
+
+static int tf32_words(const Stmt *g, int swap) {
+  return swap ? g->shared && !g->trans_b && g->shared_b->dt == DT_F32 && g->tf32 : tf32_a_words(g);
+}
+
 /* Why wgmma cannot take gemm g's fp8 or tf32 operands, or NULL: for
 ** operands not of 16 bits the instruction has no transpose bits (PTX ISA,
 ** wgmma.mma_async: imm-trans-a and imm-trans-b are for .f16 and .bf16
 ** only), so both are read K-major from shared memory by descriptor: A
-** [M, K] and B [N, K] (transpose_b), K at least one 32-byte swizzle row. */
+** [M, K] and B [N, K] (transpose_b), K at least one 32-byte swizzle row;
+** but a tf32 A [K, M] from registers (tf32_a_words). */
 static const char *wgmma_layout_why(const Stmt *g) {
-  if (g->trans_a) return "A is [K, M] (transpose_a): wgmma reads 8-bit and tf32 operands K-major only";
-  if (!g->trans_b) return "B is [K, N]: wgmma reads 8-bit and tf32 operands K-major only ([N, K], transpose_b = true)";
+  if (g->trans_a && !tf32_a_words(g)) return "A is [K, M] (transpose_a): wgmma reads 8-bit operands K-major only";
+  if (!g->trans_b && g->trans_a && !tf32_b_copy(g))
+    return "A is [K, M] and B [K, N]: a copy of B K-major takes a tile of 32 to 256 columns, a K tile of 128 bytes";
+  if (!g->trans_b && !g->trans_a)
+    return "B is [K, N]: wgmma reads 8-bit and tf32 B operands K-major only ([N, K], transpose_b = true)";
   if (!g->shared) return "A is a register tile: 8-bit and tf32 wgmma here read A from shared memory";
   if (!ltP_wgmma_row(g->shared) || !ltP_wgmma_row(g->shared_b))
     return "a K tile of other than 32, 64 or a multiple of 128 bytes (wgmma's swizzle rows)";
@@ -313,10 +341,11 @@ static int wgmma_fits_one(const Kernel *k, const Stmt *g) {
   const Sym *acc = g->dst, *b = g->shared_b;
   int wgm = k->warps_m / 4, wgn = k->warps_n, BM = acc->shape[0], BN = acc->shape[1];
   if (ltI_dtypes[b->dt].bytes != 2 && wgmma_layout_why(g)) return 0;
+  if (tf32_b_copy(g) && k->threads != 256) return 0;   /* (the copy's share a thread) */
   if (k->warps_m % 4 || BM % (64 * wgm) || BN % wgn) return 0;
   int blocks = BM / (64 * wgm), n = BN / wgn, row = ltP_wgmma_row(b);
   if (n % 8 || n > 256 || !row) return 0;
-  int a_desc = g->shared && ltP_wgmma_row(g->shared);
+  int a_desc = g->shared && ltP_wgmma_row(g->shared) && !tf32_a_words(g);
   if (!g->shared && wgn > 1) a_desc = staged_row(g->val);   /* staged through shared memory (feed_operand) */
   if ((blocks > 1 || wgn > 1) && !a_desc) return 0;
   if (wgn > 1 && !g->trans_b && n % (row / ltI_dtypes[b->dt].bytes)) return 0;
@@ -355,13 +384,15 @@ static int wgmma_grid(Kernel *k, int nwarps, Site *sites, int n) {
 ** [K, N]); A's tile wgmma's B, [M, K] K-major (16-bit operands: the
 ** layouts with A stored [K, M] keep their own tiles), its rows
 ** wgmma's N (8 to 256, a multiple of 8).  The warps split the columns,
-** 16 each: BN = 16 x warps. */
+** 16 each: BN = 16 x warps.  And where a tf32 B is stored [K, N]: wgmma's
+** A is then B^T from registers (tf32_words), for a tile of up to 256 rows. */
 static int swap_fits(const Kernel *k, const Stmt *g, int nwarps, int n) {
   const Sym *acc = g->dst, *a = g->shared, *b = g->shared_b;
-  int BM = acc->shape[0], BN = acc->shape[1];
-  if (n != 1 || nwarps % 4 || !a || g->trans_a || ltI_dtypes[b->dt].bytes != 2 || a->dt != b->dt) return 0;
-  if (BM >= 64 || BM % 8 || BN != 16 * nwarps || !ltP_wgmma_row(a) || !ltP_wgmma_row(b)) return 0;
-  if (!g->trans_b && 64 % (ltP_wgmma_row(b) / 2)) return 0;
+  int BM = acc->shape[0], BN = acc->shape[1], tf32 = b->dt == DT_F32 && g->tf32;
+  if (n != 1 || nwarps % 4 || !a || g->trans_a || (ltI_dtypes[b->dt].bytes != 2 && !tf32) || a->dt != b->dt) return 0;
+  if (tf32 ? g->trans_b || BM > 256 : BM >= 64) return 0;   /* tf32: a B [K, N] through registers (tf32_words) */
+  if (BM % 8 || BN != 16 * nwarps || !ltP_wgmma_row(a) || !ltP_wgmma_row(b)) return 0;
+  if (!tf32 && !g->trans_b && 64 % (ltP_wgmma_row(b) / 2)) return 0;
   return !k->warps_m;
 }
 
@@ -475,6 +506,17 @@ void ltP_mma(Kernel *k, const Target *t) {
         if (ops[j] && ops[j]->shape[1] * ltI_dtypes[ops[j]->dt].bytes % 32 == 0) ops[j]->swizzle = 1;   /* groups of 2+ chunks */
       if (m == MMA_WGMMA) g->shared_b->wgmma = 1;
       if (m == MMA_WGMMA && g->shared && ltP_wgmma_row(g->shared)) g->shared->wgmma = 1;   /* A by descriptor too */
+      if (m == MMA_WGMMA) g->a_words = tf32_words(g, swap);   /* its tile keeps wgmma's layout: the TMA lands it so */
+      if (m == MMA_WGMMA && !swap && tf32_b_copy(g)) {   /* tn: B copied K-major */
+        Sym *bt = ltI_sym(k, SYM_SHARED, DT_F32, g->line);
+        bt->rank = 2;
+        bt->shape[0] = g->shared_b->shape[1];
+        bt->shape[1] = g->shared_b->shape[0];
+        bt->swizzle = bt->wgmma = 1;
+        bt->name = ltU_fmt("%s_t", g->shared_b->name);
+        bt->copy_of = g->shared_b;
+        g->b_t = bt;
+      }
     }
   if (m == MMA_WGMMA) mark_register_staged(k, sites, n);
 }

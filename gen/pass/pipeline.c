@@ -49,6 +49,8 @@ static void plan(Stmt *loop) {
       ltU_error(p->line, "shared tile %s is filled by two pipelined loops with different stages", p->shared->name);
     p->shared->stages = ring;
   }
+  for (Stmt *g = s; g; g = g->next)   /* a tf32 gemm's copy of B, K-major (mma.c): one a stage too */
+    if (g->kind == S_GEMM && g->b_t) g->b_t->stages = ring;
 }
 
 /* The lead-in copies of pipelined loop `loop` (with a stage ring) in

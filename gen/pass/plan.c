@@ -859,6 +859,16 @@ static int works_on(const Stmt *first, const Sym *acc) {
   return 0;
 }
 
+/* Does a gemm from `first` on (or inside them) read its A words into
+** registers (Stmt.a_words)?  Its wgmmas then do not stay in flight across
+** the back edge (Stmt.drain): the next iteration's fragments, declared in
+** the body, would be written while they read the last ones. */
+static int a_words_in(const Stmt *first) {
+  for (const Stmt *x = first; x; x = x->next)
+    if ((x->kind == S_GEMM && x->a_words) || a_words_in(x->body.first) || a_words_in(x->orelse.first)) return 1;
+  return 0;
+}
+
 /* The form of pipelined loop s with a cp.async ring: the software pipeline
 ** with its gemm (pipeline_gemm); else the ring, refilled after its opening
 ** wgmma gemm unless it says copies_first, with the block's two warpgroups
@@ -887,7 +897,7 @@ static void plan_ring(Kernel *k, Stmt *s, const Target *t) {
     return;
   }
   const Sym *carry[8];
-  int n = back_edge_wgmmas(s, p, carry);
+  int n = a_words_in(p) ? 0 : back_edge_wgmmas(s, p, carry);
   if (n) {
     s->carried = ltU_alloc(n * sizeof *s->carried);
     memcpy(s->carried, carry, n * sizeof *carry);
@@ -937,6 +947,7 @@ static int waits_at_top(const Stmt *first, const Sym *const *set, int n) {
 static void plan_consumers(Kernel *k, Stmt *s) {
   Stmt *w = opening_wgmma(consumers(s));
   if (w && k->threads == 256 && works_on(w->next, w->dst) && ltP_gemms(consumers(s)) <= 2) s->open_gemm = w;
+  if ((s->drain = a_words_in(consumers(s)))) return;
   const Sym *carry[8];
   int waited = 0, n = wgmmas_after(consumers(s), carry, 0, &waited, 1, 1);
   if (n > 0) {   /* what one iteration leaves is what the next starts with */

@@ -26,6 +26,9 @@
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
  * bad size, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
+ * Fast path: TMA copies in a warp-specialized kernel, where A, B start 16-byte aligned
+ * and sa, lda, sb, ldb are multiples of 4 elements (16 bytes; any stride of a size-1 dimension);
+ * otherwise the launcher runs a cp.async kernel of the same tiles, which takes any alignment.
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_tf32_bias_gelu_tn.cu
  */
 #ifndef LUATILE_MATMUL_TF32_BIAS_GELU_TN_H

@@ -4,7 +4,7 @@
  *
  * C = act(alpha * op(A) @ op(B) + beta * C0 + bias) for a batch of matrices; f32 accumulation.
  *
- * Config: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256 (kernel defaults: dsl/tuned/matmul.lua has no entry for matmul_tf32_bias_relu_nn on sm90a, NVIDIA H200).
+ * Config: BK=64 BM=128 BN=256 group_m=8 stages=4 threads=256 (kernel defaults: dsl/tuned/matmul.lua has no entry for matmul_tf32_bias_relu_nn on sm90a, NVIDIA H200; variant_config: stages).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_tf32_bias_relu_nn.cu
  */
 #include <cuda_runtime.h>
@@ -114,23 +114,434 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* One block (256 threads) of matmul_tf32_bias_relu_nn. */
-__global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nn_kernel(const float *__restrict__ C0, const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, const float *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+/* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
+** Accumulate").  A warpgroup of four consecutive warps issues each
+** wgmma.mma_async together; B is read from shared memory by the tensor
+** cores through a descriptor, A the same way or from registers (each
+** warp's 16 rows, the mma.sync A fragment), and the result lands in the
+** mma.sync result layout of each warp's 16 rows. */
+
+/* The descriptor of a shared-memory operand: the address of its first
+** element, the byte offsets of the next 64 columns (lbo; MN-major only)
+** and of the next 8 rows (sbo), and the swizzle (1: 128-byte rows, 2: 64,
+** 3: 32) its tile is stored with. */
+LT_FN uint64_t lt_wgmma_desc(const void *p, uint32_t lbo, uint32_t sbo, uint32_t swizzle) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(p);
+  return (uint64_t)((a & 0x3FFFF) >> 4) | (uint64_t)(lbo >> 4) << 16 | (uint64_t)(sbo >> 4) << 32 |
+         (uint64_t)swizzle << 62;
+}
+/* Orders this thread's register writes (accumulators, A fragments) before
+** the wgmmas that follow; every warp of the warpgroup runs it. */
+LT_FN void lt_wgmma_fence(void) { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+/* Closes the wgmmas issued so far into a group; lt_wgmma_wait<N> waits
+** until at most N groups are in flight. */
+LT_FN void lt_wgmma_commit(void) { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N> static __device__ __forceinline__ void lt_wgmma_wait(void) {
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+}
+/* An accumulator's or the A fragments' registers, pinned here: the
+** compiler moves neither their writes below the fence nor their reads
+** above the wait. */
+template <int N> static __device__ __forceinline__ void lt_wgmma_settle(float (&d)[N]) {
+  #pragma unroll
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+}
+template <int K> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t (&a)[K][1][4]) {
+  #pragma unroll
+  for (int i = 0; i < K * 4; ++i) asm volatile("" : "+r"(a[i / 4][0][i % 4])::"memory");
+}
+/* The two warpgroups of a 256-thread block taking turns at the tensor
+** cores (ping-pong): named barrier 1 + g is warpgroup g's turn.
+** lt_wg_turn_wait(g) waits for it (the group's 128 threads sync with the
+** other group's 128 arrivals); lt_wg_turn_pass(g) hands the turn to the
+** other group without waiting.  Barrier 0 stays __syncthreads'. */
+LT_FN void lt_wg_turn_wait(int g) {
+  if (g == 0) asm volatile("bar.sync 1, 256;\n" ::: "memory");
+  else asm volatile("bar.sync 2, 256;\n" ::: "memory");
+}
+LT_FN void lt_wg_turn_pass(int g) {
+  if (g == 0) asm volatile("bar.arrive 2, 256;\n" ::: "memory");
+  else asm volatile("bar.arrive 1, 256;\n" ::: "memory");
+}
+/* The block barrier, with what the tensor cores read next in shared memory
+** made visible to them first: ordinary and cp.async stores are in the
+** generic proxy, wgmma's reads in the async proxy. */
+LT_FN void lt_wgmma_barrier(void) {
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+  __syncthreads();
+}
+
+/* d = A @ B + (scale_d ? d : 0): one m64n128k8 wgmma of the warpgroup, tf32 operands, A from registers; both stored K-major (no transpose for these types). */
+/* The operands swapped (C^T = B^T A^T): d holds C's tile by its rows, wgmma's columns. */
+LT_FN void lt_wgmma_m64n128k8_tf32_t(float (&d)[64], const uint32_t a[4], uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+               : "+f"(d[0]), "+f"(d[2]), "+f"(d[1]), "+f"(d[3]), "+f"(d[4]), "+f"(d[6]), "+f"(d[5]), "+f"(d[7]),
+                 "+f"(d[8]), "+f"(d[10]), "+f"(d[9]), "+f"(d[11]), "+f"(d[12]), "+f"(d[14]), "+f"(d[13]), "+f"(d[15]),
+                 "+f"(d[16]), "+f"(d[18]), "+f"(d[17]), "+f"(d[19]), "+f"(d[20]), "+f"(d[22]), "+f"(d[21]), "+f"(d[23]),
+                 "+f"(d[24]), "+f"(d[26]), "+f"(d[25]), "+f"(d[27]), "+f"(d[28]), "+f"(d[30]), "+f"(d[29]), "+f"(d[31]),
+                 "+f"(d[32]), "+f"(d[34]), "+f"(d[33]), "+f"(d[35]), "+f"(d[36]), "+f"(d[38]), "+f"(d[37]), "+f"(d[39]),
+                 "+f"(d[40]), "+f"(d[42]), "+f"(d[41]), "+f"(d[43]), "+f"(d[44]), "+f"(d[46]), "+f"(d[45]), "+f"(d[47]),
+                 "+f"(d[48]), "+f"(d[50]), "+f"(d[49]), "+f"(d[51]), "+f"(d[52]), "+f"(d[54]), "+f"(d[53]), "+f"(d[55]),
+                 "+f"(d[56]), "+f"(d[58]), "+f"(d[57]), "+f"(d[59]), "+f"(d[60]), "+f"(d[62]), "+f"(d[61]), "+f"(d[63])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d));
+}
+
+/* Hopper's asynchronous copies and their barriers (sm_90; setmaxnreg
+** sm_90a): what a warp-specialized stage ring is made of.  A producer
+** thread copies tiles from global to shared memory with the bulk tensor
+** copy engine (TMA), each copy signalling its bytes on the stage's "full"
+** mbarrier; the consumers wait on that barrier's phase, read the stage
+** (wgmma), and arrive on the stage's "empty" mbarrier, which the producer
+** waits on before it fills the stage again.  The tensor maps the copies
+** read are made on the host by lt_tma_encode (below) and passed to the
+** kernel by value (const __grid_constant__ CUtensorMap).
+** Shared addresses are the 32-bit .shared::cta ones (__cvta_generic_to_shared). */
+#include <cuda.h>   /* CUtensorMap and its enums: types only, the program links no -lcuda */
+
+/* ---- mbarrier (PTX ISA, "Parallel Synchronization and Communication
+** Instructions: mbarrier") ----
+** An mbarrier is a 64-bit object in shared memory (8-byte aligned) that
+** counts a phase: the phase completes when its pending arrivals reach zero
+** and its transaction count (tx-count: bytes announced by expect-tx and not
+** yet delivered by complete-tx) is zero; then the next phase begins with
+** the arrival count it was initialized with.  Waits name a phase by its
+** parity: the current phase's or the one just before. */
+
+/* mbarrier.init: `count` arrivals per phase (1 to 2^20 - 1), phase 0,
+** tx-count 0.  One thread initializes; the others may use the barrier only
+** after a barrier of the block that follows lt_mbar_init_fence. */
+LT_FN void lt_mbar_init(uint64_t *bar, uint32_t count) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(a), "r"(count) : "memory");
+}
+/* fence.mbarrier_init.release.cluster: the initializing thread's
+** mbarrier.init operations are ordered before what other threads and the
+** copy engine do with the barriers after the next block barrier (the only
+** form the ISA has: release semantics, cluster scope). */
+LT_FN void lt_mbar_init_fence(void) { asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory"); }
+/* mbarrier.arrive: one arrival on the current phase, with release
+** semantics (this thread's earlier memory accesses are ordered before what
+** a thread that sees the phase complete does next).  The state it returns
+** is not needed: waits go by parity, so the sink `_` takes it. */
+LT_FN void lt_mbar_arrive(uint64_t *bar) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(a) : "memory");
+}
+/* mbarrier.arrive.expect_tx: raises the current phase's tx-count by
+** `bytes` (the bytes the copies that complete on this barrier will
+** deliver), then arrives.  The phase cannot complete before those bytes
+** are delivered, whatever order the arrival and the copies come in. */
+LT_FN void lt_mbar_arrive_expect_tx(uint64_t *bar, uint32_t bytes) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(a), "r"(bytes) : "memory");
+}
+/* mbarrier.try_wait.parity: 1 once the phase of that parity has completed
+** (`parity` must be the current phase's or the previous one's: the wait
+** for the current phase's parity returns 0 until it completes, the other
+** parity names the phase before, complete already), with acquire
+** semantics; 0 after a time limit the hardware chooses. */
+LT_FN int lt_mbar_try_wait(uint64_t *bar, int parity) {
+  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
+  uint32_t done;
+  asm volatile("{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+               : "=r"(done) : "r"(a), "r"(parity) : "memory");
+  return (int)done;
+}
+/* Waits until the phase of parity `parity` has completed.  A ring of S
+** stages whose fill i (0, 1, ...) uses stage i % S waits on the "full"
+** barrier with parity (i / S) & 1, and the producer on the "empty" barrier
+** with the other parity, ((i / S) & 1) ^ 1: its first pass over the ring
+** names the phase before phase 0, complete from the start. */
+LT_FN void lt_mbar_wait(uint64_t *bar, int parity) {
+  while (!lt_mbar_try_wait(bar, parity)) {
+  }
+}
+
+/* ---- proxies (PTX ISA, "Memory Consistency Model: proxies";
+** "membar/fence": fence.proxy.async) ----
+** The copy engine and wgmma access shared memory through the async proxy,
+** ordinary loads and stores (and cp.async) through the generic proxy.
+** Shared memory written by ordinary stores that the copy engine (a TMA
+** store) or wgmma reads next needs this fence in each writing thread,
+** before the barrier that hands the data over.  (Data a TMA load delivered
+** needs no fence: the mbarrier phase it completed orders it.) */
+LT_FN void lt_fence_proxy_async(void) { asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory"); }
+
+/* bar.sync id, threads: a barrier of `threads` threads (a multiple of 32)
+** on hardware barrier id (1 to 15; 0 is __syncthreads'), for a group of
+** warps that syncs without the others: the consumer warpgroup handing its
+** staged epilogue tile to the thread that stores it (PTX ISA, "bar,
+** barrier"). */
+LT_FN void lt_named_barrier(int id, int threads) { asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory"); }
+
+/* bar.red.or.pred id, threads: lt_named_barrier that also returns whether
+** `pred` held in any of its threads (PTX ISA, "bar, barrier": the
+** reduction form), so that one thread's finding reaches the group. */
+LT_FN int lt_named_barrier_or(int id, int threads, int pred) {
+  int r;
+  asm volatile("{\n .reg .pred p, q;\n setp.ne.s32 p, %1, 0;\n bar.red.or.pred q, %2, %3, p;\n selp.s32 %0, 1, 0, q;\n}\n"
+               : "=r"(r) : "r"(pred), "r"(id), "r"(threads) : "memory");
+  return r;
+}
+
+/* ---- split-K (gen/lower/splitk.c): the parts of a tile meet in a
+** workspace in global memory.  Each part stores its partial accumulator
+** (st.global.cg: to L2, where the other SMs read), fences it, and the
+** warpgroup's first thread counts the part on the tile's counter; the
+** part that counts last reads the others' (ld.global.cg, after a fence)
+** and resets the counter to 0 for the next launch.  The CUDA
+** programming guide's threadfence pattern ("Memory Fence Functions"). ---- */
+
+/* Counts one part of `parts` on counter *sem; returns whether it was the
+** last, then leaving the counter at 0. */
+LT_FN int lt_split_arrive(unsigned *sem, int parts) {
+  const int last = atomicAdd(sem, 1u) == (unsigned)parts - 1;
+  if (last) atomicExch(sem, 0u);
+  return last;
+}
+LT_FN void lt_split_fence(void) { __threadfence(); }
+LT_FN void lt_split_store4(float *p, float a, float b, float c, float d) { __stcg((float4 *)p, make_float4(a, b, c, d)); }
+LT_FN float4 lt_split_load4(const float *p) { return __ldcg((const float4 *)p); }
+
+/* ---- bulk tensor copies (PTX ISA, "Data Movement and Conversion
+** Instructions: cp.async.bulk.tensor"; "Tensor Access"; the tensor map:
+** "Tensor-map") ----
+** Coordinates are in elements, innermost dimension first (x: the column
+** of a row-major matrix, y: its row), signed: a box that reaches past
+** either edge of the tensor reads zeros there (the map's OOB fill) and a
+** store writes only the elements inside.  The shared-memory tile is the
+** box in row-major order, its 16-byte chunks swizzled as the map says
+** (128-byte swizzle: chunk c of row r at c ^ (r % 8), the same pattern
+** wgmma's descriptors read; the tile must be 1024-byte aligned for it). */
+
+/* A box of the tensor `map` at (x, y) into shared memory at dst; its bytes
+** (the whole box, filled elements too) complete on `bar` as transaction
+** bytes, so the thread that issues it arrives on `bar` with expect-tx of
+** the stage's bytes.  `map`: the address of a __grid_constant__ kernel
+** parameter (or of a map in global or constant memory). */
+LT_FN void lt_tma_load_2d(void *dst, const CUtensorMap *map, int x, int y, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(b) : "memory");
+}
+/* The same for the box at (x, y, z) of a 3-D map (a batch of matrices:
+** z the matrix) and (x, y, z, w) of a 4-D one. */
+LT_FN void lt_tma_load_3d(void *dst, const CUtensorMap *map, int x, int y, int z, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(b) : "memory");
+}
+LT_FN void lt_tma_load_4d(void *dst, const CUtensorMap *map, int x, int y, int z, int w, uint64_t *bar) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst), b = (uint32_t)__cvta_generic_to_shared(bar);
+  asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4, %5}], [%6];\n"
+               ::"r"(d), "l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(b) : "memory");
+}
+/* The shared tile at src into the box of `map` at (x, y): only the
+** elements inside the tensor are written.  The copy reads src after the
+** issue, asynchronously: the writers of src fence (lt_fence_proxy_async)
+** before the barrier that precedes the issue, and src is not written
+** again before lt_tma_store_wait_read covers the copy's group. */
+LT_FN void lt_tma_store_2d(const CUtensorMap *map, int x, int y, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%1, %2}], [%3];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(s) : "memory");
+}
+/* The same for the box at (x, y, z) of a 3-D map and (x, y, z, w) of a
+** 4-D one. */
+LT_FN void lt_tma_store_3d(const CUtensorMap *map, int x, int y, int z, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3}], [%4];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(s) : "memory");
+}
+LT_FN void lt_tma_store_4d(const CUtensorMap *map, int x, int y, int z, int w, const void *src) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.tile.bulk_group [%0, {%1, %2, %3, %4}], [%5];\n"
+               ::"l"((uint64_t)map), "r"(x), "r"(y), "r"(z), "r"(w), "r"(s) : "memory");
+}
+/* cp.reduce.async.bulk .add.f32: adds the `bytes` (a multiple of 16) of
+** f32 at shared src to those at global dst (16-byte aligned, both), by the
+** copy engine, each element's add atomic; in this thread's bulk group, as
+** the TMA stores: src is not written again before lt_tma_store_wait_read
+** covers the group, and its writers fence (lt_fence_proxy_async) before
+** the barrier that precedes the issue. */
+LT_FN void lt_bulk_reduce_add_f32(float *dst, const float *src, uint32_t bytes) {
+  const uint32_t s = (uint32_t)__cvta_generic_to_shared(src);
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32 [%0], [%1], %2;\n"
+               ::"l"(dst), "r"(s), "r"(bytes) : "memory");
+}
+/* cp.async.bulk.commit_group: this thread's bulk stores issued since the
+** last commit form a group. */
+LT_FN void lt_tma_store_commit(void) { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+/* cp.async.bulk.wait_group.read N: waits until at most N of this thread's
+** groups still read their shared source (the source may then be written);
+** lt_tma_store_wait<N>: until at most N are incomplete (their global
+** writes done too). */
+template <int N> static __device__ __forceinline__ void lt_tma_store_wait_read(void) {
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+template <int N> static __device__ __forceinline__ void lt_tma_store_wait(void) {
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+/* prefetch.tensormap: brings the map into the cache the copy engine reads
+** it through, so the first copy does not wait for it. */
+LT_FN void lt_tma_prefetch_map(const CUtensorMap *map) {
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"((uint64_t)map) : "memory");
+}
+
+/* ---- the consumers' epilogue ----
+** a / b to 2 ulp over the whole range (div.full.f32: a reciprocal and a
+** product, scaled; not IEEE's rounding, but without its slow path, which
+** is a call): the divisions plan.c makes fast, in the epilogues of
+** warp-specialized kernels that round to f16 or bf16. */
+LT_FN float lt_fdiv(float a, float b) {
+  float y;
+  asm("div.full.f32 %0, %1, %2;" : "=f"(y) : "f"(a), "f"(b));
+  return y;
+}
+
+/* ---- the persistent grid, on the host ----
+** The SMs of the current device, into *n: queried once a device
+** (cudaDeviceGetAttribute), then cached; returns 0 or the runtime's error. */
+static inline __attribute__((unused)) int lt_sm_count(int *n) {
+  static int sms[64];   /* a race between host threads stores the same count */
+  int dev = 0;
+  cudaError_t err = cudaGetDevice(&dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64 && sms[dev] > 0) {
+    *n = sms[dev];
+    return 0;
+  }
+  err = cudaDeviceGetAttribute(n, cudaDevAttrMultiProcessorCount, dev);
+  if (err != cudaSuccess) return (int)err;
+  if (dev >= 0 && dev < 64) sms[dev] = *n;
+  return 0;
+}
+
+/* ---- registers (PTX ISA, "Miscellaneous Instructions: setmaxnreg";
+** sm_90a) ----
+** Sets the per-thread register limit of the executing warp to R (24 to
+** 256, a multiple of 8): .dec gives registers back to the block's pool,
+** .inc takes them from it, waiting until the pool has enough.  All four
+** warps of a warpgroup execute the same one; it takes effect only in a
+** kernel with a register limit at entry (__launch_bounds__(threads, 1)),
+** and the compiler warns (C7508) when it cannot honour it.  A producer
+** warpgroup that only issues copies goes down (40), consumer warpgroups
+** that hold wgmma accumulators go up (232): 128 x 40 + 256 x 232 fits the
+** 65536 registers of a 384-thread block. */
+template <int R> static __device__ __forceinline__ void lt_setmaxnreg_inc(void) {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+template <int R> static __device__ __forceinline__ void lt_setmaxnreg_dec(void) {
+  static_assert(R >= 24 && R <= 256 && R % 8 == 0, "setmaxnreg: 24..256, a multiple of 8");
+  asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;\n" ::"n"(R));
+}
+
+/* ---- the tensor map, on the host (CUDA driver API,
+** cuTensorMapEncodeTiled) ----
+** The launcher encodes one map per tensor and box its copies read: a
+** tensor of `rank` dimensions (1 to 5), dims[0] the innermost (the
+** elements of a row, stride 1), strides[i] the elements from one index of
+** dimension i + 1 to the next, read and written in boxes of box[0] x
+** box[1] ...  The driver's function is reached through the runtime
+** (cudaGetDriverEntryPointByVersion, or cudaGetDriverEntryPoint before
+** CUDA 12.5), so nothing links -lcuda.  Returns 0, or an error the
+** launcher answers by taking its cp.async path: cudaErrorInvalidValue when
+** the tensor breaks a rule of the copy engine (checked here first: the
+** base address and every stride 16-byte aligned, strides below 2^40 bytes,
+** sizes 1 to 2^32, box sides 1 to 256, the box row a multiple of 16 bytes
+** and no wider than the swizzle span) or the driver refuses it;
+** cudaErrorNotSupported when the driver has no such function.  A
+** dimension of size 1 has no stride to keep: any stride passes there (a
+** batch of one matrix, whatever its batch stride).  Out-of-bounds elements
+** of a box read as zero. */
+enum { LT_TMA_F16 = 0, LT_TMA_BF16 = 1, LT_TMA_F32 = 2, LT_TMA_U8 = 3 };   /* U8: fp8's bytes, copied as they are */
+
+typedef CUresult (*lt_tma_encode_fn)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *, const cuuint64_t *,
+                                     const cuuint64_t *, const cuuint32_t *, const cuuint32_t *, CUtensorMapInterleave,
+                                     CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+
+static inline __attribute__((unused)) int lt_tma_encode(CUtensorMap *map, const void *base, int dtype, int rank,
+                                                        const uint64_t *dims, const uint64_t *strides,
+                                                        const uint32_t *box, int swizzle_bytes) {
+  static lt_tma_encode_fn encode = NULL;   /* looked up once; a second lookup racing the first finds the same */
+  const uint64_t esize = dtype == LT_TMA_F32 ? 4 : dtype == LT_TMA_U8 ? 1 : 2;
+  const uint64_t span = swizzle_bytes == 0 ? 0 : (uint64_t)swizzle_bytes;
+  if (!map || !base || rank < 1 || rank > 5 ||
+      (dtype != LT_TMA_F16 && dtype != LT_TMA_BF16 && dtype != LT_TMA_F32 && dtype != LT_TMA_U8))
+    return cudaErrorInvalidValue;
+  if (swizzle_bytes != 0 && swizzle_bytes != 32 && swizzle_bytes != 64 && swizzle_bytes != 128) return cudaErrorInvalidValue;
+  if ((uintptr_t)base % 16) return cudaErrorInvalidValue;
+  cuuint64_t dim[5], stride[4];
+  cuuint32_t boxd[5], step[5];
+  for (int i = 0; i < rank; i++) {
+    if (dims[i] == 0 || dims[i] > ((uint64_t)1 << 32) || box[i] == 0 || box[i] > 256) return cudaErrorInvalidValue;
+    dim[i] = dims[i], boxd[i] = box[i], step[i] = 1;
+  }
+  for (int i = 1; i < rank; i++) {   /* in bytes; a dimension of one index: any 16-byte multiple will do */
+    uint64_t b = dims[i] == 1 ? (i == 1 ? (dims[0] * esize + 15) / 16 * 16 : stride[i - 2] * dims[i - 1]) : strides[i - 1] * esize;
+    if (b == 0 || b % 16 || b >= ((uint64_t)1 << 40)) return cudaErrorInvalidValue;
+    stride[i - 1] = b;
+  }
+  if ((box[0] * esize) % 16 || (span && box[0] * esize > span)) return cudaErrorInvalidValue;
+  if (!encode) {
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found);
+#else
+    const cudaError_t err = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &fn, cudaEnableDefault, &found);
+#endif
+    if (err != cudaSuccess || found != cudaDriverEntryPointSuccess || !fn) return cudaErrorNotSupported;
+    encode = (lt_tma_encode_fn)fn;
+  }
+  const CUtensorMapDataType dt = dtype == LT_TMA_F16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                 : dtype == LT_TMA_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                 : dtype == LT_TMA_U8   ? CU_TENSOR_MAP_DATA_TYPE_UINT8
+                                                        : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+  const CUtensorMapSwizzle sw = swizzle_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B
+                                : swizzle_bytes == 64 ? CU_TENSOR_MAP_SWIZZLE_64B
+                                : swizzle_bytes == 32 ? CU_TENSOR_MAP_SWIZZLE_32B
+                                                      : CU_TENSOR_MAP_SWIZZLE_NONE;
+  const CUresult r = encode(map, dt, (cuuint32_t)rank, (void *)base, dim, stride, boxd, step,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, sw, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                            CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? 0 : cudaErrorInvalidValue;
+}
+
+/* A row-major matrix of `rows` x `cols` elements, `ld` elements from one
+** row to the next (ld >= cols), in boxes of box_rows x box_cols: the 2-D
+** case of lt_tma_encode. */
+static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, const void *base, int dtype, uint64_t rows,
+                                                           uint64_t cols, uint64_t ld, uint32_t box_rows,
+                                                           uint32_t box_cols, int swizzle_bytes) {
+  if (ld < cols) return cudaErrorInvalidValue;
+  const uint64_t dims[2] = {cols, rows}, strides[1] = {ld};
+  const uint32_t box[2] = {box_cols, box_rows};
+  return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
+}
+
+/* One block (256 threads) of matmul_tf32_bias_relu_nn_cp. */
+__global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nn_cp_kernel(const float *__restrict__ C0, const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, const float *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
   /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
-  const int warp_row = tid / 64 * 32;
-  const int warp_col = tid / 32 % 2 * 64;
-  /* mma.sync m16n8k8 tf32 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
-  const int row0 = warp_row + lane / 4;
-  const int col0 = warp_col + lane % 4 * 2;
+  const int warp_row = 0;
+  const int warp_col = tid / 32 % 8 * 16;
+  /* wgmma m64nNk16 result layout of the swapped operands (C^T = B^T A^T: the instruction's 64 rows are columns here): this thread holds rows row0 + 8 (i / 2) + i % 2 and columns col0 + 8 j */
+  const int row0 = warp_row + lane % 4 * 2;
+  const int col0 = warp_col + lane / 4;
   const int pid = blockIdx.x;
   const int b = blockIdx.y;
-  /* As (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r / 2 % 4), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) float As[3][128][16];
-  /* Bs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) float Bs[3][16][128];
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* As (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  float (*As)[128][32] = (float (*)[128][32])(lt_smem + 0);
+  /* Bs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 32 columns */
+  float (*Bs)[4][32][32] = (float (*)[4][32][32])(lt_smem + 65536);
+  /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  float (*C_out)[128] = (float (*)[128])(lt_smem + 0);
   // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
   const int t14 = 8 * ((N + 128 - 1) / 128);
   const int t16 = pid / t14 * 8;
@@ -140,42 +551,39 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nn_kernel(const flo
   // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
   float acc_2[64];
   #pragma unroll
-  for (int ri = 0; ri < 4; ++ri) {
+  for (int ri = 0; ri < 32; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 2; ++vi) {
-        acc_2[ri * 16 + ci * 2 + vi] = 0.0f;
-      }
+    for (int ci = 0; ci < 2; ++ci) {
+      acc_2[ri * 2 + ci] = 0.0f;
     }
   }
   // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  /* prologue: start the copies of the first 2 iterations, one commit group each */
-  for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
+  /* prologue: start the copies of the first 3 iterations, one commit group each */
+  for (int kt_stage = 0; kt_stage < 3; ++kt_stage) {
     const int kt = kt_stage;
-    if (kt < (K + 16 - 1) / 16) {
+    if (kt < (K + 32 - 1) / 32) {
       // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const float *base = A + (int64_t)b * sa;
-        if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt * 16 + 16 <= K && (uintptr_t)base % 16 == 0 && lda % 4 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+        if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt * 32 + 32 <= K && (uintptr_t)base % 16 == 0 && lda % 4 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&As[kt_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], base + (int64_t)(bm * 128 + tid / 4) * lda + (int64_t)(ri * 64) * lda + kt * 16 + tid % 4 * 4, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 4) ^ ((ri * 32 + tid / 8) & 7) << 2], base + (int64_t)(bm * 128 + tid / 8) * lda + (int64_t)(ri * 32) * lda + kt * 32 + tid % 8 * 4, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = bm * 128 + ri * 64 + tid / 4;
-            const int gc = kt * 16 + tid % 4 * 4;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = bm * 128 + ri * 32 + tid / 8;
+            const int gc = kt * 32 + tid % 8 * 4;
             const float *ptr = base + (int64_t)gr * lda + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 4) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], n > 0 ? ptr : A, n * 4);
+              lt_cp_async16(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 4) ^ ((ri * 32 + tid / 8) & 7) << 2], n > 0 ? ptr : A, n * 4);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
-                As[kt_stage][ri * 64 + tid / 4][(tid % 4 * 4 + vi) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : 0.0f;
+                As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 4 + vi) ^ ((ri * 32 + tid / 8) & 7) << 2] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : 0.0f;
               }
             }
           }
@@ -185,24 +593,24 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nn_kernel(const flo
       {
         const bool ok = b < batch;
         const float *base = B + (int64_t)b * sb;
-        if (ok && bn * 128 >= 0 && kt * 16 + 16 <= K && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+        if (ok && bn * 128 >= 0 && kt * 32 + 32 <= K && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2], base + (int64_t)(kt * 16 + tid / 32) * ldb + (int64_t)(ri * 8) * ldb + bn * 128 + tid % 32 * 4, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Bs[kt_stage][((tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2) / 32][ri * 8 + tid / 32][((tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2) % 32], base + (int64_t)(kt * 32 + tid / 32) * ldb + (int64_t)(ri * 8) * ldb + bn * 128 + tid % 32 * 4, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = kt * 16 + ri * 8 + tid / 32;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = kt * 32 + ri * 8 + tid / 32;
             const int gc = bn * 128 + tid % 32 * 4;
             const float *ptr = base + (int64_t)gr * ldb + gc;
             if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 4) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2], n > 0 ? ptr : B, n * 4);
+              lt_cp_async16(&Bs[kt_stage][((tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2) / 32][ri * 8 + tid / 32][((tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2) % 32], n > 0 ? ptr : B, n * 4);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
-                Bs[kt_stage][ri * 8 + tid / 32][(tid % 32 * 4 + vi) ^ ((ri * 8 + tid / 32) & 7) << 2] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+                Bs[kt_stage][((tid % 32 * 4 + vi) ^ ((ri * 8 + tid / 32) & 7) << 2) / 32][ri * 8 + tid / 32][((tid % 32 * 4 + vi) ^ ((ri * 8 + tid / 32) & 7) << 2) % 32] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
               }
             }
           }
@@ -211,34 +619,53 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nn_kernel(const flo
     }
     lt_cp_async_commit();
   }
-  for (int kt = 0, kt_stage = 0; kt < (K + 16 - 1) / 16; ++kt, kt_stage = kt_stage == 2 ? 0 : kt_stage + 1) {
-    lt_cp_async_wait<1>();   /* this thread's copies for iteration kt have landed */
-    __syncthreads();   /* everyone's have; and stage kt - 1 is free again */
-    const int kt_next = kt + 2;
-    const int kt_next_stage = kt_stage == 0 ? 2 : kt_stage - 1;
-    if (kt_next < (K + 16 - 1) / 16) {
+  for (int kt = 0, kt_stage = 0; kt < (K + 32 - 1) / 32; ++kt, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
+    lt_cp_async_wait<2>();   /* this thread's copies for iteration kt have landed */
+    lt_wgmma_barrier();   /* everyone's have; and stage kt - 1 is free again */
+    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+    uint32_t Bs_frag[4][1][4];   /* [8 of K][warp's 16 rows] */
+    #pragma unroll
+    for (int kk = 0; kk < 32; kk += 8) {
+      const int r = warp_col + lane / 4, c = kk + lane % 4;
+      Bs_frag[kk / 8][0][0] = __float_as_uint(Bs[kt_stage][(r ^ (c & 7) << 2) / 32][c][(r ^ (c & 7) << 2) % 32]);
+      Bs_frag[kk / 8][0][1] = __float_as_uint(Bs[kt_stage][((r + 8) ^ (c & 7) << 2) / 32][c][((r + 8) ^ (c & 7) << 2) % 32]);
+      Bs_frag[kk / 8][0][2] = __float_as_uint(Bs[kt_stage][(r ^ ((c + 4) & 7) << 2) / 32][c + 4][(r ^ ((c + 4) & 7) << 2) % 32]);
+      Bs_frag[kk / 8][0][3] = __float_as_uint(Bs[kt_stage][((r + 8) ^ ((c + 4) & 7) << 2) / 32][c + 4][((r + 8) ^ ((c + 4) & 7) << 2) % 32]);
+    }
+    lt_wgmma_settle(Bs_frag);
+    lt_wgmma_settle(acc_2);
+    lt_wgmma_fence();   /* Bs_frag and acc_2 in their registers before the wgmmas read them */
+    #pragma unroll
+    for (int kk = 0; kk < 32; kk += 8) {
+      lt_wgmma_m64n128k8_tf32_t(acc_2, Bs_frag[kk / 8][0], lt_wgmma_desc(&As[kt_stage][0][kk], 16, 1024, 1), 1);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+    /* the copies for iteration kt + 3, issued while the tensor cores run the wgmmas above */
+    const int kt_next = kt + 3;
+    const int kt_next_stage = kt_stage == 0 ? 3 : kt_stage - 1;
+    if (kt_next < (K + 32 - 1) / 32) {
       // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
         const bool ok = b < batch;
         const float *base = A + (int64_t)b * sa;
-        if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt_next * 16 + 16 <= K && (uintptr_t)base % 16 == 0 && lda % 4 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+        if (ok && bm * 128 >= 0 && bm * 128 + 128 <= M && kt_next * 32 + 32 <= K && (uintptr_t)base % 16 == 0 && lda % 4 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&As[kt_next_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], base + (int64_t)(bm * 128 + tid / 4) * lda + (int64_t)(ri * 64) * lda + kt_next * 16 + tid % 4 * 4, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 4) ^ ((ri * 32 + tid / 8) & 7) << 2], base + (int64_t)(bm * 128 + tid / 8) * lda + (int64_t)(ri * 32) * lda + kt_next * 32 + tid % 8 * 4, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = bm * 128 + ri * 64 + tid / 4;
-            const int gc = kt_next * 16 + tid % 4 * 4;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = bm * 128 + ri * 32 + tid / 8;
+            const int gc = kt_next * 32 + tid % 8 * 4;
             const float *ptr = base + (int64_t)gr * lda + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 4) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], n > 0 ? ptr : A, n * 4);
+              lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 4) ^ ((ri * 32 + tid / 8) & 7) << 2], n > 0 ? ptr : A, n * 4);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
-                As[kt_next_stage][ri * 64 + tid / 4][(tid % 4 * 4 + vi) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : 0.0f;
+                As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 4 + vi) ^ ((ri * 32 + tid / 8) & 7) << 2] = ok && gr >= 0 && gr < M && gc + vi < K ? ptr[vi] : 0.0f;
               }
             }
           }
@@ -248,24 +675,24 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nn_kernel(const flo
       {
         const bool ok = b < batch;
         const float *base = B + (int64_t)b * sb;
-        if (ok && bn * 128 >= 0 && kt_next * 16 + 16 <= K && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+        if (ok && bn * 128 >= 0 && kt_next * 32 + 32 <= K && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2], base + (int64_t)(kt_next * 16 + tid / 32) * ldb + (int64_t)(ri * 8) * ldb + bn * 128 + tid % 32 * 4, 16);
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Bs[kt_next_stage][((tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2) / 32][ri * 8 + tid / 32][((tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2) % 32], base + (int64_t)(kt_next * 32 + tid / 32) * ldb + (int64_t)(ri * 8) * ldb + bn * 128 + tid % 32 * 4, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            const int gr = kt_next * 16 + ri * 8 + tid / 32;
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = kt_next * 32 + ri * 8 + tid / 32;
             const int gc = bn * 128 + tid % 32 * 4;
             const float *ptr = base + (int64_t)gr * ldb + gc;
             if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 4) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2], n > 0 ? ptr : B, n * 4);
+              lt_cp_async16(&Bs[kt_next_stage][((tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2) / 32][ri * 8 + tid / 32][((tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2) % 32], n > 0 ? ptr : B, n * 4);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
-                Bs[kt_next_stage][ri * 8 + tid / 32][(tid % 32 * 4 + vi) ^ ((ri * 8 + tid / 32) & 7) << 2] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+                Bs[kt_next_stage][((tid % 32 * 4 + vi) ^ ((ri * 8 + tid / 32) & 7) << 2) / 32][ri * 8 + tid / 32][((tid % 32 * 4 + vi) ^ ((ri * 8 + tid / 32) & 7) << 2) % 32] = ok && gr < K && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
               }
             }
           }
@@ -273,45 +700,16 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nn_kernel(const flo
       }
     }
     lt_cp_async_commit();
-    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
-    #pragma unroll
-    for (int kk = 0; kk < 16; kk += 8) {
-      uint32_t Bs_frag[8][2];
-      #pragma unroll
-      for (int ni = 0; ni < 8; ++ni) {
-        const int r = kk + lane % 4, c = warp_col + ni * 8 + lane / 4;
-        Bs_frag[ni][0] = lt_tf32(Bs[kt_stage][r][c ^ (r & 7) << 2]);
-        Bs_frag[ni][1] = lt_tf32(Bs[kt_stage][r + 4][c ^ ((r + 4) & 7) << 2]);
-      }
-      #pragma unroll
-      for (int mi = 0; mi < 2; ++mi) {
-        uint32_t As_frag[4];
-        const int r = warp_row + mi * 16 + (lane & 15), c = kk + (lane >> 4) * 4;
-        lt_ldmatrix_x4(As_frag, &As[kt_stage][r][c ^ (r >> 1 & 3) << 2]);
-        for (int x = 0; x < 4; ++x) As_frag[x] = lt_tf32(__uint_as_float(As_frag[x]));
-        #pragma unroll
-        for (int ni = 0; ni < 8; ++ni) {
-          const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-          float d[4] = {acc_2[i], acc_2[i + 1], acc_2[i + 16], acc_2[i + 17]};
-          lt_mma_1688_tf32(d, As_frag, Bs_frag[ni]);
-          acc_2[i] = d[0];
-          acc_2[i + 1] = d[1];
-          acc_2[i + 16] = d[2];
-          acc_2[i + 17] = d[3];
-        }
-      }
-    }
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(acc_2);   /* read below, after the wait */
   }
   lt_cp_async_wait<0>();
   // matmul.lua:79: k:assign(acc, acc * p.alpha)
   #pragma unroll
-  for (int ri = 0; ri < 4; ++ri) {
+  for (int ri = 0; ri < 32; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 2; ++vi) {
-        acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] * alpha;
-      }
+    for (int ci = 0; ci < 2; ++ci) {
+      acc_2[ri * 2 + ci] = acc_2[ri * 2 + ci] * alpha;
     }
   }
   // matmul.lua:80: k:when(p.beta:ne(0), function()
@@ -322,60 +720,30 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nn_kernel(const flo
       const bool ok = b < batch;
       const float *base = C0 + (int64_t)b * sc;
       #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
+      for (int ri = 0; ri < 32; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          const int gr = bm * 128 + ri * 8 + row0;
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gr = bm * 128 + ri / 2 * 8 + ri % 2 + row0;
           const int gc = bn * 128 + ci * 8 + col0;
           const float *ptr = base + (int64_t)gr * ldc + gc;
-          if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
-            union { uint2 v[1]; float e[2]; } h;
-            h.v[0] = ((const uint2 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) t28[ri * 16 + ci * 2 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t28[ri * 16 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + beta * t28[ri * 16 + ci * 2 + vi];
-          }
+          t28[ri * 2 + ci] = ok && gr >= 0 && gr < M && gc >= 0 && gc < N ? ptr[0] : 0.0f;
+          acc_2[ri * 2 + ci] = acc_2[ri * 2 + ci] + beta * t28[ri * 2 + ci];
         }
       }
     }
   }
   // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
-  float bias_2[16];
+  float bias_2[2];
   {
     const float *base = bias;
     #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+    for (int ci = 0; ci < 2; ++ci) {
       const int gc = bn * 128 + ci * 8 + col0;
       const float *ptr = base + gc;
-      if (gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
-        union { uint2 v[1]; float e[2]; } h;
-        h.v[0] = ((const uint2 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 2; ++vi) {
-          bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    }
-  }
-  // matmul.lua:86: k:assign(acc, act(acc + bias))
-  #pragma unroll
-  for (int ri = 0; ri < 4; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+      bias_2[ci] = gc >= 0 && gc < N ? ptr[0] : 0.0f;
       #pragma unroll
-      for (int vi = 0; vi < 2; ++vi) {
-        acc_2[ri * 16 + ci * 2 + vi] = fmaxf(acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi], 0.0f);
+      for (int ri = 0; ri < 32; ++ri) {
+        acc_2[ri * 2 + ci] = fmaxf(acc_2[ri * 2 + ci] + bias_2[ci], 0.0f);
       }
     }
   }
@@ -383,22 +751,265 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_relu_nn_kernel(const flo
   {
     const bool ok = b < batch;
     float *base = C + (int64_t)b * sc;
-    #pragma unroll
-    for (int ri = 0; ri < 4; ++ri) {
+    if (ok && bm * 128 >= 0 && bn * 128 >= 0 && bm * 128 + 128 <= M && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldc % 4 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
+      lt_wgmma_barrier();   /* every warp is done with the shared tiles C_out lies over */
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        const int gr = bm * 128 + ri * 8 + row0;
-        const int gc = bn * 128 + ci * 8 + col0;
-        float *ptr = base + (int64_t)gr * ldc + gc;
-        if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
-          union { uint2 v[1]; float e[2]; } h;
+      for (int ri = 0; ri < 32; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          union { uint32_t v; float e[1]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 16 + ci * 2 + vi];
-          ((uint2 *)ptr)[0] = h.v[0];
+          for (int vi = 0; vi < 1; ++vi) h.e[vi] = acc_2[ri * 2 + ci + vi];
+          *(uint32_t *)&C_out[ri / 2 * 8 + ri % 2 + row0][(ci * 8 + col0) ^ ((ri / 2 * 8 + ri % 2 + row0) & 7) << 2] = h.v;
+        }
+      }
+      lt_wgmma_barrier();   /* C_out is whole */
+      #pragma unroll
+      for (int ri = 0; ri < 16; ++ri) {
+        *(uint4 *)(base + (int64_t)(bm * 128 + tid / 32) * ldc + (int64_t)(ri * 8) * ldc + bn * 128 + tid % 32 * 4) = *(const uint4 *)&C_out[ri * 8 + tid / 32][(tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2];
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 32; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gr = bm * 128 + ri / 2 * 8 + ri % 2 + row0;
+          const int gc = bn * 128 + ci * 8 + col0;
+          float *ptr = base + (int64_t)gr * ldc + gc;
+          if (ok && gr >= 0 && gr < M && gc >= 0 && gc < N) ptr[0] = acc_2[ri * 2 + ci];
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs matmul_tf32_bias_relu_nn_cp over its grid on `stream`. */
+static int matmul_tf32_bias_relu_nn_cp(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+{
+  if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
+  if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
+  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(batch - 1) * sc + (double)(M - 1) * ldc + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sa + (double)(M - 1) * lda + (double)(K - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sb + (double)(K - 1) * ldb + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if ((uintptr_t)C0 % 4 != 0 || (uintptr_t)A % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)C % 4 != 0 || (uintptr_t)bias % 4 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128);
+  const int64_t grid_y = (int64_t)batch;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* 131072 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_bias_relu_nn_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072);
+  if (err != cudaSuccess) return (int)err;
+  matmul_tf32_bias_relu_nn_cp_kernel<<<grid, dim3(256), 131072, (cudaStream_t)stream>>>((const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  return (int)cudaGetLastError();
+}
+
+/* One block of matmul_tf32_bias_relu_nn: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring). */
+__global__ void __launch_bounds__(384, 1) matmul_tf32_bias_relu_nn_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const float *__restrict__ C0, const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, const float *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
+  const int warp_row = 0;
+  const int warp_col = tid / 32 % 8 * 16;
+  /* wgmma m64nNk16 result layout of the swapped operands (C^T = B^T A^T: the instruction's 64 rows are columns here): this thread holds rows row0 + 8 (i / 2) + i % 2 and columns col0 + 8 j */
+  const int row0 = warp_row + lane % 4 * 2;
+  const int col0 = warp_col + lane / 4;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* As (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
+  float (*As)[128][32] = (float (*)[128][32])(lt_smem + 0);
+  /* Bs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 32 columns */
+  float (*Bs)[4][32][32] = (float (*)[4][32][32])(lt_smem + 65536);
+  /* C_out: a tile on its way out to global memory, beside the ring (filled meanwhile with the next program's stages); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  float (*C_out)[128] = (float (*)[128])(lt_smem + 132096);
+  float (*bias_early)[128] = (float (*)[128])(lt_smem + 197632);
+  uint64_t *kt_full = (uint64_t *)(lt_smem + 131072), *kt_empty = kt_full + 4;   /* the ring's mbarriers */
+  const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
+  const int lt_grid1 = batch;
+  const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
+  /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 8 consumer warps are done with it */
+  if (tid == 0) {
+    #pragma unroll
+    for (int kt_stage = 0; kt_stage < 4; ++kt_stage) {
+      lt_mbar_init(&kt_full[kt_stage], 1);   /* the producer's arrival, with the bytes to expect */
+      lt_mbar_init(&kt_empty[kt_stage], 8);   /* one arrival a consumer warp */
+    }
+    lt_mbar_init_fence();
+  }
+  __syncthreads();   /* the mbarriers are set up before either role uses them */
+  if (tid >= 256) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<40>();   /* the registers it does not need go to the consumers */
+    if (tid == 256) {
+      lt_tma_prefetch_map(&A_map);
+      lt_tma_prefetch_map(&B_map);
+      int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+      for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
+        const int pid = lt_prog % lt_grid0;
+        const int b = lt_prog / lt_grid0;
+        // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+        const int t14 = 8 * ((N + 128 - 1) / 128);
+        const int t16 = pid / t14 * 8;
+        const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
+        // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+        for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
+          lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+          lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 32768);   /* the bytes its copies deliver */
+          // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+          lt_tma_load_3d(&As[kt_stage][0][0], &A_map, kt * 32, bm * 128, b, &kt_full[kt_stage]);
+          // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+          lt_tma_load_3d(&Bs[kt_stage][0][0][0], &B_map, bn * 128, kt * 32, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&Bs[kt_stage][1][0][0], &B_map, bn * 128 + 32, kt * 32, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&Bs[kt_stage][2][0][0], &B_map, bn * 128 + 64, kt * 32, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&Bs[kt_stage][3][0][0], &B_map, bn * 128 + 96, kt * 32, b, &kt_full[kt_stage]);
+        }
+      }
+    }
+  } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
+    int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+    for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
+      const int pid = lt_prog % lt_grid0;
+      const int b = lt_prog / lt_grid0;
+      // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+      const int t14 = 8 * ((N + 128 - 1) / 128);
+      const int t16 = pid / t14 * 8;
+      const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
+      // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
+      float acc_2[64];
+      #pragma unroll
+      for (int ri = 0; ri < 32; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          acc_2[ri * 2 + ci] = 0.0f;
+        }
+      }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      lt_cp_async_wait<0>();   /* bias_early: this thread's copy of the program before has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* ... and every consumer thread has read it */
+      /* cp.async into bias_early: lands while the loop below runs, waited for where the load stands */
+      {
+        const float *base = bias;
+        if (tid < 32) {   /* the threads that hold a piece of the [1, 128] tile */
+          const int gc = bn * 128 + tid * 4;
+          const float *ptr = base + gc;
+          if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside bias, zero-fills the rest */
+            const int n = lt_imin(lt_imax(N - gc, 0), 4);
+            lt_cp_async16(&bias_early[0][tid * 4], n > 0 ? ptr : bias, n * 4);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              bias_early[0][tid * 4 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+      lt_cp_async_commit();
+      // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+      for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
+        lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+        // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+        uint32_t Bs_frag[4][1][4];   /* [8 of K][warp's 16 rows] */
+        #pragma unroll
+        for (int kk = 0; kk < 32; kk += 8) {
+          const int r = warp_col + lane / 4, c = kk + lane % 4;
+          Bs_frag[kk / 8][0][0] = __float_as_uint(Bs[kt_stage][(r ^ (c & 7) << 2) / 32][c][(r ^ (c & 7) << 2) % 32]);
+          Bs_frag[kk / 8][0][1] = __float_as_uint(Bs[kt_stage][((r + 8) ^ (c & 7) << 2) / 32][c][((r + 8) ^ (c & 7) << 2) % 32]);
+          Bs_frag[kk / 8][0][2] = __float_as_uint(Bs[kt_stage][(r ^ ((c + 4) & 7) << 2) / 32][c + 4][(r ^ ((c + 4) & 7) << 2) % 32]);
+          Bs_frag[kk / 8][0][3] = __float_as_uint(Bs[kt_stage][((r + 8) ^ ((c + 4) & 7) << 2) / 32][c + 4][((r + 8) ^ ((c + 4) & 7) << 2) % 32]);
+        }
+        lt_wgmma_settle(Bs_frag);
+        lt_wgmma_settle(acc_2);
+        lt_wgmma_fence();   /* Bs_frag and acc_2 in their registers before the wgmmas read them */
+        #pragma unroll
+        for (int kk = 0; kk < 32; kk += 8) {
+          lt_wgmma_m64n128k8_tf32_t(acc_2, Bs_frag[kk / 8][0], lt_wgmma_desc(&As[kt_stage][0][kk], 16, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(acc_2);   /* read below, after the wait */
+        if (lane == 0) lt_mbar_arrive(&kt_empty[kt_stage]);   /* each warp gives the stage back to the producer */
+      }
+      // matmul.lua:79: k:assign(acc, acc * p.alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 32; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          acc_2[ri * 2 + ci] = acc_2[ri * 2 + ci] * alpha;
+        }
+      }
+      // matmul.lua:80: k:when(p.beta:ne(0), function()
+      if (beta != 0.0f) {
+        // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+        float t28[64];
+        {
+          const bool ok = b < batch;
+          const float *base = C0 + (int64_t)b * sc;
+          #pragma unroll
+          for (int ri = 0; ri < 32; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = bm * 128 + ri / 2 * 8 + ri % 2 + row0;
+              const int gc = bn * 128 + ci * 8 + col0;
+              const float *ptr = base + (int64_t)gr * ldc + gc;
+              t28[ri * 2 + ci] = ok && gr >= 0 && gr < M && gc >= 0 && gc < N ? ptr[0] : 0.0f;
+              acc_2[ri * 2 + ci] = acc_2[ri * 2 + ci] + beta * t28[ri * 2 + ci];
+            }
+          }
+        }
+      }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      float bias_2[2];
+      lt_cp_async_wait<0>();   /* bias_early, copied at the program's top, has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* ... every consumer thread's chunks */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        bias_2[ci] = bias_early[0][ci * 8 + col0];
+      }
+      // matmul.lua:86: k:assign(acc, act(acc + bias))
+      #pragma unroll
+      for (int ri = 0; ri < 32; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          acc_2[ri * 2 + ci] = fmaxf(acc_2[ri * 2 + ci] + bias_2[ci], 0.0f);
+        }
+      }
+      // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+      {
+        const bool ok = b < batch;
+        float *base = C + (int64_t)b * sc;
+        if (ok && bm * 128 >= 0 && bn * 128 >= 0 && bm * 128 + 128 <= M && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldc % 4 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
+          lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* every warp is done with the shared tiles C_out lies over */
+          #pragma unroll
+          for (int ri = 0; ri < 32; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              union { uint32_t v; float e[1]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 1; ++vi) h.e[vi] = acc_2[ri * 2 + ci + vi];
+              *(uint32_t *)&C_out[ri / 2 * 8 + ri % 2 + row0][(ci * 8 + col0) ^ ((ri / 2 * 8 + ri % 2 + row0) & 7) << 2] = h.v;
+            }
+          }
+          lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* C_out is whole */
+          #pragma unroll
+          for (int ri = 0; ri < 16; ++ri) {
+            *(uint4 *)(base + (int64_t)(bm * 128 + tid / 32) * ldc + (int64_t)(ri * 8) * ldc + bn * 128 + tid % 32 * 4) = *(const uint4 *)&C_out[ri * 8 + tid / 32][(tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2];
+          }
         } else {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = acc_2[ri * 16 + ci * 2 + vi];
+          for (int ri = 0; ri < 32; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              const int gr = bm * 128 + ri / 2 * 8 + ri % 2 + row0;
+              const int gc = bn * 128 + ci * 8 + col0;
+              float *ptr = base + (int64_t)gr * ldc + gc;
+              if (ok && gr >= 0 && gr < M && gc >= 0 && gc < N) ptr[0] = acc_2[ri * 2 + ci];
+            }
           }
         }
       }
@@ -421,7 +1032,25 @@ extern "C" int matmul_tf32_bias_relu_nn(const void *C0, const void *A, const voi
   const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128);
   const int64_t grid_y = (int64_t)batch;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  matmul_tf32_bias_relu_nn_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
+  const uint64_t A_map_dims[3] = {(uint64_t)K, (uint64_t)M, (uint64_t)batch}, A_map_strides[2] = {(uint64_t)lda, (uint64_t)sa};
+  const uint32_t A_map_box[3] = {32, 128, 1};
+  const uint64_t B_map_dims[3] = {(uint64_t)N, (uint64_t)K, (uint64_t)batch}, B_map_strides[2] = {(uint64_t)ldb, (uint64_t)sb};
+  const uint32_t B_map_box[3] = {32, 32, 1};
+  CUtensorMap A_map, B_map;
+  if (lt_tma_encode(&A_map, A, LT_TMA_F32, 3, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
+      lt_tma_encode(&B_map, B, LT_TMA_F32, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0)
+    return matmul_tf32_bias_relu_nn_cp(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
+  const int64_t programs = grid_x * grid_y;
+  int sms = 0;
+  const int sm_err = lt_sm_count(&sms);
+  if (sm_err != 0) return sm_err;
+  if (programs > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
+  /* 198144 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_bias_relu_nn_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 198144);
+  if (err != cudaSuccess) return (int)err;
+  matmul_tf32_bias_relu_nn_kernel<<<grid, dim3(384), 198144, (cudaStream_t)stream>>>(A_map, B_map, (const float *)C0, (const float *)A, (const float *)B, (float *)C, (const float *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }

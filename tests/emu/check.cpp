@@ -225,6 +225,15 @@
 #if HAVE("gemm_colsum_f16.h")
 #include "gemm_colsum_f16.h"
 #endif
+#if HAVE("gemm_tf32_nn.h")
+#include "gemm_tf32_nn.h"
+#endif
+#if HAVE("gemm_tf32_tn.h")
+#include "gemm_tf32_tn.h"
+#endif
+#if HAVE("gemm_tf32_tt.h")
+#include "gemm_tf32_tt.h"
+#endif
 #if HAVE("gemm_colsum_bf16.h")
 #include "gemm_colsum_bf16.h"
 #endif
@@ -710,6 +719,41 @@ static void test_leaky(const char *variant, LeakyFn fn, Dt dt, int b_nk = 1) {
     char name[128];
     snprintf(name, sizeof name, "%s %dx%dx%d%s", variant, c.M, c.N, c.K, c.skew ? " skewed" : "");
     judge(name, rc, C, ref, slack);
+    drop(A), drop(B), drop(C), free(a), free(b), free(ref), free(slack);
+  }
+}
+
+typedef int (*Tf32Fn)(void *C, const void *A, const void *B, int M, int N, int K, float slope, void *stream);
+
+/* C = leaky_relu(op(A) op(B)) of f32 matrices in tf32 products
+** (gemm_tf32.lua): A [M, K] or (ta) [K, M], B [K, N] or (tb) [N, K].
+** Slack: f32 accumulation, and 2^-9 sum |a b| for operands whose low 13
+** bits the tensor cores drop (test_matmul's). */
+static void test_tf32(const char *variant, Tf32Fn fn, int ta, int tb) {
+  if (!wanted(variant)) return;
+  const float slope = 0.125f;
+  for (const UserCase &c : user_cases) {
+    size_t na = (size_t)c.M * c.K, nb = (size_t)c.N * c.K, nc = (size_t)c.M * c.N;
+    Buf A = random_buf(F32, na, -1, 1, c.skew), B = random_buf(F32, nb, -1, 1, c.skew), C = poisoned(F32, nc, c.skew);
+    double *a = as_doubles(A), *b = as_doubles(B), *am = a;
+    if (ta) {   /* A [K, M] as [M, K] for dot() */
+      am = (double *)malloc(sizeof(double) * na);
+      for (int k = 0; k < c.K; k++)
+        for (int i = 0; i < c.M; i++) am[(size_t)i * c.K + k] = a[(size_t)k * c.M + i];
+    }
+    double *ref = (double *)malloc(sizeof(double) * nc), *slack = (double *)malloc(sizeof(double) * nc);
+    for (int i = 0; i < c.M; i++)
+      for (int j = 0; j < c.N; j++) {
+        double mag, v = dot(am, b, i, j, c.N, c.K, tb, &mag);
+        size_t o = (size_t)i * c.N + j;
+        ref[o] = v > 0 ? v : v * slope;
+        slack[o] = 1.2 * (c.K + 2) * 1.2e-7 * (mag + 1) + 1.2 * 0x1p-9 * mag;
+      }
+    int rc = fn(C.p, A.p, B.p, c.M, c.N, c.K, slope, NULL);
+    char name[128];
+    snprintf(name, sizeof name, "%s %dx%dx%d%s", variant, c.M, c.N, c.K, c.skew ? " skewed" : "");
+    judge(name, rc, C, ref, slack);
+    if (am != a) free(am);
     drop(A), drop(B), drop(C), free(a), free(b), free(ref), free(slack);
   }
 }
@@ -1308,6 +1352,15 @@ int main(int argc, char **argv) {
 #endif
 #if HAVE("gemm_colsum_f16.h")
   test_colsum("gemm_colsum_f16", gemm_colsum_f16, F16);
+#endif
+#if HAVE("gemm_tf32_nn.h")
+  test_tf32("gemm_tf32_nn", gemm_tf32_nn, 0, 0);
+#endif
+#if HAVE("gemm_tf32_tn.h")
+  test_tf32("gemm_tf32_tn", gemm_tf32_tn, 1, 0);
+#endif
+#if HAVE("gemm_tf32_tt.h")
+  test_tf32("gemm_tf32_tt", gemm_tf32_tt, 1, 1);
 #endif
 #if HAVE("gemm_colsum_bf16.h")
   test_colsum("gemm_colsum_bf16", gemm_colsum_bf16, BF16);

@@ -1,8 +1,10 @@
 """check_user_gemm.py: the user-style GEMMs of tests/emu/kernels (swiglu.lua,
-gemm_leaky.lua, gemm_colsum.lua, gemm_odd.lua: written as a user writes a
-GEMM, not matmul.lua; gemm_colsum's 16-row tiles run wgmma on the swapped
-operands on sm90a, with a sum over each tile's rows; gemm_odd's tiles have
-a side that is not a power of two, bf16 only) from a
+gemm_leaky.lua, gemm_colsum.lua, gemm_odd.lua, gemm_tf32.lua: written as a
+user writes a GEMM, not matmul.lua; gemm_colsum's 16-row tiles run wgmma on
+the swapped operands on sm90a, with a sum over each tile's rows; gemm_odd's
+tiles have a side that is not a power of two, bf16 only; gemm_tf32's f32
+matrices, an operand stored MN-major, run tf32 wgmma with that operand's
+words in registers) from a
 shared library of their generated launchers, against a float64 reference
 (torch on upcast inputs), on fresh random inputs with NaN-poisoned outputs.
 On sm90a the shapes run both kernels of each file: rows of a multiple of 16
@@ -17,7 +19,7 @@ import torch
 
 from lt import DTYPES, Lib
 
-BOUND = {"f16": 2e-3, "bf16": 1e-2}
+BOUND = {"f16": 2e-3, "bf16": 1e-2, "f32": 2e-3}   # f32: gemm_tf32, tf32 products
 SHAPES = [(4096, 4096, 4096, 0), (1000, 1000, 1000, 0), (257, 520, 72, 0), (4097, 333, 129, 0), (300, 256, 512, 1)]
 lib, target = Lib(sys.argv[1]), sys.argv[2]
 gen = torch.Generator(device="cuda")
@@ -81,6 +83,17 @@ for dt in ("f16", "bf16"):
         sums = torch.nn.functional.pad(v, (0, 0, 0, T * 16 - M)).view(T, 16, N).sum(1)
         results.append(verdict(f"{target} gemm_colsum_{dt} {shape} C", rc, C, v, dt))
         results.append(verdict(f"{target} gemm_colsum_{dt} {shape} S", rc, S, sums, dt))
+
+for M, N, K, skew in SHAPES:   # gemm_tf32: A [M, K] (n) or [K, M] (t), B [K, N] (n) or [N, K] (t)
+    shape = f"{M}x{N}x{K}{' skewed' if skew else ''}"
+    for lay in ("nn", "tn", "tt"):
+        A = rand((K, M) if lay[0] == "t" else (M, K), "f32", skew)
+        B = rand((N, K) if lay[1] == "t" else (K, N), "f32", skew)
+        C = poisoned((M, N), "f32", skew)
+        rc = lib(f"gemm_tf32_{lay}", C, A, B, M, N, K, 0.125)
+        torch.cuda.synchronize()
+        v = (A.double().t() if lay[0] == "t" else A.double()) @ (B.double().t() if lay[1] == "t" else B.double())
+        results.append(verdict(f"{target} gemm_tf32_{lay} {shape}", rc, C, torch.where(v > 0, v, v * 0.125), "f32"))
 
 for ok, name, why in results:
     print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why), flush=True)

@@ -13,6 +13,10 @@
 #              Hopper shapes (SHAPES overrides), beside cuBLAS; BEFORE=DIR
 #              times DIR's matmul_*_none_{nn,nt}.cu (another build of them)
 #              in the same loop, labelled "before"
+#   --bench-tf32 then bench/matmul.py on tf32, every layout, beside cuBLAS
+#              with tf32 allowed, on 4096^3, 8192^3, 8192x6144x4096 and
+#              4000^3 (SHAPES overrides); BEFORE=DIR as above, of
+#              DIR's matmul_tf32_none_*.cu
 # Prints PASS / FAIL lines and the bench table; logs under $OUT.
 set -u
 cd "$(dirname "$0")/../.."
@@ -47,18 +51,24 @@ for v in matmul_bf16_none_nn matmul_f16_bias_gelu_tt swiglu_bf16 gemm_leaky_bf16
 done >> $out/sass.txt
 grep -v ^PASS $out/sass.txt
 nvcc -shared $o/matmul_*.o -o $o/mm_sm90a.so || exit 1
-nvcc -shared $o/swiglu_*.o $o/gemm_leaky_*.o $o/gemm_colsum_*.o $o/gemm_odd_*.o -o $o/user_sm90a.so || exit 1
+nvcc -shared $o/swiglu_*.o $o/gemm_leaky_*.o $o/gemm_colsum_*.o $o/gemm_odd_*.o $o/gemm_tf32_*.o -o $o/user_sm90a.so || exit 1
 export PYTHONPATH=tests/gpu
 python3 tests/gpu/check_matmul.py $o/mm_sm90a.so sm90a > $out/check_matmul_sm90a.txt; grep -v ^PASS $out/check_matmul_sm90a.txt
 python3 tests/gpu/check_user_gemm.py $o/user_sm90a.so sm90a > $out/check_user_sm90a.txt; grep -v ^PASS $out/check_user_sm90a.txt
-if [ "${1:-}" = --bench ]; then
-  SHAPES=${SHAPES:-2048x2048x2048,4096x4096x4096,8192x8192x8192,8192x6144x4096,8192x28672x4096,8192x4096x14336,4000x4000x4000,8192x8192x1024}
+if [ "${1:-}" = --bench ] || [ "${1:-}" = --bench-tf32 ]; then
+  if [ "$1" = --bench ]; then
+    SHAPES=${SHAPES:-2048x2048x2048,4096x4096x4096,8192x8192x8192,8192x6144x4096,8192x28672x4096,8192x4096x14336,4000x4000x4000,8192x8192x1024}
+    opts=(--layouts nn,nt) before="matmul_*_none_n[nt].cu" name=bench_matmul_sm90a
+  else
+    SHAPES=${SHAPES:-4096x4096x4096,8192x8192x8192,8192x6144x4096,4000x4000x4000}
+    opts=(--dtypes tf32 --layouts nn,nt,tn,tt) before="matmul_tf32_none_*.cu" name=bench_matmul_sm90a_tf32
+  fi
   libs=(sm90a=$o/mm_sm90a.so)
   if [ -n "${BEFORE:-}" ]; then
-    for f in $BEFORE/matmul_*_none_n[nt].cu; do
+    for f in $BEFORE/$before; do
       nvcc -O3 $arch -Xcompiler -fPIC -c $f -o $o/before_$(basename $f .cu).o & done; wait
     nvcc -shared $o/before_*.o -o $o/mm_before.so && libs=(before=$o/mm_before.so "${libs[@]}")
   fi
-  python3 bench/matmul.py --layouts nn,nt --shapes $SHAPES "${libs[@]}" | tee $out/bench_matmul_sm90a.txt
+  python3 bench/matmul.py "${opts[@]}" --shapes $SHAPES "${libs[@]}" | tee $out/$name.txt
 fi
 exit 0

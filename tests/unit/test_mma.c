@@ -7,7 +7,10 @@
 ** multiply-adds with the reason; gfx90a and gfx1100 have no fp8 MFMA or
 ** WMMA.  Tiles of
 ** fewer than 64 rows: wgmma on the swapped operands (Layout.swap) where
-** A is a shared [M, K] tile of 16 bits, else mma.sync.
+** A is a shared [M, K] tile of 16 bits, else mma.sync.  tf32 with an
+** operand stored MN-major: wgmma with its words read into registers as
+** the instruction's A (Stmt.a_words; B [K, N] swapped; tn: A's words, B
+** copied K-major, Stmt.b_t).
 */
 #include "check.h"
 
@@ -127,10 +130,56 @@ static void test_swap(void) {
   CHECK("mma/swap_16x64_sm80_mma_sync", k->mma == MMA_SYNC && !k->layouts->swap);
 }
 
+/* tf32 (f32 operands, tf32 = true) on sm90a, 256 threads, [128, 128]
+** tiles, K 128: tt (A [K, M], B [N, K]) takes wgmma with A's words in
+** registers; nn (B [K, N]) the operands swapped, B^T's words in registers;
+** tn (both MN-major), at a K tile of 32: A's words and a K-major copy of
+** B; at 128 threads (the copy takes 256) or K 128, mma.sync, saying why. */
+static void test_tf32_words(void) {
+  const Target *sm90a = ltT_find("sm90a");
+  Kernel *k = small_kernel(DT_F32, 256, 128, 128, 1);
+  Stmt *g = k->gemm;
+  g->tf32 = 1;
+  g->trans_b = 1;
+  g->shared_b = shared_sym(k, DT_F32, 128, 128);
+  NO_ERROR("mma/tf32_tt_runs", ltP_mma(k, sm90a));
+  CHECK("mma/tf32_tt_wgmma_a_words", k->mma == MMA_WGMMA && g->a_words && !k->layouts->swap && !g->why_inst);
+  CHECK("mma/tf32_tt_two_groups_down_m", k->warps_m == 8 && k->warps_n == 1 && k->layouts->wtn == 128);
+  k = small_kernel(DT_F32, 256, 128, 128, 0);
+  g = k->gemm;
+  g->tf32 = 1;
+  NO_ERROR("mma/tf32_nn_128x128_runs", ltP_mma(k, sm90a));
+  CHECK("mma/tf32_nn_128x128_wgmma_swapped_b_words", k->mma == MMA_WGMMA && g->a_words && k->layouts->swap);
+  CHECK("mma/tf32_nn_128x128_warps_across_n", k->warps_m == 1 && k->warps_n == 8 && k->layouts->nr == 32);
+  k = small_kernel(DT_F32, 256, 128, 128, 1);
+  g = k->gemm;
+  g->tf32 = 1;
+  NO_ERROR("mma/tf32_tn_k128_runs", ltP_mma(k, sm90a));
+  CHECK("mma/tf32_tn_k128_mma_sync_says_why", k->mma == MMA_TF32 && !g->b_t && g->why_inst &&
+                                                  strstr(g->why_inst, "K tile of 128 bytes"));
+  k = small_kernel(DT_F32, 256, 128, 128, 1);
+  g = k->gemm;
+  g->tf32 = 1;
+  g->shared = shared_sym(k, DT_F32, 32, 128);
+  g->shared_b = shared_sym(k, DT_F32, 32, 128);
+  NO_ERROR("mma/tf32_tn_k32_runs", ltP_mma(k, sm90a));
+  CHECK("mma/tf32_tn_k32_wgmma_a_words_b_copied", k->mma == MMA_WGMMA && g->a_words && g->b_t && !k->layouts->swap);
+  CHECK("mma/tf32_tn_k32_b_copy_k_major", g->b_t->shape[0] == 128 && g->b_t->shape[1] == 32 && g->b_t->wgmma &&
+                                              g->b_t->copy_of == g->shared_b);
+  k = small_kernel(DT_F32, 128, 64, 128, 1);
+  g = k->gemm;
+  g->tf32 = 1;
+  g->shared = shared_sym(k, DT_F32, 32, 64);
+  g->shared_b = shared_sym(k, DT_F32, 32, 128);
+  NO_ERROR("mma/tf32_tn_128_threads_runs", ltP_mma(k, sm90a));
+  CHECK("mma/tf32_tn_128_threads_mma_sync_says_why", k->mma == MMA_TF32 && !g->b_t && g->why_inst);
+}
+
 int main(void) {
   ltU_file = "unit.lua";
   test_fp8_tf32();
   test_fp8_amd();
   test_swap();
+  test_tf32_words();
   return 0;
 }
