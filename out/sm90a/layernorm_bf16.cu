@@ -5,17 +5,17 @@
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=131072: BC=1024 RB=4 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
- *   C=65536: BC=4096 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
- *   C=32768: BC=4096 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
- *   C=16384: BC=2048 RB=1 keep_row=true threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
- *   C=8192: BC=1024 RB=1 keep_row=true threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
- *   C=4096: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
- *   C=2048: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
- *   C=1024: BC=1024 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
- *   C=512: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
- *   C=256: BC=256 RB=2 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
- *   C=128: BC=128 RB=4 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
+ *   C=131072: BC=1024 RB=4 keep_row=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
+ *   C=65536: BC=4096 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
+ *   C=32768: BC=4096 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
+ *   C=16384: BC=2048 RB=1 keep_row=true resident=false threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
+ *   C=8192: BC=1024 RB=1 keep_row=true resident=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
+ *   C=4096: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
+ *   C=2048: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
+ *   C=512: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
+ *   C=256: BC=256 RB=2 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
+ *   C=128: BC=128 RB=4 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c layernorm_bf16.cu
  */
 #include <cuda_runtime.h>
@@ -165,11 +165,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
   __shared__ float t14_red[4][4];
   __shared__ float t36_red[4][4];
   __shared__ float t43_red[4][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -224,7 +224,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 4 + ty;
@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -312,21 +312,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -345,7 +345,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -353,24 +353,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         col_2[vi] = tx * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -391,13 +391,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -418,9 +418,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -439,7 +439,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -457,7 +457,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -475,7 +475,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 4 + ty;
@@ -508,11 +508,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
   __shared__ float t14_red[4][4];
   __shared__ float t36_red[4][4];
   __shared__ float t43_red[4][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -537,7 +537,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -555,7 +555,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -573,7 +573,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -594,7 +594,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -602,7 +602,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -623,7 +623,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 4 + ty;
@@ -643,7 +643,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -668,21 +668,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -707,7 +707,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -715,24 +715,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         col_2[vi] = tx * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -753,13 +753,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -780,9 +780,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -807,7 +807,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -825,7 +825,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -843,7 +843,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 4 + ty;
@@ -893,11 +893,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -916,7 +916,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -934,7 +934,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -952,7 +952,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -973,7 +973,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -981,7 +981,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1002,7 +1002,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1021,7 +1021,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1040,21 +1040,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1073,7 +1073,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1081,24 +1081,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1119,13 +1119,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1146,9 +1146,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1167,7 +1167,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -1185,7 +1185,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -1203,7 +1203,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1234,11 +1234,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1263,7 +1263,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -1281,7 +1281,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -1299,7 +1299,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1320,7 +1320,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1328,7 +1328,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1349,7 +1349,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1369,7 +1369,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1394,21 +1394,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1433,7 +1433,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1441,24 +1441,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1479,13 +1479,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1506,9 +1506,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1533,7 +1533,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -1551,7 +1551,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -1569,7 +1569,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1619,11 +1619,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1642,7 +1642,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -1660,7 +1660,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -1678,7 +1678,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1699,7 +1699,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1707,7 +1707,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1728,7 +1728,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1747,7 +1747,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1766,21 +1766,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1799,7 +1799,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1807,24 +1807,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1845,13 +1845,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1872,9 +1872,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1893,7 +1893,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -1911,7 +1911,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -1929,7 +1929,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1960,11 +1960,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1989,7 +1989,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -2007,7 +2007,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -2025,7 +2025,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2046,7 +2046,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2054,7 +2054,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2075,7 +2075,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2095,7 +2095,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2120,21 +2120,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2159,7 +2159,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2167,24 +2167,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2205,13 +2205,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2232,9 +2232,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2259,7 +2259,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -2277,7 +2277,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -2295,7 +2295,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2345,11 +2345,11 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2368,7 +2368,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -2386,7 +2386,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -2404,7 +2404,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2425,7 +2425,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2433,7 +2433,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2454,7 +2454,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2473,7 +2473,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2492,21 +2492,21 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2525,7 +2525,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2533,24 +2533,24 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2571,13 +2571,13 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2598,9 +2598,9 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2619,7 +2619,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -2637,7 +2637,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -2655,7 +2655,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2686,11 +2686,11 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2715,7 +2715,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -2733,7 +2733,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -2751,7 +2751,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2772,7 +2772,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2780,7 +2780,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2801,7 +2801,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2821,7 +2821,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2846,21 +2846,21 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2885,7 +2885,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2893,24 +2893,24 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2931,13 +2931,13 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2958,9 +2958,9 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2985,7 +2985,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -3003,7 +3003,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -3021,7 +3021,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3071,11 +3071,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3094,7 +3094,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -3112,7 +3112,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -3130,7 +3130,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3151,7 +3151,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3159,7 +3159,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3180,7 +3180,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3199,7 +3199,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3218,21 +3218,21 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3251,7 +3251,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3259,24 +3259,24 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3297,13 +3297,13 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3324,9 +3324,9 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3345,7 +3345,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -3363,7 +3363,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -3381,7 +3381,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3412,11 +3412,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3441,7 +3441,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -3459,7 +3459,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -3477,7 +3477,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3498,7 +3498,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3506,7 +3506,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3527,7 +3527,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3547,7 +3547,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3572,21 +3572,21 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3611,7 +3611,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3619,24 +3619,24 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3657,13 +3657,13 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3684,9 +3684,9 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3711,7 +3711,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -3729,7 +3729,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -3747,7 +3747,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3797,11 +3797,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3820,7 +3820,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -3838,7 +3838,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -3856,7 +3856,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3877,7 +3877,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3885,7 +3885,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3906,7 +3906,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3925,7 +3925,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3944,21 +3944,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3977,7 +3977,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3985,24 +3985,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4023,13 +4023,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4050,9 +4050,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4071,7 +4071,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -4089,7 +4089,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -4107,7 +4107,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4138,11 +4138,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4167,7 +4167,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -4185,7 +4185,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -4203,7 +4203,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4224,7 +4224,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4232,7 +4232,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4253,7 +4253,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4273,7 +4273,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4298,21 +4298,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4337,7 +4337,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4345,24 +4345,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4383,13 +4383,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4410,9 +4410,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4437,7 +4437,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -4455,7 +4455,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -4473,7 +4473,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4523,11 +4523,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4546,7 +4546,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -4564,7 +4564,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -4582,7 +4582,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4603,7 +4603,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4611,7 +4611,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4632,7 +4632,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4651,7 +4651,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4670,21 +4670,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4703,7 +4703,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4711,24 +4711,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4749,13 +4749,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4776,9 +4776,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4797,7 +4797,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -4815,7 +4815,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -4833,7 +4833,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4864,11 +4864,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4893,7 +4893,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -4911,7 +4911,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -4929,7 +4929,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4950,7 +4950,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4958,7 +4958,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4979,7 +4979,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4999,7 +4999,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5024,21 +5024,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5063,7 +5063,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5071,24 +5071,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5109,13 +5109,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5136,9 +5136,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5163,7 +5163,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -5181,7 +5181,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -5199,7 +5199,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5249,11 +5249,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5272,7 +5272,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -5290,7 +5290,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -5308,7 +5308,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5329,7 +5329,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5337,7 +5337,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5358,7 +5358,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5377,7 +5377,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5396,21 +5396,21 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5429,7 +5429,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5437,24 +5437,24 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5475,13 +5475,13 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5502,9 +5502,9 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5523,7 +5523,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -5541,7 +5541,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -5559,7 +5559,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5590,11 +5590,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5619,7 +5619,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -5637,7 +5637,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -5655,7 +5655,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5676,7 +5676,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5684,7 +5684,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5705,7 +5705,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5725,7 +5725,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5750,21 +5750,21 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5789,7 +5789,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5797,24 +5797,24 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5835,13 +5835,13 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5862,9 +5862,9 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5889,7 +5889,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -5907,7 +5907,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -5925,7 +5925,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5975,11 +5975,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5998,7 +5998,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -6016,7 +6016,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -6034,7 +6034,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6055,7 +6055,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6063,7 +6063,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6084,7 +6084,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -6103,7 +6103,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -6122,21 +6122,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -6155,7 +6155,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6163,24 +6163,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6201,13 +6201,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6228,9 +6228,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6249,7 +6249,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -6267,7 +6267,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -6285,7 +6285,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -6316,11 +6316,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -6345,7 +6345,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -6363,7 +6363,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -6381,7 +6381,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6402,7 +6402,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6410,7 +6410,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6431,7 +6431,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -6451,7 +6451,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -6476,21 +6476,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -6515,7 +6515,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6523,24 +6523,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6561,13 +6561,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6588,9 +6588,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6615,7 +6615,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -6633,7 +6633,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -6651,7 +6651,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -6699,11 +6699,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -6722,7 +6722,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -6740,7 +6740,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -6758,7 +6758,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6772,7 +6772,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6780,7 +6780,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6794,7 +6794,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 2 + ty;
@@ -6813,7 +6813,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -6832,21 +6832,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -6865,7 +6865,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6873,24 +6873,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         col_2[vi] = tx * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6904,13 +6904,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6924,9 +6924,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -6945,7 +6945,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -6963,7 +6963,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -6981,7 +6981,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 2 + ty;
@@ -7010,11 +7010,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7039,7 +7039,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -7057,7 +7057,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -7075,7 +7075,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7089,7 +7089,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7097,7 +7097,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7111,7 +7111,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 2 + ty;
@@ -7131,7 +7131,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7156,21 +7156,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7195,7 +7195,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7203,24 +7203,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         col_2[vi] = tx * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7234,13 +7234,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7254,9 +7254,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7281,7 +7281,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -7299,7 +7299,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -7317,7 +7317,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 2 + ty;
@@ -7365,11 +7365,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7388,7 +7388,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -7406,7 +7406,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -7424,7 +7424,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7437,7 +7437,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7445,7 +7445,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7458,7 +7458,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 4 + ty;
@@ -7477,7 +7477,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7496,21 +7496,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7529,7 +7529,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7537,24 +7537,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         col_2[vi] = tx * 8 + vi + j * 128;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7567,13 +7567,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7586,9 +7586,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7607,7 +7607,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -7625,7 +7625,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -7643,7 +7643,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 4 + ty;
@@ -7672,11 +7672,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7701,7 +7701,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -7719,7 +7719,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -7737,7 +7737,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7750,7 +7750,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7758,7 +7758,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7771,7 +7771,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 4 + ty;
@@ -7791,7 +7791,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7816,21 +7816,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7855,7 +7855,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7863,24 +7863,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         col_2[vi] = tx * 8 + vi + j * 128;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7893,13 +7893,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7912,9 +7912,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7939,7 +7939,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -7957,7 +7957,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -7975,7 +7975,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 4 + ty;

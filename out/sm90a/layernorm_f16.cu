@@ -5,17 +5,17 @@
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=131072: BC=1024 RB=4 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
- *   C=65536: BC=4096 RB=1 keep_row=false threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
- *   C=32768: BC=4096 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
- *   C=16384: BC=2048 RB=1 keep_row=true threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
- *   C=8192: BC=1024 RB=1 keep_row=true threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
- *   C=4096: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
- *   C=2048: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
- *   C=1024: BC=1024 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
- *   C=512: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
- *   C=256: BC=256 RB=2 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
- *   C=128: BC=128 RB=4 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
+ *   C=131072: BC=1024 RB=4 keep_row=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
+ *   C=65536: BC=4096 RB=1 keep_row=false resident=false threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
+ *   C=32768: BC=4096 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
+ *   C=16384: BC=2048 RB=1 keep_row=true resident=false threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
+ *   C=8192: BC=1024 RB=1 keep_row=true resident=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
+ *   C=4096: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
+ *   C=2048: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
+ *   C=512: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
+ *   C=256: BC=256 RB=2 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
+ *   C=128: BC=128 RB=4 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c layernorm_f16.cu
  */
 #include <cuda_runtime.h>
@@ -165,11 +165,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
   __shared__ float t14_red[4][4];
   __shared__ float t36_red[4][4];
   __shared__ float t43_red[4][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -224,7 +224,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -312,21 +312,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -345,7 +345,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -353,24 +353,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         col_2[vi] = tx * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -391,13 +391,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -418,9 +418,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -439,7 +439,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -457,7 +457,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -475,7 +475,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -508,11 +508,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
   __shared__ float t14_red[4][4];
   __shared__ float t36_red[4][4];
   __shared__ float t43_red[4][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -537,7 +537,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -555,7 +555,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -573,7 +573,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -594,7 +594,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -602,7 +602,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -623,7 +623,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -643,7 +643,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -668,21 +668,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -707,7 +707,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -715,24 +715,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         col_2[vi] = tx * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -753,13 +753,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -780,9 +780,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -807,7 +807,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -825,7 +825,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -843,7 +843,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -893,11 +893,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -926,7 +926,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[16];
     {
       const __half *base = W;
@@ -954,7 +954,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[16];
     {
       const __half *base = B;
@@ -982,7 +982,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1006,7 +1006,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[16];
     float d[16];
     #pragma unroll
@@ -1017,7 +1017,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         d[ci * 8 + vi] = col[ci * 8 + vi] < C ? x[ci * 8 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1041,7 +1041,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1063,7 +1063,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[16];
     {
       const bool ok = rb < R;
@@ -1092,7 +1092,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1101,7 +1101,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         s1[ci * 8 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1110,9 +1110,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         s2[ci * 8 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1141,7 +1141,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -1152,7 +1152,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
           d_2[ci * 8 + vi] = col_2[ci * 8 + vi] < C ? x_2[ci * 8 + vi] - s[ci * 8 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -1160,7 +1160,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
           s1[ci * 8 + vi] = s1[ci * 8 + vi] + d_2[ci * 8 + vi];
         }
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -1169,7 +1169,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1178,7 +1178,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         n[ci * 8 + vi] = (float)((C - ((ci * 256 + tid) * 8 + vi) - 1) / 4096 + 1);
       }
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1202,7 +1202,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1211,7 +1211,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
         ssd[ci * 8 + vi] = s2[ci * 8 + vi] + (s[ci * 8 + vi] - mean_2[0]) * (2.0f * s1[ci * 8 + vi] + n[ci * 8 + vi] * (s[ci * 8 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1235,9 +1235,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1266,7 +1266,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const __half *base = W;
@@ -1294,7 +1294,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[16];
       {
         const __half *base = B;
@@ -1322,7 +1322,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1356,11 +1356,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -1388,7 +1388,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[16];
     {
       const __half *base = W;
@@ -1416,7 +1416,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[16];
     {
       const __half *base = B;
@@ -1444,7 +1444,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1468,7 +1468,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[16];
     float d[16];
     #pragma unroll
@@ -1479,7 +1479,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         d[ci * 8 + vi] = col[ci * 8 + vi] < C ? x[ci * 8 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1503,7 +1503,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1526,7 +1526,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[16];
     {
       const bool ok = rb < R;
@@ -1554,7 +1554,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1563,7 +1563,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         s1[ci * 8 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1572,9 +1572,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         s2[ci * 8 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1602,7 +1602,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -1613,7 +1613,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
           d_2[ci * 8 + vi] = col_2[ci * 8 + vi] < C ? x_2[ci * 8 + vi] - s[ci * 8 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -1621,7 +1621,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
           s1[ci * 8 + vi] = s1[ci * 8 + vi] + d_2[ci * 8 + vi];
         }
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -1630,7 +1630,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1639,7 +1639,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         n[ci * 8 + vi] = (float)((C - ((ci * 256 + tid) * 8 + vi) - 1) / 4096 + 1);
       }
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1663,7 +1663,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1672,7 +1672,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
         ssd[ci * 8 + vi] = s2[ci * 8 + vi] + (s[ci * 8 + vi] - mean_2[0]) * (2.0f * s1[ci * 8 + vi] + n[ci * 8 + vi] * (s[ci * 8 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1696,9 +1696,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1726,7 +1726,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const __half *base = W;
@@ -1754,7 +1754,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[16];
       {
         const __half *base = B;
@@ -1782,7 +1782,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1835,11 +1835,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1858,7 +1858,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -1876,7 +1876,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -1894,7 +1894,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1915,7 +1915,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1923,7 +1923,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1944,7 +1944,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1963,7 +1963,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1982,21 +1982,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2015,7 +2015,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2023,24 +2023,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2061,13 +2061,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2088,9 +2088,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2109,7 +2109,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2127,7 +2127,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -2145,7 +2145,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2176,11 +2176,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2205,7 +2205,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -2223,7 +2223,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -2241,7 +2241,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2262,7 +2262,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2270,7 +2270,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2291,7 +2291,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2311,7 +2311,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2336,21 +2336,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2375,7 +2375,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2383,24 +2383,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2421,13 +2421,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2448,9 +2448,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2475,7 +2475,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2493,7 +2493,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -2511,7 +2511,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2561,11 +2561,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2584,7 +2584,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -2602,7 +2602,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -2620,7 +2620,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2641,7 +2641,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2649,7 +2649,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2670,7 +2670,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2689,7 +2689,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2708,21 +2708,21 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2741,7 +2741,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2749,24 +2749,24 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2787,13 +2787,13 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2814,9 +2814,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2835,7 +2835,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2853,7 +2853,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -2871,7 +2871,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2902,11 +2902,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2931,7 +2931,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -2949,7 +2949,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -2967,7 +2967,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2988,7 +2988,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2996,7 +2996,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3017,7 +3017,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3037,7 +3037,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3062,21 +3062,21 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3101,7 +3101,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3109,24 +3109,24 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3147,13 +3147,13 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3174,9 +3174,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3201,7 +3201,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3219,7 +3219,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -3237,7 +3237,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3287,11 +3287,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3310,7 +3310,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -3328,7 +3328,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -3346,7 +3346,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3367,7 +3367,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3375,7 +3375,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3396,7 +3396,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3415,7 +3415,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3434,21 +3434,21 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3467,7 +3467,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3475,24 +3475,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3513,13 +3513,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3540,9 +3540,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3561,7 +3561,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3579,7 +3579,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -3597,7 +3597,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3628,11 +3628,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3657,7 +3657,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -3675,7 +3675,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -3693,7 +3693,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3714,7 +3714,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3722,7 +3722,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3743,7 +3743,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3763,7 +3763,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3788,21 +3788,21 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3827,7 +3827,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3835,24 +3835,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3873,13 +3873,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3900,9 +3900,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3927,7 +3927,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3945,7 +3945,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -3963,7 +3963,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4013,11 +4013,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4036,7 +4036,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -4054,7 +4054,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -4072,7 +4072,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4093,7 +4093,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4101,7 +4101,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4122,7 +4122,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4141,7 +4141,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4160,21 +4160,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4193,7 +4193,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4201,24 +4201,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4239,13 +4239,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4266,9 +4266,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4287,7 +4287,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -4305,7 +4305,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -4323,7 +4323,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4354,11 +4354,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4383,7 +4383,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -4401,7 +4401,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -4419,7 +4419,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4440,7 +4440,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4448,7 +4448,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4469,7 +4469,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4489,7 +4489,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4514,21 +4514,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4553,7 +4553,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4561,24 +4561,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4599,13 +4599,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4626,9 +4626,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4653,7 +4653,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -4671,7 +4671,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -4689,7 +4689,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4739,11 +4739,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4762,7 +4762,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -4780,7 +4780,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -4798,7 +4798,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4819,7 +4819,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4827,7 +4827,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4848,7 +4848,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4867,7 +4867,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4886,21 +4886,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4919,7 +4919,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4927,24 +4927,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4965,13 +4965,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4992,9 +4992,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5013,7 +5013,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -5031,7 +5031,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -5049,7 +5049,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -5080,11 +5080,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5109,7 +5109,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -5127,7 +5127,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -5145,7 +5145,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5166,7 +5166,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5174,7 +5174,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5195,7 +5195,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -5215,7 +5215,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5240,21 +5240,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5279,7 +5279,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5287,24 +5287,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5325,13 +5325,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5352,9 +5352,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5379,7 +5379,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -5397,7 +5397,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -5415,7 +5415,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -5465,11 +5465,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5488,7 +5488,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -5506,7 +5506,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -5524,7 +5524,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5545,7 +5545,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5553,7 +5553,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5574,7 +5574,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -5593,7 +5593,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5612,21 +5612,21 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5645,7 +5645,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5653,24 +5653,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5691,13 +5691,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5718,9 +5718,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5739,7 +5739,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -5757,7 +5757,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -5775,7 +5775,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -5806,11 +5806,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5835,7 +5835,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -5853,7 +5853,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -5871,7 +5871,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5892,7 +5892,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5900,7 +5900,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5921,7 +5921,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -5941,7 +5941,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5966,21 +5966,21 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -6005,7 +6005,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6013,24 +6013,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6051,13 +6051,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6078,9 +6078,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6105,7 +6105,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -6123,7 +6123,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -6141,7 +6141,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -6191,11 +6191,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -6214,7 +6214,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -6232,7 +6232,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -6250,7 +6250,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6271,7 +6271,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6279,7 +6279,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6300,7 +6300,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -6319,7 +6319,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -6338,21 +6338,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -6371,7 +6371,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6379,24 +6379,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6417,13 +6417,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6444,9 +6444,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6465,7 +6465,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -6483,7 +6483,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -6501,7 +6501,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -6532,11 +6532,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -6561,7 +6561,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -6579,7 +6579,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -6597,7 +6597,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6618,7 +6618,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6626,7 +6626,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6647,7 +6647,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -6667,7 +6667,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -6692,21 +6692,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -6731,7 +6731,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6739,24 +6739,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6777,13 +6777,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6804,9 +6804,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6831,7 +6831,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -6849,7 +6849,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -6867,7 +6867,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -6915,11 +6915,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -6938,7 +6938,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -6956,7 +6956,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -6974,7 +6974,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6988,7 +6988,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6996,7 +6996,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7010,7 +7010,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 2 + ty;
@@ -7029,7 +7029,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -7048,21 +7048,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -7081,7 +7081,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7089,24 +7089,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         col_2[vi] = tx * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7120,13 +7120,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7140,9 +7140,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -7161,7 +7161,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -7179,7 +7179,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -7197,7 +7197,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 2 + ty;
@@ -7226,11 +7226,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -7255,7 +7255,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -7273,7 +7273,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -7291,7 +7291,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7305,7 +7305,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7313,7 +7313,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7327,7 +7327,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 2 + ty;
@@ -7347,7 +7347,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -7372,21 +7372,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -7411,7 +7411,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7419,24 +7419,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         col_2[vi] = tx * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7450,13 +7450,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7470,9 +7470,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -7497,7 +7497,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -7515,7 +7515,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -7533,7 +7533,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 2 + ty;
@@ -7581,11 +7581,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -7604,7 +7604,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -7622,7 +7622,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -7640,7 +7640,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7653,7 +7653,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7661,7 +7661,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7674,7 +7674,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -7693,7 +7693,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -7712,21 +7712,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -7745,7 +7745,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7753,24 +7753,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         col_2[vi] = tx * 8 + vi + j * 128;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7783,13 +7783,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7802,9 +7802,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -7823,7 +7823,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -7841,7 +7841,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -7859,7 +7859,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -7888,11 +7888,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -7917,7 +7917,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -7935,7 +7935,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -7953,7 +7953,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7966,7 +7966,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7974,7 +7974,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7987,7 +7987,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -8007,7 +8007,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -8032,21 +8032,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -8071,7 +8071,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -8079,24 +8079,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         col_2[vi] = tx * 8 + vi + j * 128;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -8109,13 +8109,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -8128,9 +8128,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -8155,7 +8155,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -8173,7 +8173,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -8191,7 +8191,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
