@@ -84,16 +84,17 @@ static int same_rows(const Stmt *a, const Stmt *b) {
          a->dst->layout && a->dst->layout == b->dst->layout && a->dst->dt == b->dst->dt;
 }
 
-/* The loads before `later` in block b (at its top level, or at the top
-** level of a plain loop's body there) that read chunks of the rows `later`
-** reads, into st[] (at most max): how many, with the chunk range each
-** covers, [lo[i], hi[i]) (NULL lo / hi: the constant clo[i] / clo[i] + 1). */
+/* A load that reads chunks of the rows a later load reads, and the
+** chunks it covers: [lo, hi) of its loop, or (lo NULL) the constant c. */
 typedef struct Cover {
   Stmt *st;
   const Expr *lo, *hi;   /* a loop's bounds, or NULL */
   long long c;           /* a constant chunk */
 } Cover;
 
+/* The loads before `loop` in block b (at its top level, or at the top
+** level of a plain loop's body there) that read chunks of the rows
+** `later` reads, into out[] (at most max); returns how many. */
 static int covers(Block *b, const Stmt *loop, const Stmt *later, Cover *out, int max) {
   int n = 0;
   for (Stmt *s = b->first; s && s != loop && n < max; s = s->next) {

@@ -405,39 +405,40 @@ for t in $targets; do
   done
 done
 
-# 2b. config resident (gen/pass/resident.c) on sm80, whose shipped entries
-# do not select it (sm90a's do, and its buckets run above): the row ops
-# with it on and chunks of 1024 (rmsnorm: 2 rows a program), so every
-# row of check.cpp longer than 1024 takes two passes, the second from
-# shared memory where the row fits (not at 128259 f32 and 16-bit: 163 KB),
-# in both thread orders
-# (into build/tests/emu/sm80/resident, which mutants.txt names as sm80/resident)
-case " $targets " in *" sm80 "*)
-  d=$b/sm80/resident
+# 2b. config resident (gen/pass/resident.c) on sm80 and sm90a, whose
+# shipped entries do not select it: the row ops with it on and chunks of
+# 1024 (rmsnorm: 2 rows a program), so every row of check.cpp longer than
+# 1024 takes two passes, the second from shared memory where the row fits
+# (not at 128259 16-bit and f32), in both thread orders; into
+# build/tests/emu/<target>/resident, which mutants.txt names as
+# <target>/resident
+for t in sm80 sm90a; do
+  case " $targets " in *" $t "*) ;; *) continue ;; esac
+  d=$b/$t/resident
   mkdir -p $d
   for k in softmax rmsnorm layernorm; do
-    "$GEN" dsl/kernels/$k.lua --target sm80 --emulate --no-tuned -D resident=true -D BC=1024 -o $d 2> $d/gen.log ||
-      echo "FAIL emu resident sm80 $k: gen --emulate failed: $(head -c 300 $d/gen.log)"
+    "$GEN" dsl/kernels/$k.lua --target $t --emulate --no-tuned -D resident=true -D BC=1024 -o $d 2> $d/gen.log ||
+      echo "FAIL emu resident $t $k: gen --emulate failed: $(head -c 300 $d/gen.log)"
   done
   : > $d/jobs
   for f in $d/*.emu.cpp; do echo "$trace -c $f -o ${f%.emu.cpp}.o" >> $d/jobs; done
   echo "-c tests/emu/check.cpp -o $d/check.o -I$d" >> $d/jobs
   compile_all $d/jobs
   if ls $d/*.err >/dev/null 2>&1 || ! $CXX $san $d/*.o -o $d/check 2> $d/link.log; then
-    echo "FAIL emu resident sm80: does not build: $(cat $d/*.err $d/link.log 2>/dev/null | grep -m1 error)"
-  else
-    for order in forward warps; do
-      LT_EMU_SCHEDULE=$order $d/check sm80 > $d/$order.out 2> $d/$order.stderr
-      st=$?
-      grep '^FAIL' $d/$order.out | sed "s/^FAIL emu sm80 /FAIL emu sm80 [resident, $order] /"
-      if ! grep -q "^# emu sm80: done" $d/$order.out; then
-        echo "FAIL emu resident sm80 [$order]: check stopped early (status $st): $(grep -m1 -E 'ERROR|error' $d/$order.stderr)"
-      elif ! grep -q '^FAIL' $d/$order.out; then
-        echo "PASS emu resident sm80 [$order]: $(grep -c '^PASS' $d/$order.out) cases of the row ops with config resident"
-      fi
-    done
-  fi ;;
-esac
+    echo "FAIL emu resident $t: does not build: $(cat $d/*.err $d/link.log 2>/dev/null | grep -m1 error)"
+    continue
+  fi
+  for order in forward warps; do
+    LT_EMU_SCHEDULE=$order $d/check $t > $d/$order.out 2> $d/$order.stderr
+    st=$?
+    grep '^FAIL' $d/$order.out | sed "s/^FAIL emu $t /FAIL emu $t [resident, $order] /"
+    if ! grep -q "^# emu $t: done" $d/$order.out; then
+      echo "FAIL emu resident $t [$order]: check stopped early (status $st): $(grep -m1 -E 'ERROR|error' $d/$order.stderr)"
+    elif ! grep -q '^FAIL' $d/$order.out; then
+      echo "PASS emu resident $t [$order]: $(grep -c '^PASS' $d/$order.out) cases of the row ops with config resident"
+    fi
+  done
+done
 
 # 3. mutants: apply, build, run, and ask the named detector.
 # Replaces FIND by REPL in the nth line holding FIND (after the kernel's
