@@ -20,8 +20,6 @@
 ** lower/copy.c).  CUDA targets only: on the HIP and C targets the config
 ** changes nothing (a note says so).
 */
-#include <string.h>
-
 #include "lt.h"
 
 /* Are expressions a and b the same computation (same tree)? */
