@@ -574,6 +574,7 @@ void ltP_colshift(Kernel *k);                  /* colshift.c */
 void ltP_issue(Kernel *k, const Target *t);    /* issue.c */
 void ltP_resident(Kernel *k, const Target *t); /* resident.c: rows read twice kept in shared memory (config resident) */
 void ltP_resident_place(Kernel *k, const Target *t);   /* resident.c: their tile, after smem.c's */
+long long ltP_resident_room(const Kernel *k, const Target *t);   /* resident.c: the bytes of rows a program may keep */
 void ltP_smem(Kernel *k, const Target *t);     /* smem.c */
 void ltP_early(Kernel *k, const Target *t);    /* early.c: loads after a warp-specialized loop, staged before it */
 void ltP_barrier(Kernel *k);                   /* barrier.c */

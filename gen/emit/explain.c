@@ -243,11 +243,11 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
   if (k->row_res) {   /* (pass/resident.c) */
     Buf at = {0};
     explain_resident(&e, &k->body, &at);
-    ltU_printf(b, "    %s_row: %s, %s of %s elements at %d, where %s in the %d bytes past it (else the later pass "
-                  "reads %s again); config resident: %s\n", k->row_res->name, ltI_dtypes[k->row_res->dt].name,
+    ltU_printf(b, "    %s_row: %s, %s of %s elements at %d, where %s in the %lld bytes past it (two blocks an SM; else the "
+                  "later pass reads %s again); config resident: %s\n", k->row_res->name, ltI_dtypes[k->row_res->dt].name,
                k->row_res_rows > 1 ? ltU_fmt("the program's %d rows", k->row_res_rows) : "the program's row",
                ltE_itext(&e, k->row_res_len), k->row_res_offset, k->row_res_rows > 1 ? "they fit" : "it fits",
-               t->smem_max - k->row_res_offset, k->row_res->name, at.p);
+               ltP_resident_room(k, t), k->row_res->name, at.p);
   } else if (k->resident_cfg) {
     ltU_printf(b, "    config resident: no rows kept in shared memory (%s)\n", k->why_res);
   }

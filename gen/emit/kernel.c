@@ -141,11 +141,11 @@ static void resident_rows(E *e) {
   const Sym *t = k->row_res;
   int eb = ltI_dtypes[t->dt].bytes;
   const char *tn = ltE_stype(e, t->dt), *len = ltE_itext(e, k->row_res_len);
-  long long room = e->t->smem_max - k->row_res_offset;
+  long long room = ltP_resident_room(k, e->t);
   ltE_line(e, "/* %s_row: the %s%s of %s this program reads twice, %s elements%s (config resident): the first pass's "
               "loads also store their chunks there, the later pass reads them back, each thread its own elements, "
-              "where %s fit%s in the %lld bytes past the other tiles (the launcher's test too); else it reads %s "
-              "again */", t->name, k->row_res_rows > 1 ? ltU_fmt("%d ", k->row_res_rows) : "",
+              "where %s fit%s in the %lld bytes past the other tiles that leave room for two blocks an SM (the "
+              "launcher's test too); else it reads %s again */", t->name, k->row_res_rows > 1 ? ltU_fmt("%d ", k->row_res_rows) : "",
            k->row_res_rows > 1 ? "rows" : "row", t->name, len, k->row_res_rows > 1 ? " each" : "",
            k->row_res_rows > 1 ? "they" : "it", k->row_res_rows > 1 ? "" : "s", room, t->name);
   ltE_line(e, "const bool resident = (int64_t)(%s) * %d <= %lld;", len, eb * k->row_res_rows, room);

@@ -521,7 +521,7 @@ void ltE_launcher(E *e, Sym **ps, int n) {
     const char *smem = ltU_fmt("%d", dyn);
     if (k->row_res) {   /* (pass/resident.c; emit/kernel.c, resident_rows, tests the same bound) */
       const Sym *rt = k->row_res;
-      long long room = t->smem_max - k->row_res_offset;
+      long long room = ltP_resident_room(k, t);
       ltE_line(e, "/* %s's rows kept in shared memory after the other tiles where they fit (config resident) */",
                rt->name);
       ltE_line(e, "const int64_t row_bytes = (int64_t)(%s) * %d;", ltE_itext(e, k->row_res_len),

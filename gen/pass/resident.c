@@ -14,7 +14,8 @@
 ** back from there (RES_READ), each thread the elements it wrote itself (the
 ** loads share a layout), so no barrier is needed.  The tile's size is known
 ** at run time only (RB rows of n BC elements): the launcher gives it where
-** it fits the target's shared memory beside the kernel's other tiles, and
+** it fits half the SM's shared memory beside the kernel's other tiles
+** (two blocks an SM: ltP_resident_room), and
 ** the kernel tests the same bound and, where it does not fit, reads global
 ** memory as without the config (emit/kernel.c, emit/launcher.c,
 ** lower/copy.c).  CUDA targets only: on the HIP and C targets the config
@@ -183,6 +184,15 @@ void ltP_resident(Kernel *k, const Target *t) {
     k->why_res = "no k:serial loop reads chunks [0, n) of rows that loads before it read whole";
 }
 
+/* The bytes of rows a program may keep: those that leave room for two
+** blocks an SM, each with its other tiles and the 1 KB the SM reserves a
+** block (on the H200 one block an SM ran layernorm 16-bit rows of
+** 60000-65536 at 0.77-0.80x the rows read twice; two at 1.02-1.59x:
+** bench/results/2026-11-26-h200-rowops-resident-confirm.txt). */
+long long ltP_resident_room(const Kernel *k, const Target *t) {
+  return (t->smem_max + 1024) / 2 - 1024 - k->row_res_offset;
+}
+
 /* Places the rows' tile (<tensor>_row) after smem.c's tiles, 16-byte
 ** aligned, in the dynamic shared memory (its size the launcher's, at run
 ** time). */
@@ -190,7 +200,7 @@ void ltP_resident_place(Kernel *k, const Target *t) {
   if (!k->row_res) return;
   k->smem_dynamic = 1;
   k->row_res_offset = (k->smem_bytes + 15) & ~15;
-  if (k->row_res_offset + 16 > t->smem_max) {   /* (no room for even a vector) */
+  if (ltP_resident_room(k, t) < 16) {   /* (no room for even a vector) */
     k->why_res = "the kernel's other shared tiles leave no room for its rows";
     k->row_res = NULL;
   }
