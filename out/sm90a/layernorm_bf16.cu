@@ -6,7 +6,7 @@
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
  *   C=131072: BC=1024 RB=4 keep_row=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
- *   C=65536: BC=4096 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
+ *   C=65536: BC=4096 RB=1 keep_row=false resident=true threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
  *   C=32768: BC=4096 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
  *   C=16384: BC=2048 RB=1 keep_row=true resident=false threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
  *   C=8192: BC=1024 RB=1 keep_row=true resident=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
@@ -889,10 +889,14 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][16];
-  __shared__ float t14_red[1][16];
-  __shared__ float t36_red[1][16];
-  __shared__ float t43_red[1][16];
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[16] = (float (*)[16])(lt_smem + 0);
+  float (*t14_red)[16] = (float (*)[16])(lt_smem + 64);
+  float (*t36_red)[16] = (float (*)[16])(lt_smem + 128);
+  float (*t43_red)[16] = (float (*)[16])(lt_smem + 192);
+  /* X_row: the row of X this program reads twice, (C + 4096 - 1) / 4096 * 4096 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115456 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2 <= 115456;
+  __nv_bfloat16 *const X_row = (__nv_bfloat16 *)(lt_smem + 256);
   // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
   // layernorm.lua:49: k:when(nchunks:eq(1), function()
@@ -1033,10 +1037,12 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
           s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          if (resident) X_row[gc + vi] = __float2bfloat16_rn(s[vi]);
         }
       }
     }
@@ -1066,10 +1072,12 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
           h.v[0] = ((const uint4 *)ptr)[0];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
             x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            if (resident) X_row[gc + vi] = __float2bfloat16_rn(x_2[vi]);
           }
         }
       }
@@ -1150,7 +1158,23 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X_row;
+        const int gc = j_2 * 4096 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
         const int gc = j_2 * 4096 + tid * 8;
@@ -1230,10 +1254,14 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][16];
-  __shared__ float t14_red[1][16];
-  __shared__ float t36_red[1][16];
-  __shared__ float t43_red[1][16];
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[16] = (float (*)[16])(lt_smem + 0);
+  float (*t14_red)[16] = (float (*)[16])(lt_smem + 64);
+  float (*t36_red)[16] = (float (*)[16])(lt_smem + 128);
+  float (*t43_red)[16] = (float (*)[16])(lt_smem + 192);
+  /* X_row: the row of X this program reads twice, (C + 4096 - 1) / 4096 * 4096 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115456 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2 <= 115456;
+  __nv_bfloat16 *const X_row = (__nv_bfloat16 *)(lt_smem + 256);
   // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
   // layernorm.lua:49: k:when(nchunks:eq(1), function()
@@ -1382,15 +1410,18 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
           s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          if (resident) X_row[gc + vi] = __float2bfloat16_rn(s[vi]);
         }
       }
     }
@@ -1421,15 +1452,18 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
           h.v[0] = ((const uint4 *)ptr)[0];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
             x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            if (resident) X_row[gc + vi] = __float2bfloat16_rn(x_2[vi]);
           }
         }
       }
@@ -1510,7 +1544,23 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X_row;
+        const int gc = j_2 * 4096 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
         const int gc = j_2 * 4096 + tid * 8;
@@ -1602,11 +1652,20 @@ static int layernorm_bf16_C65536(const void *X, const void *W, const void *B, vo
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
+  /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
+  const int64_t row_bytes = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2;
+  const int smem = row_bytes <= 115456 ? 256 + (int)row_bytes : 256;
+  if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
+    const cudaError_t err = cudaFuncSetAttribute(layernorm_bf16_C65536_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return (int)err;
+    const cudaError_t err_split = cudaFuncSetAttribute(layernorm_bf16_C65536_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err_split != cudaSuccess) return (int)err_split;
+  }
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    layernorm_bf16_C65536_split_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, R, C, eps);
+    layernorm_bf16_C65536_split_kernel<<<grid, dim3(512), smem, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, R, C, eps);
   else
-    layernorm_bf16_C65536_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, R, C, eps);
+    layernorm_bf16_C65536_kernel<<<grid, dim3(512), smem, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 

@@ -7,7 +7,7 @@
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
  *   C=131072: BC=2048 RB=1 keep_row=false resident=false threads=256 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=131072)
  *   C=65536: BC=8192 RB=1 keep_row=true resident=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=65536)
- *   C=32768: BC=8192 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=32768)
+ *   C=32768: BC=8192 RB=1 keep_row=false resident=true threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=32768)
  *   C=16384: BC=16384 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=16384)
  *   C=8192: BC=8192 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=8192)
  *   C=6144: BC=2048 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=6144)
@@ -1173,10 +1173,14 @@ __global__ void __launch_bounds__(512) softmax_bf16_C32768_kernel(const __nv_bfl
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float m_red[1][16];
-  __shared__ float t10_red[1][16];
-  __shared__ float t13_red[1][16];
-  __shared__ float t21_red[1][16];
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*m_red)[16] = (float (*)[16])(lt_smem + 0);
+  float (*t10_red)[16] = (float (*)[16])(lt_smem + 64);
+  float (*t13_red)[16] = (float (*)[16])(lt_smem + 128);
+  float (*t21_red)[16] = (float (*)[16])(lt_smem + 192);
+  /* X_row: the row of X this program reads twice, (C + 8192 - 1) / 8192 * 8192 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115456 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 8192 - 1) / 8192 * 8192) * 2 <= 115456;
+  __nv_bfloat16 *const X_row = (__nv_bfloat16 *)(lt_smem + 256);
   // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
   // softmax.lua:48: k:when(nchunks:eq(1), function()
@@ -1316,10 +1320,12 @@ __global__ void __launch_bounds__(512) softmax_bf16_C32768_kernel(const __nv_bfl
             h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
               x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              if (resident) X_row[gc + vi] = __float2bfloat16_rn(x_2[ci * 8 + vi]);
             }
           }
         }
@@ -1381,7 +1387,26 @@ __global__ void __launch_bounds__(512) softmax_bf16_C32768_kernel(const __nv_bfl
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X_row;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
         uint4 raw[2];   /* every chunk's vector, issued before any is used */
@@ -1438,10 +1463,14 @@ __global__ void __launch_bounds__(512) softmax_bf16_C32768_split_kernel(const __
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float m_red[1][16];
-  __shared__ float t10_red[1][16];
-  __shared__ float t13_red[1][16];
-  __shared__ float t21_red[1][16];
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*m_red)[16] = (float (*)[16])(lt_smem + 0);
+  float (*t10_red)[16] = (float (*)[16])(lt_smem + 64);
+  float (*t13_red)[16] = (float (*)[16])(lt_smem + 128);
+  float (*t21_red)[16] = (float (*)[16])(lt_smem + 192);
+  /* X_row: the row of X this program reads twice, (C + 8192 - 1) / 8192 * 8192 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115456 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 8192 - 1) / 8192 * 8192) * 2 <= 115456;
+  __nv_bfloat16 *const X_row = (__nv_bfloat16 *)(lt_smem + 256);
   // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
   // softmax.lua:48: k:when(nchunks:eq(1), function()
@@ -1575,15 +1604,18 @@ __global__ void __launch_bounds__(512) softmax_bf16_C32768_split_kernel(const __
             h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
             h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
               x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              if (resident) X_row[gc + vi] = __float2bfloat16_rn(x_2[ci * 8 + vi]);
             }
           }
         }
@@ -1645,7 +1677,26 @@ __global__ void __launch_bounds__(512) softmax_bf16_C32768_split_kernel(const __
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X_row;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
         #pragma unroll
@@ -1707,11 +1758,20 @@ static int softmax_bf16_C32768(const void *X, void *Y, int R, int C, void *strea
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
+  /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
+  const int64_t row_bytes = (int64_t)((C + 8192 - 1) / 8192 * 8192) * 2;
+  const int smem = row_bytes <= 115456 ? 256 + (int)row_bytes : 256;
+  if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
+    const cudaError_t err = cudaFuncSetAttribute(softmax_bf16_C32768_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return (int)err;
+    const cudaError_t err_split = cudaFuncSetAttribute(softmax_bf16_C32768_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err_split != cudaSuccess) return (int)err_split;
+  }
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    softmax_bf16_C32768_split_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+    softmax_bf16_C32768_split_kernel<<<grid, dim3(512), smem, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
   else
-    softmax_bf16_C32768_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+    softmax_bf16_C32768_kernel<<<grid, dim3(512), smem, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
