@@ -225,6 +225,8 @@ typedef struct Block {
   Stmt *first, *last;
 } Block;
 
+enum { RES_NONE, RES_STAGE, RES_READ };   /* Stmt.resident */
+
 /* How a loop runs (plan.c decides; lower/sched_*.c print it).  k:serial
 ** loops, and k:pipelined loops that cannot overlap anything on the target,
 ** are plain; the others overlap the copies of later iterations with this
@@ -322,6 +324,9 @@ struct Stmt {
                            which every vector of the group is issued (lower/copy.c, ltL_issue) */
   Stmt *issue_next;     /* the group's next load, or NULL */
   int issue_group;      /* the group's first load: the group's number in the kernel (1, 2, ...) */
+  int resident;         /* S_LOAD of a chunk of the row that Kernel.row_res keeps in shared memory (pass/resident.c):
+                           RES_STAGE, a first pass's load, which also writes its chunk there; RES_READ, a later
+                           pass's, which reads it back from there where the row fits (lower/copy.c) */
   Block body, orelse;
   Stmt *next;
 };
@@ -451,6 +456,14 @@ typedef struct Kernel {
                            block before the programs (pass/fastdiv.c, lower/sched_warpspec.c) */
   int div_line[LT_MAXDIVS]; /* the DSL line of each one's first division (for the comment) */
   int ndivs;
+  /* config resident (pass/resident.c): the rows a program reads twice, kept in shared memory */
+  int resident_cfg;     /* the config asks for it (config resident = true) */
+  const Sym *row_res;   /* the tensor whose rows are kept (in <name>_row: dynamic shared memory after the other
+                           tiles, its size known at run time), or NULL */
+  int row_res_offset;   /* where that tile starts in the dynamic shared memory */
+  Expr *row_res_len;    /* elements of one row there: the later pass's chunks times a chunk's columns (host-evaluable) */
+  int row_res_rows;     /* rows of it: the view's rows */
+  const char *why_res;  /* config resident and no row_res: why not (--explain) */
 } Kernel;
 
 Sym *ltI_sym(Kernel *k, SymKind kind, Dtype dt, int line);
@@ -572,6 +585,9 @@ int ltP_is_producer(const Stmt *s);            /* a pipelined body's copies and 
 void ltP_layout(Kernel *k, const Target *t);   /* layout.c */
 void ltP_colshift(Kernel *k);                  /* colshift.c */
 void ltP_issue(Kernel *k, const Target *t);    /* issue.c */
+void ltP_resident(Kernel *k, const Target *t); /* resident.c: rows read twice kept in shared memory (config resident) */
+void ltP_resident_place(Kernel *k, const Target *t);   /* resident.c: their tile, after smem.c's */
+long long ltP_resident_room(const Kernel *k, const Target *t);   /* resident.c: the bytes of rows a program may keep */
 void ltP_smem(Kernel *k, const Target *t);     /* smem.c */
 void ltP_early(Kernel *k, const Target *t);    /* early.c: loads after a warp-specialized loop, staged before it */
 void ltP_barrier(Kernel *k);                   /* barrier.c */

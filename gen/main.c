@@ -45,10 +45,12 @@ static void run_passes(Kernel *k, const Target *t) {
   ltP_mma(k, t);                    /* mma.c: the gemms' instruction, warp grid, accumulator layouts */
   ltP_layout(k, t);                 /* layout.c: every register tile's layout */
   ltP_colshift(k);                  /* colshift.c: shifted columns read their definition, not a let */
+  ltP_resident(k, t);               /* resident.c: rows read twice kept in shared memory (config resident) */
   ltP_issue(k, t);                  /* issue.c: the loads of a step, issued together */
   ltP_plan_loops(k, t);             /* plan.c: how each k:pipelined loop runs on t */
   ltP_pipeline(k);                  /* pipeline.c: the stage rings that needs */
   ltP_smem(k, t);                   /* smem.c: reduction scratch, offsets, staged stores */
+  ltP_resident_place(k, t);         /* resident.c: the kept rows' tile, after those */
   ltP_early(k, t);                  /* early.c: loads after a warp-specialized loop, staged before it */
   if (t->warp > 1) ltP_barrier(k);  /* barrier.c: the block barriers */
   ltP_plan(k, t);                   /* plan.c: the rest of the plan, and the notes */

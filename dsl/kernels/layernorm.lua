@@ -11,13 +11,16 @@
 -- (cache = "keep") and the second pass's loads of X and stores stream
 -- through (cache = "stream"), so that the second pass finds the row in L2
 -- while the other rows in flight go by.
+-- Config resident (for long rows, CUDA targets): gen keeps the row in shared
+-- memory between the passes (the first pass's loads also store it there, the
+-- second reads it back; docs/dsl.md, "resident"), where it fits.
 local tile = require "tile"
 
 return tile.kernel {
   name = "layernorm",
   doc = "LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.",
   variants = { dtype = { "f32", "f16", "bf16" } },
-  config = { BC = 1024, RB = 1, threads = 128, keep_row = false },
+  config = { BC = 1024, RB = 1, threads = 128, keep_row = false, resident = false },
   -- runtime/tune.lua's search space: chunk width, rows a program, block size.
   -- Short rows want several a program (RB), so a block still moves enough bytes.
   tune = {

@@ -8,6 +8,9 @@
 -- 2026-11-25-h200-rowops-sweep-c65536.txt): 1.27-1.37x at C = 40000, 50257, 65536.
 -- keep_row of the bf16 and f16 C=8192 and C=16384 buckets: set by hand from the A/B of
 -- bench/results/2026-11-25-h200-rowops-buckets-keep.txt.
+-- resident (the row kept in shared memory between the passes, gen/pass/resident.c) of bf16 and f16 C=65536,
+-- and f16 C=65536's 512 threads (was 256): set by hand from the A/B of
+-- bench/results/2026-11-26-h200-rowops-resident{,-confirm}.txt (bf16 0.97-1.12x, f16 1.23-1.58x).
 return {
   kernel = "layernorm",
   entries = {
@@ -135,6 +138,7 @@ return {
       config = {
         BC = 4096,
         RB = 1,
+        resident = true,
         threads = 512,
       },
       device = "NVIDIA H200",
@@ -280,7 +284,8 @@ return {
       config = {
         BC = 4096,
         RB = 1,
-        threads = 256,
+        resident = true,
+        threads = 512,
       },
       device = "NVIDIA H200",
       gbps = 1162.3,

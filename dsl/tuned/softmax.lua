@@ -11,6 +11,8 @@
 -- off_grid (rows that start off the 16-byte grid run that bucket's config; by hand): bf16 and f16
 -- C=8192 -> C=6144 (the one-pass twin ran rows of 8191 at 0.87x), f32 C=32768 -> C=16384 (keep_row's
 -- element loads ran rows of 30001 at 0.95x); bench/results/2026-11-25-h200-rowops-offgrid.txt.
+-- resident (the row kept in shared memory between the passes, gen/pass/resident.c) of bf16 and f16 C=32768:
+-- set by hand from the A/B of bench/results/2026-11-26-h200-rowops-resident{,-confirm}.txt (1.02-1.13x).
 return {
   kernel = "softmax",
   entries = {
@@ -137,6 +139,7 @@ return {
       config = {
         BC = 8192,
         RB = 1,
+        resident = true,
         threads = 512,
       },
       device = "NVIDIA H200",
@@ -293,6 +296,7 @@ return {
       config = {
         BC = 8192,
         RB = 1,
+        resident = true,
         threads = 512,
       },
       device = "NVIDIA H200",

@@ -44,6 +44,8 @@ typedef struct E {
   const char *lane;     /* the lane index ldmatrix addresses are made from ("lane", or a loop's copy) */
   int atomic;           /* the store being emitted adds to the tensor (k:atomic_add) */
   int direct;           /* the store being emitted has the fast case of Stmt.direct (store_staged.c) */
+  int resident;         /* the load being emitted is Stmt.resident's RES_STAGE or RES_READ (pass/resident.c) */
+  int from_row;         /* printing a RES_READ load's read of the kept row (<tensor>_row), not of global memory */
   int divs;             /* Kernel.divs are prepared (lt_div0, ...): divisions with Expr.div print as lt_div / lt_mod
                            (sched_warpspec.c) */
   const char *barrier;  /* the block barrier: the target's, or with wgmma the one that also orders

@@ -202,6 +202,17 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
   }
 }
 
+/* The loads of block bl that keep a row in shared memory (Stmt.resident),
+** into *at: "stored by the loads at L, L; read back by the load at L". */
+static void explain_resident(E *e, const Block *bl, Buf *at) {
+  for (const Stmt *s = bl->first; s; s = s->next) {
+    if (s->resident == RES_STAGE) ltU_printf(at, "%sstored there by the load at %s:%d", at->n ? ", " : "", e->base, s->line);
+    if (s->resident == RES_READ) ltU_printf(at, "%sread back by the load at %s:%d", at->n ? ", " : "", e->base, s->line);
+    explain_resident(e, &s->body, at);
+    explain_resident(e, &s->orelse, at);
+  }
+}
+
 /* --explain: the plan of kernel k on target t, for a person. */
 void ltE_explain(Kernel *k, const Target *t, Buf *b) {
   ltE_name_syms(k);
@@ -243,6 +254,17 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
                : k->pre_bytes ? ltU_fmt(", %s_pre", k->ws->var->name) : "",
                16 * k->ws->stages + (k->pre_bytes ? 8 : 0) + (k->pre_reload ? 8 : 0),
                k->mbar_offset);
+  if (k->row_res) {   /* (pass/resident.c) */
+    Buf at = {0};
+    explain_resident(&e, &k->body, &at);
+    ltU_printf(b, "    %s_row: %s, %s of %s elements at %d, where %s in the %lld bytes past it (two blocks an SM; else the "
+                  "later pass reads %s again); config resident: %s\n", k->row_res->name, ltI_dtypes[k->row_res->dt].name,
+               k->row_res_rows > 1 ? ltU_fmt("the program's %d rows", k->row_res_rows) : "the program's row",
+               ltE_itext(&e, k->row_res_len), k->row_res_offset, k->row_res_rows > 1 ? "they fit" : "it fits",
+               ltP_resident_room(k, t), k->row_res->name, at.p);
+  } else if (k->resident_cfg) {
+    ltU_printf(b, "    config resident: no rows kept in shared memory (%s)\n", k->why_res);
+  }
   int ngemm = 0, npipe = 0;
   explain_ops(&e, &k->body, b, &ngemm, &npipe);
   if (!ngemm) ltU_put(b, "  matrix instruction: none (no gemm)\n");

@@ -134,6 +134,24 @@ int ltE_smem_align(const Kernel *k) {
   return align;
 }
 
+/* The rows kept in shared memory (config resident, pass/resident.c): the
+** test that they fit, the same as the launcher's, and their tile. */
+static void resident_rows(E *e) {
+  Kernel *k = e->k;
+  const Sym *t = k->row_res;
+  int eb = ltI_dtypes[t->dt].bytes;
+  const char *tn = ltE_stype(e, t->dt), *len = ltE_itext(e, k->row_res_len);
+  long long room = ltP_resident_room(k, e->t);
+  ltE_line(e, "/* %s_row: the %s%s of %s this program reads twice, %s elements%s (config resident): the first pass's "
+              "loads also store their chunks there, the later pass reads them back, each thread its own elements, "
+              "where %s fit%s in the %lld bytes past the other tiles that leave room for two blocks an SM (the "
+              "launcher's test too); else it reads %s again */", t->name, k->row_res_rows > 1 ? ltU_fmt("%d ", k->row_res_rows) : "",
+           k->row_res_rows > 1 ? "rows" : "row", t->name, len, k->row_res_rows > 1 ? " each" : "",
+           k->row_res_rows > 1 ? "they" : "it", k->row_res_rows > 1 ? "" : "s", room, t->name);
+  ltE_line(e, "const bool resident = (int64_t)(%s) * %d <= %lld;", len, eb * k->row_res_rows, room);
+  ltE_line(e, "%s *const %s_row = (%s *)(lt_smem + %d);", tn, t->name, tn, k->row_res_offset);
+}
+
 /* The declarations of the kernel's shared tiles, each with what its
 ** swizzle is for. */
 static void shared_tiles(E *e) {
@@ -219,6 +237,7 @@ static void shared_tiles(E *e) {
              v, v);
     ltE_line(e, "int *%s_next_prog = (int *)(%s_next + 2);   /* that program (lt_programs: none left) */", v, v);
   }
+  if (k->row_res) resident_rows(e);
 }
 
 /* Kernel e->k, whose parameters are ps[0..n-1]: its signature, the

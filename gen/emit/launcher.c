@@ -518,14 +518,32 @@ void ltE_launcher(E *e, Sym **ps, int n) {
                k->ngrid > 2 ? "(unsigned)grid_z" : "1");
     }
     int dyn = k->smem_dynamic ? k->smem_bytes : 0;
-    if (dyn > t->smem_static && t->lang == LANG_CUDA) {
+    const char *smem = ltU_fmt("%d", dyn);
+    if (k->row_res) {   /* (pass/resident.c; emit/kernel.c, resident_rows, tests the same bound) */
+      const Sym *rt = k->row_res;
+      long long room = ltP_resident_room(k, t);
+      ltE_line(e, "/* %s's rows kept in shared memory after the other tiles where they fit (config resident) */",
+               rt->name);
+      ltE_line(e, "const int64_t row_bytes = (int64_t)(%s) * %d;", ltE_itext(e, k->row_res_len),
+               ltI_dtypes[rt->dt].bytes * k->row_res_rows);
+      ltE_line(e, "const int smem = row_bytes <= %lld ? %d + (int)row_bytes : %d;", room, k->row_res_offset, dyn);
+      smem = "smem";
+      ltE_line(e, "if (smem > %d) {   /* over the default 48 KB: the kernel opts in */", t->smem_static);
+      e->depth++;
+    } else if (dyn > t->smem_static && t->lang == LANG_CUDA) {
       ltE_line(e, "/* %d bytes of shared memory: over the default 48 KB, so the kernel opts in */", dyn);
+    }
+    if (k->row_res || (dyn > t->smem_static && t->lang == LANG_CUDA)) {
       for (int i = 0; i <= !!k->nsplit; i++) {   /* (and the split twin's) */
         const char *err = i ? "err_split" : "err";
         ltE_line(e, "const cudaError_t %s = cudaFuncSetAttribute(%s%s_kernel, "
-                    "cudaFuncAttributeMaxDynamicSharedMemorySize, %d);", err, k->name, i ? "_split" : "", dyn);
+                    "cudaFuncAttributeMaxDynamicSharedMemorySize, %s);", err, k->name, i ? "_split" : "", smem);
         ltE_line(e, "if (%s != cudaSuccess) return (int)%s;", err, err);
       }
+    }
+    if (k->row_res) {
+      e->depth--;
+      ltE_line(e, "}");
     }
     int block = k->threads * (k->pingpong ? 2 : 1) + (k->ws ? k->producers : 0);
     const char *stream = t->lang == LANG_CUDA ? "cudaStream_t" : "hipStream_t";
@@ -534,17 +552,17 @@ void ltE_launcher(E *e, Sym **ps, int n) {
                   "whole vectors */");
       ltE_line(e, "if (%s)", off_grid(e));
       if (e->emu)
-        ltE_line(e, "  return lt_emu_launch(%s_split_kernel, grid, dim3(%d), %d, stream, %s);", k->name, block, dyn,
+        ltE_line(e, "  return lt_emu_launch(%s_split_kernel, grid, dim3(%d), %s, stream, %s);", k->name, block, smem,
                  args.p);
       else
-        ltE_line(e, "  %s_split_kernel<<<grid, dim3(%d), %d, (%s)stream>>>(%s);", k->name, block, dyn, stream,
+        ltE_line(e, "  %s_split_kernel<<<grid, dim3(%d), %s, (%s)stream>>>(%s);", k->name, block, smem, stream,
                  args.p);
       if (!e->emu) ltE_line(e, "else");
     }
     if (e->emu) {
-      ltE_line(e, "return lt_emu_launch(%s_kernel, grid, dim3(%d), %d, stream, %s);", k->name, block, dyn, args.p);
+      ltE_line(e, "return lt_emu_launch(%s_kernel, grid, dim3(%d), %s, stream, %s);", k->name, block, smem, args.p);
     } else {
-      ltE_line(e, "%s%s_kernel<<<grid, dim3(%d), %d, (%s)stream>>>(%s);", k->nsplit ? "  " : "", k->name, block, dyn,
+      ltE_line(e, "%s%s_kernel<<<grid, dim3(%d), %s, (%s)stream>>>(%s);", k->nsplit ? "  " : "", k->name, block, smem,
                stream, args.p);
       ltE_line(e, "return (int)%s;", t->err_last);
     }

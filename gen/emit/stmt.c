@@ -138,6 +138,7 @@ void ltE_stmt(E *e, Stmt *s) {
       break;
     }
     if (s->dst->kind == SYM_LET) ltE_declare_regs(e, s->dst);
+    e->resident = e->k->row_res ? s->resident : RES_NONE;   /* (pass/resident.c) */
     if (s->early) {   /* staged through shared memory before the loop (pass/early.c) */
       ltL_early_read(e, s);
     } else if (s->fuse) {
@@ -149,6 +150,7 @@ void ltE_stmt(E *e, Stmt *s) {
     } else {
       ltL_load_store(e, s->view, s->dst, NULL, s->other, NULL, NULL, NULL);
     }
+    e->resident = RES_NONE;
     break;
   case S_STORE:
     e->atomic = s->atomic;

@@ -184,7 +184,7 @@ static const Layout *access_layout(E *e, const int shape[2], Dtype dt, const Sym
 ** NULL: none given, or no instruction for it (the c target, the emulator;
 ** "keep" on AMD). */
 static const char *hint_of(const E *e, const View *v) {
-  if (!v->cache || !ltE_gpu(e) || e->emu) return NULL;
+  if (!v->cache || !ltE_gpu(e) || e->emu || e->from_row) return NULL;
   if (v->cache == CACHE_KEEP) return e->t->lang == LANG_CUDA ? "keep" : NULL;
   return "stream";
 }
@@ -263,7 +263,9 @@ static const char *chunk_ptr(E *e, const View *v, const Layout *l, Ctx *c, int s
     const char *rc = ltU_fmt("gr < %s", ltE_itext(e, t->dims[v->rdim]));
     if (!ltI_nonneg(v->origin[v->rdim])) rc = ltU_fmt("gr >= 0 && %s", rc);
     rowc = all_of(all_of(rowc, rc), in_rows(e, v, "gr"));
-    ptr_off = ltE_sum(ptr_off, mul64(e, "gr", t->strides[v->rdim]));
+    if (e->from_row)   /* (the kept rows: one after another, each of the later pass's chunks) */
+      ptr_off = ltE_sum(ptr_off, ltU_fmt("%s * (%s)", ltE_or0(ltE_tile_row(c)), ltE_itext(e, e->k->row_res_len)));
+    else ptr_off = ltE_sum(ptr_off, mul64(e, "gr", t->strides[v->rdim]));
   }
   int vcols = v->ext[v->cdim] > 1;
   const char *gc = NULL;
@@ -377,17 +379,51 @@ void ltL_issue(E *e, const Stmt *first) {
 ** does not start 16-byte aligned by whole vectors too: a load reads the
 ** two aligned vectors the chunk straddles (lt_bytes16), a store writes it
 ** as aligned words (lt_st16_split); elements one at a time only at the
-** row's ends. */
+** row's ends.  A load of a row kept in shared memory (E.resident,
+** pass/resident.c): RES_STAGE stores each chunk there too, RES_READ reads
+** it from there where the row fits (`resident`), else as any load. */
+static void access(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
+                   const Stmt *then, const Sym *via);
+
 void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
                     const Stmt *then, const Sym *via) {
+  if (e->resident == RES_READ && dst && !sh) {   /* (pass/resident.c) */
+    ltE_line(e, "if (resident) {   /* the chunk from %s_row, where the first pass left it */", v->t->name);
+    e->depth++;
+    e->from_row = 1;
+    access(e, v, dst, val, other, sh, then, via);
+    e->from_row = 0;
+    e->depth--;
+    ltE_line(e, "} else {");
+  } else {
+    ltE_line(e, "{");
+  }
+  e->depth++;
+  access(e, v, dst, val, other, sh, then, via);
+  e->depth--;
+  ltE_line(e, "}");
+}
+
+/* The staging store of a RES_STAGE load's chunk (pass/resident.c) into
+** the kept row: `what` (text) at column `col` (text) of the view's tile
+** row in context c, as `vt` (a vector's type) or an element (vt NULL). */
+static void stage(E *e, const View *v, const Ctx *c, const char *col, const char *vt, const char *what) {
+  const char *row = ltE_tile_row(c);
+  const char *at = row ? ltU_fmt("%s * (%s) + %s", row, ltE_itext(e, e->k->row_res_len), col) : col;
+  if (vt) ltE_line(e, "if (resident) ((%s *)(%s_row + %s))[0] = %s;", vt, v->t->name, at, what);
+  else ltE_line(e, "if (resident) %s_row[%s] = %s;", v->t->name, at, what);
+}
+
+/* ltL_load_store's access, inside its braces. */
+static void access(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
+                   const Stmt *then, const Sym *via) {
   const Sym *t = v->t;
   int shape[2];
   ltI_view_shape(v, shape);
   const Layout *l = access_layout(e, shape, t->dt, dst, val, sh);
   int store = val != NULL;
   const char *tn = ltE_stype(e, t->dt);
-  ltE_line(e, "{");
-  e->depth++;
+  int staging = e->resident == RES_STAGE && !store && !sh && !e->from_row;
   /* dims that do not vary along the tile: one check and one offset */
   const char *ok = NULL, *base = NULL;
   for (int d = 0; d < t->trank; d++) {
@@ -403,7 +439,8 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
     if (shape[1] == 1 && l->tc > 1 && l->cols > 1) ok = all_of(ok, ltU_fmt("%s == 0", l->tx));
   }
   if (ok) ltE_line(e, "const bool ok = %s;", ok);
-  ltE_line(e, "%s%s *base = %s%s;", store ? "" : "const ", tn, t->name, base ? ltU_fmt(" + %s", base) : "");
+  if (e->from_row) ltE_line(e, "const %s *base = %s_row;", tn, t->name);
+  else ltE_line(e, "%s%s *base = %s%s;", store ? "" : "const ", tn, t->name, base ? ltU_fmt(" + %s", base) : "");
   int async = sh && e->t->async_copy && (sh->stages > 1 || e->lead_in);   /* cp.async, landing at a loop's wait */
   int interior = async && v->rdim >= 0 && l->vec * ltI_dtypes[t->dt].bytes == 16 &&
                  (cols_overrun(v) || !ltI_view_never_inside(v));
@@ -419,7 +456,8 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   else if (direct) ltL_direct_store(e, v, val, l, ok != NULL);
   /* (not a split access in the twin: its two-vector chunks ahead ran RMSNorm bf16 rows of 50257 at 0.78x) */
   const char *issued = store || sh || via ? NULL : issued_at(e, v, "0");   /* (by its group: ltL_issue) */
-  int ahead = (v->ahead || issued) && !store && !sh && !via && !(v->split && e->split) && ltE_gpu(e) && !e->atomic;
+  int ahead = (v->ahead || issued) && !store && !sh && !via && !(v->split && e->split) && ltE_gpu(e) && !e->atomic &&
+              !e->from_row;
   if (ahead && !issued) ahead_loads(e, v, l, shape, ok != NULL, tn);
   Ctx c = {0};
   int n = ltE_open_loops(e, &c, l, shape, 1, 1, 0);
@@ -472,7 +510,7 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   int vec_io = V > 1 && unit_stride && ltE_gpu(e) && bytes >= 4 && !e->atomic && !mask_cols;   /* 16-byte pieces where they fit */
   int zfill = async && bytes == 16 && unit_stride && vcols && other &&
               other->kind == E_CONST && other->cval == 0 && (!*lo || ltP_mma_layout(e->k));
-  int split = v->split && e->split && !sh && !via && vec_io && bytes == 16 && vcols;   /* (the split twin) */
+  int split = v->split && e->split && !sh && !via && vec_io && bytes == 16 && vcols && !e->from_row;   /* (the split twin) */
   if (zfill) {
     Ctx c0 = c;
     c0.vi = NULL;
@@ -490,7 +528,8 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
     const char *vt = bytes >= 16 ? "uint4" : bytes == 8 ? "uint2" : "uint32_t";
     int pieces = bytes >= 16 ? bytes / 16 : 1;
     int align = bytes >= 16 ? 16 : bytes;
-    const char *aligned = ltU_fmt("(uintptr_t)ptr %% %d == 0", align);   /* (a split store tests it inside) */
+    /* (a split store tests it inside; the kept row is aligned as the row's chunks) */
+    const char *aligned = e->from_row ? NULL : ltU_fmt("(uintptr_t)ptr %% %d == 0", align);
     if (split && !store) {
       ltE_line(e, "const int off = (int)((uintptr_t)ptr %% 16);   /* bytes past a 16-byte boundary */");
       aligned = "off == 0";
@@ -518,6 +557,8 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
       if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
       ltE_line(e, "for (int vi = 0; vi < %d; ++vi) %s[%s] = %s;", V, dst->name, ltE_reg_index(&ce, dst->shape),
                ltE_to_compute(e, t->dt, "h.e[vi]"));
+      for (int p = 0; p < pieces && staging; p++)
+        stage(e, v, &c, p ? ltU_fmt("gc + %d", p * 16 / ltI_dtypes[t->dt].bytes) : "gc", vt, ltU_fmt("h.v[%d]", p));
       if (split) {   /* a row off the 16-byte grid: the chunk out of the two aligned vectors it straddles */
         const char *at = ltU_fmt("(ptr - off / %d)", ltI_dtypes[t->dt].bytes);
         e->depth--;
@@ -529,6 +570,7 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
         if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
         ltE_line(e, "for (int vi = 0; vi < %d; ++vi) %s[%s] = %s;", V, dst->name, ltE_reg_index(&ce, dst->shape),
                  ltE_to_compute(e, t->dt, "h.e[vi]"));
+        if (staging) stage(e, v, &c, "gc", vt, "h.v[0]");
       }
     } else {  /* a union packs the lanes: memcpy here can leave a stack copy on AMD */
       ltE_line(e, "union { %s v[%d]; %s e[%d]; } h;", vt, pieces, tn, V);
@@ -560,6 +602,9 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
     const char *o = ltE_etext(e, other, &ce);
     if (elem_ok) ltE_line(e, "%s[%s] = %s ? %s : %s;", dst->name, ltE_reg_index(&ce, dst->shape), elem_ok, x, o);
     else ltE_line(e, "%s[%s] = %s;", dst->name, ltE_reg_index(&ce, dst->shape), x);
+    if (staging)   /* (the elements past the row's end too: the later pass does not read them) */
+      stage(e, v, &c, V > 1 ? "gc + vi" : "gc", NULL,
+            ltE_to_storage(e, t->dt, ltU_fmt("%s[%s]", dst->name, ltE_reg_index(&ce, dst->shape))));
   } else {
     const char *x = ltE_to_storage(e, t->dt, ltE_etext(e, val, &ce));
     const char *put = e->atomic ? ltU_fmt("lt_atomic_add(&%s, %s)", elem_ptr, x) : st(e, v, elem_ptr, x);
@@ -598,8 +643,6 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
     e->depth--;
     ltE_line(e, "}");
   }
-  e->depth--;
-  ltE_line(e, "}");
 }
 
 /* The load of a one-element view (X:at) into scalar dst, the same in every

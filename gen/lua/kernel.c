@@ -411,6 +411,11 @@ static void build_once(Run *run, int kt, int vt, int ct, const char *vname, cons
                  ltF_target->max_threads);
   K->threads = (int)threads;
   lua_pop(L, 1);
+  lua_getfield(L, ct, "resident");   /* rows read twice kept in shared memory (pass/resident.c) */
+  if (!lua_isnil(L, -1) && !lua_isboolean(L, -1))
+    ltF_error("config resident must be true or false, not %s", ltF_show(-1));
+  K->resident_cfg = lua_toboolean(L, -1);
+  lua_pop(L, 1);
   ltF_begin_body(&K->body);
   seq_counter = 0;
 

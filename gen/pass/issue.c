@@ -40,6 +40,7 @@ static int view_reads(const View *v, const Sym *s) {
 static int vectors(const Stmt *s) {
   const View *v = s->view;
   if (s->kind != S_LOAD || !s->dst || s->dst->rank == 0 || !v || v->scalar || v->cdim < 0) return 0;
+  if (s->resident == RES_READ) return 0;   /* (its vectors come from shared memory: pass/resident.c) */
   const Layout *l = s->dst->layout;
   int shape[2];
   ltI_view_shape(v, shape);

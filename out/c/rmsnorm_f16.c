@@ -4,7 +4,7 @@
  *
  * RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.
  *
- * Config: BC=1024 RB=2 keep_row=false threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for c).
+ * Config: BC=1024 RB=2 keep_row=false resident=false threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for c).
  * Build: cc -O2 -std=c11 -c rmsnorm_f16.c
  */
 #include <math.h>
@@ -60,11 +60,11 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 /* One block of rmsnorm_f16: what one GPU block computes, with one thread. */
 static void rmsnorm_f16_block(int rb, const lt_f16 *restrict X, const lt_f16 *restrict W, lt_f16 *restrict Y, int R, int C, float eps)
 {
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[2048];
     {
       const lt_f16 *base = X;
@@ -77,7 +77,7 @@ static void rmsnorm_f16_block(int rb, const lt_f16 *restrict X, const lt_f16 *re
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[1024];
     {
       const lt_f16 *base = W;
@@ -87,7 +87,7 @@ static void rmsnorm_f16_block(int rb, const lt_f16 *restrict X, const lt_f16 *re
         w[ci] = gc < C ? lt_f16_to_f32(ptr[0]) : 0.0f;
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[2];
     for (int ri = 0; ri < 2; ++ri) {
       t10[ri] = 0.0f;
@@ -99,7 +99,7 @@ static void rmsnorm_f16_block(int rb, const lt_f16 *restrict X, const lt_f16 *re
     for (int ri = 0; ri < 2; ++ri) {
       rstd[ri] = lt_rsqrtf(t10[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       lt_f16 *base = Y;
       for (int ri = 0; ri < 2; ++ri) {
@@ -112,16 +112,16 @@ static void rmsnorm_f16_block(int rb, const lt_f16 *restrict X, const lt_f16 *re
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[2048];
     for (int ri = 0; ri < 2; ++ri) {
       for (int ci = 0; ci < 1024; ++ci) {
         ss[ri * 1024 + ci] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[2048];
       {
         const lt_f16 *base = X;
@@ -136,7 +136,7 @@ static void rmsnorm_f16_block(int rb, const lt_f16 *restrict X, const lt_f16 *re
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[2];
     for (int ri = 0; ri < 2; ++ri) {
       t18[ri] = 0.0f;
@@ -148,9 +148,9 @@ static void rmsnorm_f16_block(int rb, const lt_f16 *restrict X, const lt_f16 *re
     for (int ri = 0; ri < 2; ++ri) {
       rstd_2[ri] = lt_rsqrtf(t18[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[2048];
       {
         const lt_f16 *base = X;
@@ -163,7 +163,7 @@ static void rmsnorm_f16_block(int rb, const lt_f16 *restrict X, const lt_f16 *re
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[1024];
       {
         const lt_f16 *base = W;
@@ -173,7 +173,7 @@ static void rmsnorm_f16_block(int rb, const lt_f16 *restrict X, const lt_f16 *re
           w_2[ci] = gc < C ? lt_f16_to_f32(ptr[0]) : 0.0f;
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         lt_f16 *base = Y;
         for (int ri = 0; ri < 2; ++ri) {

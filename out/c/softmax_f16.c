@@ -4,7 +4,7 @@
  *
  * Row softmax over the last dim of X [R, C]; f32 accumulation.
  *
- * Config: BC=4096 RB=1 keep_row=false threads=256 (kernel defaults: dsl/tuned/softmax.lua has no entry for c).
+ * Config: BC=4096 RB=1 keep_row=false resident=false threads=256 (kernel defaults: dsl/tuned/softmax.lua has no entry for c).
  * Build: cc -O2 -std=c11 -c softmax_f16.c
  */
 #include <math.h>
@@ -60,11 +60,11 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 /* One block of softmax_f16: what one GPU block computes, with one thread. */
 static void softmax_f16_block(int rb, const lt_f16 *restrict X, lt_f16 *restrict Y, int R, int C)
 {
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[4096];
     {
       const bool ok = rb < R;
@@ -75,18 +75,18 @@ static void softmax_f16_block(int rb, const lt_f16 *restrict X, lt_f16 *restrict
         x[ci] = ok && gc < C ? lt_f16_to_f32(ptr[0]) : -INFINITY;
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     for (int ci = 0; ci < 4096; ++ci) {
       m[0] = fmaxf(m[0], x[ci]);
     }
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[4096];
     for (int ci = 0; ci < 4096; ++ci) {
       e[ci] = exp2f((x[ci] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     for (int ci = 0; ci < 4096; ++ci) {
@@ -94,7 +94,7 @@ static void softmax_f16_block(int rb, const lt_f16 *restrict X, lt_f16 *restrict
     }
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       lt_f16 *base = Y + (int64_t)rb * C;
@@ -105,15 +105,15 @@ static void softmax_f16_block(int rb, const lt_f16 *restrict X, lt_f16 *restrict
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[4096];
       {
         const bool ok = rb < R;
@@ -124,7 +124,7 @@ static void softmax_f16_block(int rb, const lt_f16 *restrict X, lt_f16 *restrict
           x_2[ci] = ok && gc < C ? lt_f16_to_f32(ptr[0]) : -INFINITY;
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       for (int ci = 0; ci < 4096; ++ci) {
@@ -132,22 +132,22 @@ static void softmax_f16_block(int rb, const lt_f16 *restrict X, lt_f16 *restrict
       }
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       for (int ci = 0; ci < 4096; ++ci) {
         t21[0] = t21[0] + exp2f((x_2[ci] - m_new[0]) * 1.442695f);
       }
       s[0] = s[0] * exp2f((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[4096];
       {
         const bool ok = rb < R;
@@ -158,7 +158,7 @@ static void softmax_f16_block(int rb, const lt_f16 *restrict X, lt_f16 *restrict
           x_3[ci] = ok && gc < C ? lt_f16_to_f32(ptr[0]) : -INFINITY;
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         lt_f16 *base = Y + (int64_t)rb * C;

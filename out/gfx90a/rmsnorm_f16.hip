@@ -4,7 +4,7 @@
  *
  * RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.
  *
- * Config: BC=1024 RB=2 keep_row=false threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for gfx90a).
+ * Config: BC=1024 RB=2 keep_row=false resident=false threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for gfx90a).
  * Build: hipcc -O3 --offload-arch=gfx90a -c rmsnorm_f16.hip
  */
 #include <hip/hip_runtime.h>
@@ -116,11 +116,11 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
   const int rb = blockIdx.x;
   __shared__ float t10_red[2][2];
   __shared__ float t18_red[2][2];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const _Float16 *base = X;
@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const _Float16 *base = W;
@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -179,7 +179,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       _Float16 *base = Y;
       const int gr = rb * 2 + ty;
@@ -198,15 +198,15 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const _Float16 *base = X;
@@ -230,7 +230,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -252,9 +252,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
     for (int wi = 1; wi < 2; ++wi) t18[0] = t18[0] + t18_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const _Float16 *base = X;
@@ -273,7 +273,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const _Float16 *base = W;
@@ -291,7 +291,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_kernel(const _Float16 *__rest
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         _Float16 *base = Y;
         const int gr = rb * 2 + ty;
@@ -322,11 +322,11 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_split_kernel(const _Float16 *
   const int rb = blockIdx.x;
   __shared__ float t10_red[2][2];
   __shared__ float t18_red[2][2];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const _Float16 *base = X;
@@ -351,7 +351,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_split_kernel(const _Float16 *
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const _Float16 *base = W;
@@ -369,7 +369,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_split_kernel(const _Float16 *
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -391,7 +391,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_split_kernel(const _Float16 *
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       _Float16 *base = Y;
       const int gr = rb * 2 + ty;
@@ -411,15 +411,15 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_split_kernel(const _Float16 *
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const _Float16 *base = X;
@@ -449,7 +449,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_split_kernel(const _Float16 *
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -471,9 +471,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_split_kernel(const _Float16 *
     for (int wi = 1; wi < 2; ++wi) t18[0] = t18[0] + t18_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const _Float16 *base = X;
@@ -498,7 +498,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_split_kernel(const _Float16 *
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const _Float16 *base = W;
@@ -516,7 +516,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_split_kernel(const _Float16 *
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         _Float16 *base = Y;
         const int gr = rb * 2 + ty;

@@ -4,7 +4,7 @@
  *
  * RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.
  *
- * Config: BC=1024 RB=2 keep_row=false threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for gfx90a).
+ * Config: BC=1024 RB=2 keep_row=false resident=false threads=256 (kernel defaults: dsl/tuned/rmsnorm.lua has no entry for gfx90a).
  * Build: hipcc -O3 --offload-arch=gfx90a -c rmsnorm_f32.hip
  */
 #include <hip/hip_runtime.h>
@@ -60,11 +60,11 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
   const int rb = blockIdx.x;
   __shared__ float t10_red[2][4];
   __shared__ float t18_red[2][4];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const float *base = X;
@@ -86,7 +86,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[4];
     {
       const float *base = W;
@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -141,7 +141,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
     for (int ri = 0; ri < 2; ++ri) {
       rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       float *base = Y;
       #pragma unroll
@@ -163,7 +163,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -172,9 +172,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
         ss[ri * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const float *base = X;
@@ -201,7 +201,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -238,9 +238,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
     for (int ri = 0; ri < 2; ++ri) {
       rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const float *base = X;
@@ -262,7 +262,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4];
       {
         const float *base = W;
@@ -280,7 +280,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_kernel(const float *__restric
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         float *base = Y;
         #pragma unroll

@@ -4,7 +4,7 @@
  *
  * Row softmax over the last dim of X [R, C]; f32 accumulation.
  *
- * Config: BC=4096 RB=1 keep_row=false threads=256 (kernel defaults: dsl/tuned/softmax.lua has no entry for gfx90a).
+ * Config: BC=4096 RB=1 keep_row=false resident=false threads=256 (kernel defaults: dsl/tuned/softmax.lua has no entry for gfx90a).
  * Build: hipcc -O3 --offload-arch=gfx90a -c softmax_f16.hip
  */
 #include <hip/hip_runtime.h>
@@ -116,11 +116,11 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const _Float16 *__rest
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -142,7 +142,7 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const _Float16 *__rest
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const _Float16 *__rest
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const _Float16 *__rest
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -199,7 +199,7 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const _Float16 *__rest
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       _Float16 *base = Y + (int64_t)rb * C;
@@ -221,15 +221,15 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const _Float16 *__rest
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -251,7 +251,7 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const _Float16 *__rest
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -276,7 +276,7 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const _Float16 *__rest
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -300,15 +300,15 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const _Float16 *__rest
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -330,7 +330,7 @@ __global__ void __launch_bounds__(256) softmax_f16_kernel(const _Float16 *__rest
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         _Float16 *base = Y + (int64_t)rb * C;
@@ -364,11 +364,11 @@ __global__ void __launch_bounds__(256) softmax_f16_split_kernel(const _Float16 *
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -396,7 +396,7 @@ __global__ void __launch_bounds__(256) softmax_f16_split_kernel(const _Float16 *
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -419,7 +419,7 @@ __global__ void __launch_bounds__(256) softmax_f16_split_kernel(const _Float16 *
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -428,7 +428,7 @@ __global__ void __launch_bounds__(256) softmax_f16_split_kernel(const _Float16 *
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -453,7 +453,7 @@ __global__ void __launch_bounds__(256) softmax_f16_split_kernel(const _Float16 *
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       _Float16 *base = Y + (int64_t)rb * C;
@@ -476,15 +476,15 @@ __global__ void __launch_bounds__(256) softmax_f16_split_kernel(const _Float16 *
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -512,7 +512,7 @@ __global__ void __launch_bounds__(256) softmax_f16_split_kernel(const _Float16 *
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -537,7 +537,7 @@ __global__ void __launch_bounds__(256) softmax_f16_split_kernel(const _Float16 *
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -561,15 +561,15 @@ __global__ void __launch_bounds__(256) softmax_f16_split_kernel(const _Float16 *
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -597,7 +597,7 @@ __global__ void __launch_bounds__(256) softmax_f16_split_kernel(const _Float16 *
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         _Float16 *base = Y + (int64_t)rb * C;

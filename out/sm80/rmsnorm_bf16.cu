@@ -5,11 +5,11 @@
  * RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=2048: BC=2048 RB=1 keep_row=false threads=256 (rule: dsl/tuned/rmsnorm.lua, C=2048)
- *   C=1024: BC=1024 RB=1 keep_row=false threads=128 (rule: dsl/tuned/rmsnorm.lua, C=1024)
- *   C=512: BC=512 RB=2 keep_row=false threads=128 (rule: dsl/tuned/rmsnorm.lua, C=512)
- *   C=256: BC=256 RB=4 keep_row=false threads=128 (rule: dsl/tuned/rmsnorm.lua, C=256)
- *   C=128: BC=128 RB=8 keep_row=false threads=128 (rule: dsl/tuned/rmsnorm.lua, C=128)
+ *   C=2048: BC=2048 RB=1 keep_row=false resident=false threads=256 (rule: dsl/tuned/rmsnorm.lua, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=128 (rule: dsl/tuned/rmsnorm.lua, C=1024)
+ *   C=512: BC=512 RB=2 keep_row=false resident=false threads=128 (rule: dsl/tuned/rmsnorm.lua, C=512)
+ *   C=256: BC=256 RB=4 keep_row=false resident=false threads=128 (rule: dsl/tuned/rmsnorm.lua, C=256)
+ *   C=128: BC=128 RB=8 keep_row=false resident=false threads=128 (rule: dsl/tuned/rmsnorm.lua, C=128)
  * Build: nvcc -O3 -arch=sm_80 -c rmsnorm_bf16.cu
  */
 #include <cuda_runtime.h>
@@ -107,11 +107,11 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][8];
   __shared__ float t18_red[1][8];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -169,7 +169,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -188,15 +188,15 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -220,7 +220,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -241,9 +241,9 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
     for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -262,7 +262,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -280,7 +280,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_kernel(const __nv_bflo
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -309,11 +309,11 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_split_kernel(const __n
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][8];
   __shared__ float t18_red[1][8];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -338,7 +338,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_split_kernel(const __n
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -356,7 +356,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_split_kernel(const __n
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -377,7 +377,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_split_kernel(const __n
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -397,15 +397,15 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_split_kernel(const __n
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -435,7 +435,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_split_kernel(const __n
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -456,9 +456,9 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_split_kernel(const __n
     for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -483,7 +483,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_split_kernel(const __n
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -501,7 +501,7 @@ __global__ void __launch_bounds__(256) rmsnorm_bf16_C2048_split_kernel(const __n
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -549,11 +549,11 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][4];
   __shared__ float t18_red[1][4];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -572,7 +572,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -590,7 +590,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -611,7 +611,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -630,15 +630,15 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -662,7 +662,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -683,9 +683,9 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
     for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -704,7 +704,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -722,7 +722,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_kernel(const __nv_bflo
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -751,11 +751,11 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_split_kernel(const __n
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][4];
   __shared__ float t18_red[1][4];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -780,7 +780,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_split_kernel(const __n
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -798,7 +798,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_split_kernel(const __n
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -819,7 +819,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_split_kernel(const __n
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -839,15 +839,15 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_split_kernel(const __n
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -877,7 +877,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_split_kernel(const __n
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -898,9 +898,9 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_split_kernel(const __n
     for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -925,7 +925,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_split_kernel(const __n
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -943,7 +943,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C1024_split_kernel(const __n
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -993,11 +993,11 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
   const int rb = blockIdx.x;
   __shared__ float t10_red[2][2];
   __shared__ float t18_red[2][2];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -1016,7 +1016,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -1034,7 +1034,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1055,7 +1055,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 2 + ty;
@@ -1074,15 +1074,15 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -1106,7 +1106,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -1127,9 +1127,9 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
     for (int wi = 1; wi < 2; ++wi) t18[0] = t18[0] + t18_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -1148,7 +1148,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -1166,7 +1166,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_kernel(const __nv_bfloa
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 2 + ty;
@@ -1197,11 +1197,11 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_split_kernel(const __nv
   const int rb = blockIdx.x;
   __shared__ float t10_red[2][2];
   __shared__ float t18_red[2][2];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -1226,7 +1226,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_split_kernel(const __nv
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -1244,7 +1244,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_split_kernel(const __nv
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1265,7 +1265,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_split_kernel(const __nv
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 2 + ty;
@@ -1285,15 +1285,15 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_split_kernel(const __nv
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -1323,7 +1323,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_split_kernel(const __nv
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -1344,9 +1344,9 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_split_kernel(const __nv
     for (int wi = 1; wi < 2; ++wi) t18[0] = t18[0] + t18_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -1371,7 +1371,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_split_kernel(const __nv
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -1389,7 +1389,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C512_split_kernel(const __nv
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 2 + ty;
@@ -1437,11 +1437,11 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -1460,7 +1460,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -1478,7 +1478,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1492,7 +1492,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 4 + ty;
@@ -1511,15 +1511,15 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -1543,7 +1543,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -1557,9 +1557,9 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -1578,7 +1578,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -1596,7 +1596,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_kernel(const __nv_bfloa
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 4 + ty;
@@ -1625,11 +1625,11 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_split_kernel(const __nv
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -1654,7 +1654,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_split_kernel(const __nv
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -1672,7 +1672,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_split_kernel(const __nv
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1686,7 +1686,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_split_kernel(const __nv
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 4 + ty;
@@ -1706,15 +1706,15 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_split_kernel(const __nv
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -1744,7 +1744,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_split_kernel(const __nv
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -1758,9 +1758,9 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_split_kernel(const __nv
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -1785,7 +1785,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_split_kernel(const __nv
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -1803,7 +1803,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C256_split_kernel(const __nv
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 4 + ty;
@@ -1851,11 +1851,11 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -1874,7 +1874,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -1892,7 +1892,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1905,7 +1905,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 8 + ty;
@@ -1924,15 +1924,15 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -1956,7 +1956,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -1969,9 +1969,9 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -1990,7 +1990,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -2008,7 +2008,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_kernel(const __nv_bfloa
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 8 + ty;
@@ -2037,11 +2037,11 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_split_kernel(const __nv
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -2066,7 +2066,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_split_kernel(const __nv
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -2084,7 +2084,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_split_kernel(const __nv
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2097,7 +2097,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_split_kernel(const __nv
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 8 + ty;
@@ -2117,15 +2117,15 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_split_kernel(const __nv
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -2155,7 +2155,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_split_kernel(const __nv
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -2168,9 +2168,9 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_split_kernel(const __nv
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -2195,7 +2195,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_split_kernel(const __nv
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -2213,7 +2213,7 @@ __global__ void __launch_bounds__(128) rmsnorm_bf16_C128_split_kernel(const __nv
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 8 + ty;

@@ -5,13 +5,13 @@
  * RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=8192: BC=8192 RB=1 keep_row=false threads=512 (rule: dsl/tuned/rmsnorm.lua, C=8192)
- *   C=4096: BC=4096 RB=1 keep_row=false threads=256 (rule: dsl/tuned/rmsnorm.lua, C=4096)
- *   C=2048: BC=2048 RB=1 keep_row=false threads=128 (rule: dsl/tuned/rmsnorm.lua, C=2048)
- *   C=1024: BC=1024 RB=1 keep_row=false threads=64 (rule: dsl/tuned/rmsnorm.lua, C=1024)
- *   C=512: BC=512 RB=2 keep_row=false threads=64 (rule: dsl/tuned/rmsnorm.lua, C=512)
- *   C=256: BC=256 RB=4 keep_row=false threads=64 (rule: dsl/tuned/rmsnorm.lua, C=256)
- *   C=128: BC=128 RB=8 keep_row=false threads=64 (rule: dsl/tuned/rmsnorm.lua, C=128)
+ *   C=8192: BC=8192 RB=1 keep_row=false resident=false threads=512 (rule: dsl/tuned/rmsnorm.lua, C=8192)
+ *   C=4096: BC=4096 RB=1 keep_row=false resident=false threads=256 (rule: dsl/tuned/rmsnorm.lua, C=4096)
+ *   C=2048: BC=2048 RB=1 keep_row=false resident=false threads=128 (rule: dsl/tuned/rmsnorm.lua, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=64 (rule: dsl/tuned/rmsnorm.lua, C=1024)
+ *   C=512: BC=512 RB=2 keep_row=false resident=false threads=64 (rule: dsl/tuned/rmsnorm.lua, C=512)
+ *   C=256: BC=256 RB=4 keep_row=false resident=false threads=64 (rule: dsl/tuned/rmsnorm.lua, C=256)
+ *   C=128: BC=128 RB=8 keep_row=false resident=false threads=64 (rule: dsl/tuned/rmsnorm.lua, C=128)
  * Build: nvcc -O3 -arch=sm_80 -c rmsnorm_f32.cu
  */
 #include <cuda_runtime.h>
@@ -55,11 +55,11 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][16];
   __shared__ float t18_red[1][16];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const float *base = W;
@@ -102,7 +102,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -157,9 +157,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
         ss[ci * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -186,7 +186,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -210,9 +210,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
     for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -234,7 +234,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -255,7 +255,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -301,11 +301,11 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][8];
   __shared__ float t18_red[1][8];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -327,7 +327,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const float *base = W;
@@ -348,7 +348,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -372,7 +372,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -394,7 +394,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -403,9 +403,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
         ss[ci * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -432,7 +432,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -456,9 +456,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
     for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -480,7 +480,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -501,7 +501,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -547,11 +547,11 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][4];
   __shared__ float t18_red[1][4];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -573,7 +573,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const float *base = W;
@@ -594,7 +594,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -618,7 +618,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -640,7 +640,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -649,9 +649,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
         ss[ci * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -678,7 +678,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -702,9 +702,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
     for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -726,7 +726,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -747,7 +747,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C2048_kernel(const float *__r
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -793,11 +793,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][2];
   __shared__ float t18_red[1][2];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -819,7 +819,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const float *base = W;
@@ -840,7 +840,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -864,7 +864,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -886,7 +886,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -895,9 +895,9 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
         ss[ci * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -924,7 +924,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -948,9 +948,9 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
     for (int wi = 1; wi < 2; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -972,7 +972,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -993,7 +993,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C1024_kernel(const float *__re
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -1039,11 +1039,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
   const int rb = blockIdx.x;
   __shared__ float t10_red[2][2];
   __shared__ float t18_red[2][2];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const float *base = X;
@@ -1068,7 +1068,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const float *base = W;
@@ -1089,7 +1089,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1128,7 +1128,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
     for (int ri = 0; ri < 2; ++ri) {
       rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       float *base = Y;
       #pragma unroll
@@ -1153,7 +1153,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1165,9 +1165,9 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
         }
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const float *base = X;
@@ -1197,7 +1197,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1236,9 +1236,9 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
     for (int ri = 0; ri < 2; ++ri) {
       rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const float *base = X;
@@ -1263,7 +1263,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const float *base = W;
@@ -1284,7 +1284,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C512_kernel(const float *__res
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         float *base = Y;
         #pragma unroll
@@ -1333,11 +1333,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
   const int rb = blockIdx.x;
   __shared__ float t10_red[4][2];
   __shared__ float t18_red[4][2];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const float *base = X;
@@ -1359,7 +1359,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[4];
     {
       const float *base = W;
@@ -1377,7 +1377,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -1413,7 +1413,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
     for (int ri = 0; ri < 4; ++ri) {
       rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       float *base = Y;
       #pragma unroll
@@ -1435,7 +1435,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -1444,9 +1444,9 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
         ss[ri * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const float *base = X;
@@ -1473,7 +1473,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -1509,9 +1509,9 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
     for (int ri = 0; ri < 4; ++ri) {
       rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const float *base = X;
@@ -1533,7 +1533,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4];
       {
         const float *base = W;
@@ -1551,7 +1551,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C256_kernel(const float *__res
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         float *base = Y;
         #pragma unroll
@@ -1597,11 +1597,11 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const float *base = X;
@@ -1623,7 +1623,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[4];
     {
       const float *base = W;
@@ -1641,7 +1641,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -1664,7 +1664,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
     for (int ri = 0; ri < 4; ++ri) {
       rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       float *base = Y;
       #pragma unroll
@@ -1686,7 +1686,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -1695,9 +1695,9 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
         ss[ri * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const float *base = X;
@@ -1724,7 +1724,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -1747,9 +1747,9 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
     for (int ri = 0; ri < 4; ++ri) {
       rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const float *base = X;
@@ -1771,7 +1771,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4];
       {
         const float *base = W;
@@ -1789,7 +1789,7 @@ __global__ void __launch_bounds__(64) rmsnorm_f32_C128_kernel(const float *__res
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         float *base = Y;
         #pragma unroll

@@ -5,12 +5,12 @@
  * Row softmax over the last dim of X [R, C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=4096: BC=4096 RB=1 keep_row=false threads=256 (rule: dsl/tuned/softmax.lua, C=4096)
- *   C=2048: BC=2048 RB=1 keep_row=false threads=256 (rule: dsl/tuned/softmax.lua, C=2048)
- *   C=1024: BC=1024 RB=1 keep_row=false threads=128 (rule: dsl/tuned/softmax.lua, C=1024)
- *   C=512: BC=512 RB=2 keep_row=false threads=128 (rule: dsl/tuned/softmax.lua, C=512)
- *   C=256: BC=256 RB=4 keep_row=false threads=128 (rule: dsl/tuned/softmax.lua, C=256)
- *   C=128: BC=128 RB=8 keep_row=false threads=128 (rule: dsl/tuned/softmax.lua, C=128)
+ *   C=4096: BC=4096 RB=1 keep_row=false resident=false threads=256 (rule: dsl/tuned/softmax.lua, C=4096)
+ *   C=2048: BC=2048 RB=1 keep_row=false resident=false threads=256 (rule: dsl/tuned/softmax.lua, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=128 (rule: dsl/tuned/softmax.lua, C=1024)
+ *   C=512: BC=512 RB=2 keep_row=false resident=false threads=128 (rule: dsl/tuned/softmax.lua, C=512)
+ *   C=256: BC=256 RB=4 keep_row=false resident=false threads=128 (rule: dsl/tuned/softmax.lua, C=256)
+ *   C=128: BC=128 RB=8 keep_row=false resident=false threads=128 (rule: dsl/tuned/softmax.lua, C=128)
  * Build: nvcc -O3 -arch=sm_80 -c softmax_f16.cu
  */
 #include <cuda_runtime.h>
@@ -110,11 +110,11 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_kernel(const __half *__
   __shared__ float t10_red[1][8];
   __shared__ float t13_red[1][8];
   __shared__ float t21_red[1][8];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -143,7 +143,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_kernel(const __half *__
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_kernel(const __half *__
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_kernel(const __half *__
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_kernel(const __half *__
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -220,15 +220,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_kernel(const __half *__
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -281,7 +281,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_kernel(const __half *__
       for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -304,15 +304,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_kernel(const __half *__
       #pragma unroll
       for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -341,7 +341,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -375,11 +375,11 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
   __shared__ float t10_red[1][8];
   __shared__ float t13_red[1][8];
   __shared__ float t21_red[1][8];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -407,7 +407,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -429,7 +429,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -438,7 +438,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -462,7 +462,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -485,15 +485,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -521,7 +521,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -545,7 +545,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
       for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -568,15 +568,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
       #pragma unroll
       for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -604,7 +604,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C4096_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -657,11 +657,11 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_kernel(const __half *__
   __shared__ float t10_red[1][8];
   __shared__ float t13_red[1][8];
   __shared__ float t21_red[1][8];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -680,7 +680,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_kernel(const __half *__
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -699,13 +699,13 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_kernel(const __half *__
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -726,7 +726,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_kernel(const __half *__
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -745,15 +745,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_kernel(const __half *__
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -772,7 +772,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -793,7 +793,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_kernel(const __half *__
       for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -813,15 +813,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_kernel(const __half *__
       #pragma unroll
       for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -840,7 +840,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -871,11 +871,11 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_split_kernel(const __ha
   __shared__ float t10_red[1][8];
   __shared__ float t13_red[1][8];
   __shared__ float t21_red[1][8];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -900,7 +900,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_split_kernel(const __ha
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -919,13 +919,13 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_split_kernel(const __ha
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -946,7 +946,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_split_kernel(const __ha
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -966,15 +966,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_split_kernel(const __ha
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -999,7 +999,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1020,7 +1020,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_split_kernel(const __ha
       for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1040,15 +1040,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_split_kernel(const __ha
       #pragma unroll
       for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1073,7 +1073,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C2048_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1123,11 +1123,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1146,7 +1146,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -1165,13 +1165,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1192,7 +1192,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1211,15 +1211,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1238,7 +1238,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1259,7 +1259,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1279,15 +1279,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1306,7 +1306,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1337,11 +1337,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1366,7 +1366,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -1385,13 +1385,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1412,7 +1412,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1432,15 +1432,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1465,7 +1465,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1486,7 +1486,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1506,15 +1506,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1539,7 +1539,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1591,11 +1591,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
   __shared__ float t10_red[2][2];
   __shared__ float t13_red[2][2];
   __shared__ float t21_red[2][2];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -1614,7 +1614,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -1633,13 +1633,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
     m[0] = m_red[ty][0];
     #pragma unroll
     for (int wi = 1; wi < 2; ++wi) m[0] = fmaxf(m[0], m_red[ty][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1660,7 +1660,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 2 + ty;
@@ -1679,15 +1679,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -1706,7 +1706,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1727,7 +1727,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
       for (int wi = 1; wi < 2; ++wi) t13[0] = fmaxf(t13[0], t13_red[ty][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1747,15 +1747,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
       #pragma unroll
       for (int wi = 1; wi < 2; ++wi) t21[0] = t21[0] + t21_red[ty][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -1774,7 +1774,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 2 + ty;
@@ -1807,11 +1807,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
   __shared__ float t10_red[2][2];
   __shared__ float t13_red[2][2];
   __shared__ float t21_red[2][2];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -1836,7 +1836,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -1855,13 +1855,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
     m[0] = m_red[ty][0];
     #pragma unroll
     for (int wi = 1; wi < 2; ++wi) m[0] = fmaxf(m[0], m_red[ty][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1882,7 +1882,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 2 + ty;
@@ -1902,15 +1902,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -1935,7 +1935,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1956,7 +1956,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
       for (int wi = 1; wi < 2; ++wi) t13[0] = fmaxf(t13[0], t13_red[ty][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1976,15 +1976,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
       #pragma unroll
       for (int wi = 1; wi < 2; ++wi) t21[0] = t21[0] + t21_red[ty][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -2009,7 +2009,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 2 + ty;
@@ -2057,11 +2057,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -2080,7 +2080,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -2092,13 +2092,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2112,7 +2112,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -2131,15 +2131,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -2158,7 +2158,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -2172,7 +2172,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
       t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -2185,15 +2185,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -2212,7 +2212,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -2241,11 +2241,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -2270,7 +2270,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -2282,13 +2282,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2302,7 +2302,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -2322,15 +2322,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -2355,7 +2355,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -2369,7 +2369,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
       t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -2382,15 +2382,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -2415,7 +2415,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -2463,11 +2463,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -2486,7 +2486,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -2497,13 +2497,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2516,7 +2516,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 8 + ty;
@@ -2535,15 +2535,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -2562,7 +2562,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -2575,7 +2575,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
       t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -2587,15 +2587,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -2614,7 +2614,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 8 + ty;
@@ -2643,11 +2643,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -2672,7 +2672,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -2683,13 +2683,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2702,7 +2702,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 8 + ty;
@@ -2722,15 +2722,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -2755,7 +2755,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -2768,7 +2768,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
       t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -2780,15 +2780,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -2813,7 +2813,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 8 + ty;

@@ -5,15 +5,15 @@
  * Row softmax over the last dim of X [R, C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=32768: BC=8192 RB=1 keep_row=false threads=512 (rule: dsl/tuned/softmax.lua, C=32768)
- *   C=16384: BC=16384 RB=1 keep_row=false threads=1024 (rule: dsl/tuned/softmax.lua, C=16384)
- *   C=8192: BC=8192 RB=1 keep_row=false threads=512 (rule: dsl/tuned/softmax.lua, C=8192)
- *   C=4096: BC=4096 RB=1 keep_row=false threads=256 (rule: dsl/tuned/softmax.lua, C=4096)
- *   C=2048: BC=2048 RB=1 keep_row=false threads=128 (rule: dsl/tuned/softmax.lua, C=2048)
- *   C=1024: BC=1024 RB=1 keep_row=false threads=64 (rule: dsl/tuned/softmax.lua, C=1024)
- *   C=512: BC=512 RB=2 keep_row=false threads=64 (rule: dsl/tuned/softmax.lua, C=512)
- *   C=256: BC=256 RB=4 keep_row=false threads=64 (rule: dsl/tuned/softmax.lua, C=256)
- *   C=128: BC=128 RB=8 keep_row=false threads=64 (rule: dsl/tuned/softmax.lua, C=128)
+ *   C=32768: BC=8192 RB=1 keep_row=false resident=false threads=512 (rule: dsl/tuned/softmax.lua, C=32768)
+ *   C=16384: BC=16384 RB=1 keep_row=false resident=false threads=1024 (rule: dsl/tuned/softmax.lua, C=16384)
+ *   C=8192: BC=8192 RB=1 keep_row=false resident=false threads=512 (rule: dsl/tuned/softmax.lua, C=8192)
+ *   C=4096: BC=4096 RB=1 keep_row=false resident=false threads=256 (rule: dsl/tuned/softmax.lua, C=4096)
+ *   C=2048: BC=2048 RB=1 keep_row=false resident=false threads=128 (rule: dsl/tuned/softmax.lua, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=64 (rule: dsl/tuned/softmax.lua, C=1024)
+ *   C=512: BC=512 RB=2 keep_row=false resident=false threads=64 (rule: dsl/tuned/softmax.lua, C=512)
+ *   C=256: BC=256 RB=4 keep_row=false resident=false threads=64 (rule: dsl/tuned/softmax.lua, C=256)
+ *   C=128: BC=128 RB=8 keep_row=false resident=false threads=64 (rule: dsl/tuned/softmax.lua, C=128)
  * Build: nvcc -O3 -arch=sm_80 -c softmax_f32.cu
  */
 #include <cuda_runtime.h>
@@ -59,11 +59,11 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
   __shared__ float t10_red[1][16];
   __shared__ float t13_red[1][16];
   __shared__ float t21_red[1][16];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
         e[ci * 4 + vi] = lt_exp2((x[ci * 4 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -140,7 +140,7 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -162,15 +162,15 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -192,7 +192,7 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -239,15 +239,15 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -269,7 +269,7 @@ __global__ void __launch_bounds__(512) softmax_f32_C32768_kernel(const float *__
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -317,11 +317,11 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
   __shared__ float t10_red[1][32];
   __shared__ float t13_red[1][32];
   __shared__ float t21_red[1][32];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 16384 - 1) / 16384;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -343,7 +343,7 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -365,7 +365,7 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 32; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -374,7 +374,7 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
         e[ci * 4 + vi] = lt_exp2((x[ci * 4 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -398,7 +398,7 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
     for (int wi = 1; wi < 32; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -420,15 +420,15 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -450,7 +450,7 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -474,7 +474,7 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       for (int wi = 1; wi < 32; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -497,15 +497,15 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
       #pragma unroll
       for (int wi = 1; wi < 32; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -527,7 +527,7 @@ __global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *_
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -575,11 +575,11 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
   __shared__ float t10_red[1][16];
   __shared__ float t13_red[1][16];
   __shared__ float t21_red[1][16];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -601,7 +601,7 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -623,7 +623,7 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -632,7 +632,7 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
         e[ci * 4 + vi] = lt_exp2((x[ci * 4 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -656,7 +656,7 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -678,15 +678,15 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -708,7 +708,7 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -732,7 +732,7 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -755,15 +755,15 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -785,7 +785,7 @@ __global__ void __launch_bounds__(512) softmax_f32_C8192_kernel(const float *__r
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -833,11 +833,11 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
   __shared__ float t10_red[1][8];
   __shared__ float t13_red[1][8];
   __shared__ float t21_red[1][8];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -859,7 +859,7 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -881,7 +881,7 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -890,7 +890,7 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
         e[ci * 4 + vi] = lt_exp2((x[ci * 4 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -914,7 +914,7 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -936,15 +936,15 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -966,7 +966,7 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -990,7 +990,7 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
       for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1013,15 +1013,15 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
       #pragma unroll
       for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1043,7 +1043,7 @@ __global__ void __launch_bounds__(256) softmax_f32_C4096_kernel(const float *__r
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -1091,11 +1091,11 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -1117,7 +1117,7 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -1139,7 +1139,7 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -1148,7 +1148,7 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
         e[ci * 4 + vi] = lt_exp2((x[ci * 4 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1172,7 +1172,7 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -1194,15 +1194,15 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1224,7 +1224,7 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1248,7 +1248,7 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1271,15 +1271,15 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1301,7 +1301,7 @@ __global__ void __launch_bounds__(128) softmax_f32_C2048_kernel(const float *__r
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -1349,11 +1349,11 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
   __shared__ float t10_red[1][2];
   __shared__ float t13_red[1][2];
   __shared__ float t21_red[1][2];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -1375,7 +1375,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -1397,7 +1397,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 2; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -1406,7 +1406,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
         e[ci * 4 + vi] = lt_exp2((x[ci * 4 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1430,7 +1430,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -1452,15 +1452,15 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1482,7 +1482,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1506,7 +1506,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
       for (int wi = 1; wi < 2; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1529,15 +1529,15 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
       #pragma unroll
       for (int wi = 1; wi < 2; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1559,7 +1559,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C1024_kernel(const float *__re
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -1607,11 +1607,11 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
   __shared__ float t10_red[2][2];
   __shared__ float t13_red[2][2];
   __shared__ float t21_red[2][2];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const float *base = X;
@@ -1636,7 +1636,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1670,7 +1670,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
       #pragma unroll
       for (int wi = 1; wi < 2; ++wi) m[ri] = fmaxf(m[ri], m_red[ri][wi]);
     }
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1682,7 +1682,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
         }
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1721,7 +1721,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
     for (int ri = 0; ri < 2; ++ri) {
       inv[ri] = 1.0f / t10[ri];
     }
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       float *base = Y;
       #pragma unroll
@@ -1746,21 +1746,21 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       m_2[ri] = -INFINITY;
     }
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       s[ri] = 0.0f;
     }
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const float *base = X;
@@ -1785,7 +1785,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1824,7 +1824,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
       for (int ri = 0; ri < 2; ++ri) {
         m_new[ri] = fmaxf(m_2[ri], t13[ri]);
       }
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1862,21 +1862,21 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
       for (int ri = 0; ri < 2; ++ri) {
         s[ri] = s[ri] * lt_exp2((m_2[ri] - m_new[ri]) * 1.442695f) + t21[ri];
       }
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m_2[ri] = m_new[ri];
       }
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       inv_2[ri] = 1.0f / s[ri];
     }
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const float *base = X;
@@ -1901,7 +1901,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C512_kernel(const float *__res
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         float *base = Y;
         #pragma unroll
@@ -1952,11 +1952,11 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
   __shared__ float t10_red[4][2];
   __shared__ float t13_red[4][2];
   __shared__ float t21_red[4][2];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const float *base = X;
@@ -1978,7 +1978,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -2009,7 +2009,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
       #pragma unroll
       for (int wi = 1; wi < 2; ++wi) m[ri] = fmaxf(m[ri], m_red[ri][wi]);
     }
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -2018,7 +2018,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
         e[ri * 4 + vi] = lt_exp2((x[ri * 4 + vi] - m[ri]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -2054,7 +2054,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
     for (int ri = 0; ri < 4; ++ri) {
       inv[ri] = 1.0f / t10[ri];
     }
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       float *base = Y;
       #pragma unroll
@@ -2076,21 +2076,21 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       m_2[ri] = -INFINITY;
     }
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       s[ri] = 0.0f;
     }
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const float *base = X;
@@ -2112,7 +2112,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -2148,7 +2148,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
       for (int ri = 0; ri < 4; ++ri) {
         m_new[ri] = fmaxf(m_2[ri], t13[ri]);
       }
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -2183,21 +2183,21 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
       for (int ri = 0; ri < 4; ++ri) {
         s[ri] = s[ri] * lt_exp2((m_2[ri] - m_new[ri]) * 1.442695f) + t21[ri];
       }
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         m_2[ri] = m_new[ri];
       }
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       inv_2[ri] = 1.0f / s[ri];
     }
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const float *base = X;
@@ -2219,7 +2219,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C256_kernel(const float *__res
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         float *base = Y;
         #pragma unroll
@@ -2265,11 +2265,11 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const float *base = X;
@@ -2291,7 +2291,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -2309,7 +2309,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
       m[ei] = fmaxf(m[ei], __shfl_xor_sync(0xffffffffu, m[ei], 2));
       m[ei] = fmaxf(m[ei], __shfl_xor_sync(0xffffffffu, m[ei], 1));
     }
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -2318,7 +2318,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
         e[ri * 4 + vi] = lt_exp2((x[ri * 4 + vi] - m[ri]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -2341,7 +2341,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
     for (int ri = 0; ri < 4; ++ri) {
       inv[ri] = 1.0f / t10[ri];
     }
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       float *base = Y;
       #pragma unroll
@@ -2363,21 +2363,21 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       m_2[ri] = -INFINITY;
     }
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       s[ri] = 0.0f;
     }
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const float *base = X;
@@ -2399,7 +2399,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -2422,7 +2422,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
       for (int ri = 0; ri < 4; ++ri) {
         m_new[ri] = fmaxf(m_2[ri], t13[ri]);
       }
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[4];
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -2444,21 +2444,21 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
       for (int ri = 0; ri < 4; ++ri) {
         s[ri] = s[ri] * lt_exp2((m_2[ri] - m_new[ri]) * 1.442695f) + t21[ri];
       }
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         m_2[ri] = m_new[ri];
       }
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
       inv_2[ri] = 1.0f / s[ri];
     }
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const float *base = X;
@@ -2480,7 +2480,7 @@ __global__ void __launch_bounds__(64) softmax_f32_C128_kernel(const float *__res
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         float *base = Y;
         #pragma unroll

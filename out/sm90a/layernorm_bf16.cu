@@ -5,17 +5,17 @@
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=131072: BC=1024 RB=4 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
- *   C=65536: BC=4096 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
- *   C=32768: BC=4096 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
- *   C=16384: BC=2048 RB=1 keep_row=true threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
- *   C=8192: BC=1024 RB=1 keep_row=true threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
- *   C=4096: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
- *   C=2048: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
- *   C=1024: BC=1024 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
- *   C=512: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
- *   C=256: BC=256 RB=2 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
- *   C=128: BC=128 RB=4 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
+ *   C=131072: BC=1024 RB=4 keep_row=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
+ *   C=65536: BC=4096 RB=1 keep_row=false resident=true threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
+ *   C=32768: BC=4096 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
+ *   C=16384: BC=2048 RB=1 keep_row=true resident=false threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
+ *   C=8192: BC=1024 RB=1 keep_row=true resident=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
+ *   C=4096: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
+ *   C=2048: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
+ *   C=512: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
+ *   C=256: BC=256 RB=2 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
+ *   C=128: BC=128 RB=4 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c layernorm_bf16.cu
  */
 #include <cuda_runtime.h>
@@ -165,11 +165,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
   __shared__ float t14_red[4][4];
   __shared__ float t36_red[4][4];
   __shared__ float t43_red[4][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -224,7 +224,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 4 + ty;
@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -312,21 +312,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -345,7 +345,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -353,24 +353,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
         col_2[vi] = tx * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -391,13 +391,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -418,9 +418,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -439,7 +439,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -457,7 +457,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -475,7 +475,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_kernel(const __nv_
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 4 + ty;
@@ -508,11 +508,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
   __shared__ float t14_red[4][4];
   __shared__ float t36_red[4][4];
   __shared__ float t43_red[4][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -537,7 +537,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -555,7 +555,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -573,7 +573,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -594,7 +594,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -602,7 +602,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -623,7 +623,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 4 + ty;
@@ -643,7 +643,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -668,21 +668,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -707,7 +707,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -715,24 +715,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
         col_2[vi] = tx * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -753,13 +753,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -780,9 +780,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -807,7 +807,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -825,7 +825,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -843,7 +843,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C131072_split_kernel(const
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 4 + ty;
@@ -889,15 +889,19 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][16];
-  __shared__ float t14_red[1][16];
-  __shared__ float t36_red[1][16];
-  __shared__ float t43_red[1][16];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[16] = (float (*)[16])(lt_smem + 0);
+  float (*t14_red)[16] = (float (*)[16])(lt_smem + 64);
+  float (*t36_red)[16] = (float (*)[16])(lt_smem + 128);
+  float (*t43_red)[16] = (float (*)[16])(lt_smem + 192);
+  /* X_row: the row of X this program reads twice, (C + 4096 - 1) / 4096 * 4096 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115456 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2 <= 115456;
+  __nv_bfloat16 *const X_row = (__nv_bfloat16 *)(lt_smem + 256);
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -916,7 +920,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -934,7 +938,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -952,7 +956,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -973,7 +977,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -981,7 +985,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1002,7 +1006,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1021,7 +1025,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1033,28 +1037,30 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
           s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          if (resident) X_row[gc + vi] = __float2bfloat16_rn(s[vi]);
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1066,14 +1072,16 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
           h.v[0] = ((const uint4 *)ptr)[0];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
             x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            if (resident) X_row[gc + vi] = __float2bfloat16_rn(x_2[vi]);
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1081,24 +1089,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1119,13 +1127,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1146,11 +1154,27 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X_row;
+        const int gc = j_2 * 4096 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
         const int gc = j_2 * 4096 + tid * 8;
@@ -1167,7 +1191,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -1185,7 +1209,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -1203,7 +1227,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1230,15 +1254,19 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][16];
-  __shared__ float t14_red[1][16];
-  __shared__ float t36_red[1][16];
-  __shared__ float t43_red[1][16];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[16] = (float (*)[16])(lt_smem + 0);
+  float (*t14_red)[16] = (float (*)[16])(lt_smem + 64);
+  float (*t36_red)[16] = (float (*)[16])(lt_smem + 128);
+  float (*t43_red)[16] = (float (*)[16])(lt_smem + 192);
+  /* X_row: the row of X this program reads twice, (C + 4096 - 1) / 4096 * 4096 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115456 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2 <= 115456;
+  __nv_bfloat16 *const X_row = (__nv_bfloat16 *)(lt_smem + 256);
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1263,7 +1291,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -1281,7 +1309,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -1299,7 +1327,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1320,7 +1348,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1328,7 +1356,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1349,7 +1377,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1369,7 +1397,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1382,33 +1410,36 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
         union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
         h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __bfloat162float(h.e[vi]);
+        if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
           s[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          if (resident) X_row[gc + vi] = __float2bfloat16_rn(s[vi]);
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1421,19 +1452,22 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
           h.v[0] = ((const uint4 *)ptr)[0];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
           h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
             x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+            if (resident) X_row[gc + vi] = __float2bfloat16_rn(x_2[vi]);
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1441,24 +1475,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1479,13 +1513,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1506,11 +1540,27 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X_row;
+        const int gc = j_2 * 4096 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __nv_bfloat16 *base = X + (int64_t)rb * C;
         const int gc = j_2 * 4096 + tid * 8;
@@ -1533,7 +1583,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -1551,7 +1601,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -1569,7 +1619,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C65536_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1602,11 +1652,20 @@ static int layernorm_bf16_C65536(const void *X, const void *W, const void *B, vo
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
+  /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
+  const int64_t row_bytes = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2;
+  const int smem = row_bytes <= 115456 ? 256 + (int)row_bytes : 256;
+  if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
+    const cudaError_t err = cudaFuncSetAttribute(layernorm_bf16_C65536_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return (int)err;
+    const cudaError_t err_split = cudaFuncSetAttribute(layernorm_bf16_C65536_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err_split != cudaSuccess) return (int)err_split;
+  }
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    layernorm_bf16_C65536_split_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, R, C, eps);
+    layernorm_bf16_C65536_split_kernel<<<grid, dim3(512), smem, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, R, C, eps);
   else
-    layernorm_bf16_C65536_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, R, C, eps);
+    layernorm_bf16_C65536_kernel<<<grid, dim3(512), smem, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)W, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 
@@ -1619,11 +1678,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1642,7 +1701,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -1660,7 +1719,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -1678,7 +1737,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1699,7 +1758,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1707,7 +1766,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1728,7 +1787,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1747,7 +1806,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1766,21 +1825,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1799,7 +1858,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1807,24 +1866,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1845,13 +1904,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1872,9 +1931,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1893,7 +1952,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -1911,7 +1970,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -1929,7 +1988,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -1960,11 +2019,11 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1989,7 +2048,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -2007,7 +2066,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -2025,7 +2084,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2046,7 +2105,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2054,7 +2113,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2075,7 +2134,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2095,7 +2154,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2120,21 +2179,21 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2159,7 +2218,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2167,24 +2226,24 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2205,13 +2264,13 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2232,9 +2291,9 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2259,7 +2318,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -2277,7 +2336,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -2295,7 +2354,7 @@ __global__ void __launch_bounds__(512) layernorm_bf16_C32768_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2345,11 +2404,11 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2368,7 +2427,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -2386,7 +2445,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -2404,7 +2463,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2425,7 +2484,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2433,7 +2492,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2454,7 +2513,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2473,7 +2532,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2492,21 +2551,21 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2525,7 +2584,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2533,24 +2592,24 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2571,13 +2630,13 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2598,9 +2657,9 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2619,7 +2678,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -2637,7 +2696,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -2655,7 +2714,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_kernel(const __nv_b
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2686,11 +2745,11 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2715,7 +2774,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -2733,7 +2792,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -2751,7 +2810,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2772,7 +2831,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2780,7 +2839,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2801,7 +2860,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -2821,7 +2880,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2846,21 +2905,21 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2885,7 +2944,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2893,24 +2952,24 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2931,13 +2990,13 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2958,9 +3017,9 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2985,7 +3044,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -3003,7 +3062,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -3021,7 +3080,7 @@ __global__ void __launch_bounds__(256) layernorm_bf16_C16384_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3071,11 +3130,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3094,7 +3153,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -3112,7 +3171,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -3130,7 +3189,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3151,7 +3210,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3159,7 +3218,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3180,7 +3239,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3199,7 +3258,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3218,21 +3277,21 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3251,7 +3310,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3259,24 +3318,24 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3297,13 +3356,13 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3324,9 +3383,9 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3345,7 +3404,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -3363,7 +3422,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -3381,7 +3440,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3412,11 +3471,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3441,7 +3500,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -3459,7 +3518,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -3477,7 +3536,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3498,7 +3557,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3506,7 +3565,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3527,7 +3586,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3547,7 +3606,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3572,21 +3631,21 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3611,7 +3670,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3619,24 +3678,24 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3657,13 +3716,13 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3684,9 +3743,9 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3711,7 +3770,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -3729,7 +3788,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -3747,7 +3806,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C8192_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3797,11 +3856,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3820,7 +3879,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -3838,7 +3897,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -3856,7 +3915,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3877,7 +3936,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3885,7 +3944,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3906,7 +3965,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -3925,7 +3984,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3944,21 +4003,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3977,7 +4036,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3985,24 +4044,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4023,13 +4082,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4050,9 +4109,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4071,7 +4130,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -4089,7 +4148,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -4107,7 +4166,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4138,11 +4197,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4167,7 +4226,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -4185,7 +4244,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -4203,7 +4262,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4224,7 +4283,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4232,7 +4291,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4253,7 +4312,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4273,7 +4332,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4298,21 +4357,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4337,7 +4396,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4345,24 +4404,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4383,13 +4442,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4410,9 +4469,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4437,7 +4496,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -4455,7 +4514,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -4473,7 +4532,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4523,11 +4582,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4546,7 +4605,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -4564,7 +4623,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -4582,7 +4641,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4603,7 +4662,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4611,7 +4670,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4632,7 +4691,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4651,7 +4710,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4670,21 +4729,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4703,7 +4762,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4711,24 +4770,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4749,13 +4808,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4776,9 +4835,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4797,7 +4856,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -4815,7 +4874,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -4833,7 +4892,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_kernel(const __nv_bfl
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4864,11 +4923,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4893,7 +4952,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -4911,7 +4970,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -4929,7 +4988,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4950,7 +5009,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4958,7 +5017,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4979,7 +5038,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -4999,7 +5058,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5024,21 +5083,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5063,7 +5122,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5071,24 +5130,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5109,13 +5168,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5136,9 +5195,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5163,7 +5222,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -5181,7 +5240,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -5199,7 +5258,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5249,11 +5308,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5272,7 +5331,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -5290,7 +5349,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -5308,7 +5367,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5329,7 +5388,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5337,7 +5396,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5358,7 +5417,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5377,7 +5436,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5396,21 +5455,21 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5429,7 +5488,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5437,24 +5496,24 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5475,13 +5534,13 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5502,9 +5561,9 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5523,7 +5582,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -5541,7 +5600,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -5559,7 +5618,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_kernel(const __nv_bf
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5590,11 +5649,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5619,7 +5678,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -5637,7 +5696,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -5655,7 +5714,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5676,7 +5735,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5684,7 +5743,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5705,7 +5764,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5725,7 +5784,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5750,21 +5809,21 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5789,7 +5848,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5797,24 +5856,24 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5835,13 +5894,13 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5862,9 +5921,9 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5889,7 +5948,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -5907,7 +5966,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -5925,7 +5984,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_C1024_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -5975,11 +6034,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5998,7 +6057,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -6016,7 +6075,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -6034,7 +6093,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6055,7 +6114,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6063,7 +6122,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6084,7 +6143,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -6103,7 +6162,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -6122,21 +6181,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -6155,7 +6214,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6163,24 +6222,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6201,13 +6260,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6228,9 +6287,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6249,7 +6308,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -6267,7 +6326,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -6285,7 +6344,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -6316,11 +6375,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -6345,7 +6404,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -6363,7 +6422,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -6381,7 +6440,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6402,7 +6461,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6410,7 +6469,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6431,7 +6490,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -6451,7 +6510,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -6476,21 +6535,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -6515,7 +6574,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6523,24 +6582,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6561,13 +6620,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6588,9 +6647,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6615,7 +6674,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -6633,7 +6692,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -6651,7 +6710,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C512_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __nv_bfloat16 *base = Y + (int64_t)rb * C;
@@ -6699,11 +6758,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -6722,7 +6781,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -6740,7 +6799,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -6758,7 +6817,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6772,7 +6831,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6780,7 +6839,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6794,7 +6853,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 2 + ty;
@@ -6813,7 +6872,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -6832,21 +6891,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -6865,7 +6924,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6873,24 +6932,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
         col_2[vi] = tx * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6904,13 +6963,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6924,9 +6983,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -6945,7 +7004,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -6963,7 +7022,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -6981,7 +7040,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 2 + ty;
@@ -7010,11 +7069,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7039,7 +7098,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -7057,7 +7116,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -7075,7 +7134,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7089,7 +7148,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7097,7 +7156,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7111,7 +7170,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 2 + ty;
@@ -7131,7 +7190,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7156,21 +7215,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7195,7 +7254,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7203,24 +7262,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
         col_2[vi] = tx * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7234,13 +7293,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7254,9 +7313,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7281,7 +7340,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -7299,7 +7358,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -7317,7 +7376,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C256_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 2 + ty;
@@ -7365,11 +7424,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7388,7 +7447,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -7406,7 +7465,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -7424,7 +7483,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7437,7 +7496,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7445,7 +7504,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7458,7 +7517,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 4 + ty;
@@ -7477,7 +7536,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7496,21 +7555,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7529,7 +7588,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7537,24 +7596,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
         col_2[vi] = tx * 8 + vi + j * 128;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7567,13 +7626,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7586,9 +7645,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7607,7 +7666,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -7625,7 +7684,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -7643,7 +7702,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_kernel(const __nv_bflo
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 4 + ty;
@@ -7672,11 +7731,11 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7701,7 +7760,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __nv_bfloat16 *base = W;
@@ -7719,7 +7778,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __nv_bfloat16 *base = B;
@@ -7737,7 +7796,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7750,7 +7809,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7758,7 +7817,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7771,7 +7830,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __nv_bfloat16 *base = Y;
       const int gr = rb * 4 + ty;
@@ -7791,7 +7850,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __nv_bfloat16 *base = X;
@@ -7816,21 +7875,21 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7855,7 +7914,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7863,24 +7922,24 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
         col_2[vi] = tx * 8 + vi + j * 128;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7893,13 +7952,13 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7912,9 +7971,9 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __nv_bfloat16 *base = X;
@@ -7939,7 +7998,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __nv_bfloat16 *base = W;
@@ -7957,7 +8016,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __nv_bfloat16 *base = B;
@@ -7975,7 +8034,7 @@ __global__ void __launch_bounds__(64) layernorm_bf16_C128_split_kernel(const __n
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __nv_bfloat16 *base = Y;
         const int gr = rb * 4 + ty;

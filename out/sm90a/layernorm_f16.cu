@@ -5,17 +5,17 @@
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=131072: BC=1024 RB=4 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
- *   C=65536: BC=4096 RB=1 keep_row=false threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
- *   C=32768: BC=4096 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
- *   C=16384: BC=2048 RB=1 keep_row=true threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
- *   C=8192: BC=1024 RB=1 keep_row=true threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
- *   C=4096: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
- *   C=2048: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
- *   C=1024: BC=1024 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
- *   C=512: BC=512 RB=1 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
- *   C=256: BC=256 RB=2 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
- *   C=128: BC=128 RB=4 keep_row=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
+ *   C=131072: BC=1024 RB=4 keep_row=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
+ *   C=65536: BC=4096 RB=1 keep_row=false resident=true threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
+ *   C=32768: BC=4096 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
+ *   C=16384: BC=2048 RB=1 keep_row=true resident=false threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
+ *   C=8192: BC=1024 RB=1 keep_row=true resident=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
+ *   C=4096: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
+ *   C=2048: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
+ *   C=512: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
+ *   C=256: BC=256 RB=2 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
+ *   C=128: BC=128 RB=4 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c layernorm_f16.cu
  */
 #include <cuda_runtime.h>
@@ -165,11 +165,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
   __shared__ float t14_red[4][4];
   __shared__ float t36_red[4][4];
   __shared__ float t43_red[4][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -224,7 +224,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -245,7 +245,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -253,7 +253,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -274,7 +274,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -293,7 +293,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -312,21 +312,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -345,7 +345,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -353,24 +353,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         col_2[vi] = tx * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -391,13 +391,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -418,9 +418,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -439,7 +439,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -457,7 +457,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -475,7 +475,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -508,11 +508,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
   __shared__ float t14_red[4][4];
   __shared__ float t36_red[4][4];
   __shared__ float t43_red[4][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -537,7 +537,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -555,7 +555,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -573,7 +573,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -594,7 +594,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -602,7 +602,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -623,7 +623,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -643,7 +643,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -668,21 +668,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -707,7 +707,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -715,24 +715,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         col_2[vi] = tx * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -753,13 +753,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -780,9 +780,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -807,7 +807,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -825,7 +825,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -843,7 +843,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -884,962 +884,24 @@ static int layernorm_f16_C131072(const void *X, const void *W, const void *B, vo
   return (int)cudaGetLastError();
 }
 
-/* One block (256 threads) of layernorm_f16_C65536. */
-__global__ void __launch_bounds__(256) layernorm_f16_C65536_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const __half *__restrict__ B, __half *__restrict__ Y, int R, int C, float eps)
+/* One block (512 threads) of layernorm_f16_C65536. */
+__global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const __half *__restrict__ B, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][8];
-  __shared__ float t14_red[1][8];
-  __shared__ float t36_red[1][8];
-  __shared__ float t43_red[1][8];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[16] = (float (*)[16])(lt_smem + 0);
+  float (*t14_red)[16] = (float (*)[16])(lt_smem + 64);
+  float (*t36_red)[16] = (float (*)[16])(lt_smem + 128);
+  float (*t43_red)[16] = (float (*)[16])(lt_smem + 192);
+  /* X_row: the row of X this program reads twice, (C + 4096 - 1) / 4096 * 4096 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115456 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2 <= 115456;
+  __half *const X_row = (__half *)(lt_smem + 256);
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[16];
-    {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
-    float w[16];
-    {
-      const __half *base = W;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
-    float b[16];
-    {
-      const __half *base = B;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
-    float t10[1];
-    t10[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t10[0] = t10[0] + x[ci * 8 + vi];
-      }
-    }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
-    if (tid % 32 == 0) {
-      t10_red[0][tid / 32] = t10[0];
-    }
-    __syncthreads();
-    t10[0] = t10_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
-    float mean[1];
-    mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
-    int col[16];
-    float d[16];
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        col[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi;
-        d[ci * 8 + vi] = col[ci * 8 + vi] < C ? x[ci * 8 + vi] - mean[0] : 0.0f;
-      }
-    }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
-    float t14[1];
-    t14[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t14[0] = t14[0] + d[ci * 8 + vi] * d[ci * 8 + vi];
-      }
-    }
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
-    if (tid % 32 == 0) {
-      t14_red[0][tid / 32] = t14[0];
-    }
-    __syncthreads();
-    t14[0] = t14_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
-    float rstd[1];
-    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
-    {
-      const bool ok = rb < R;
-      __half *base = Y + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi] + b[ci * 8 + vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(d[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi] + b[ci * 8 + vi]);
-          }
-        }
-      }
-    }
-  } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
-    float s[16];
-    {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s1[16];
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s1[ci * 8 + vi] = 0.0f;
-      }
-    }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s2[16];
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s2[ci * 8 + vi] = 0.0f;
-      }
-    }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
-    for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
-      float x_2[16];
-      {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
-      int col_2[16];
-      float d_2[16];
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          col_2[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi + j * 4096;
-          d_2[ci * 8 + vi] = col_2[ci * 8 + vi] < C ? x_2[ci * 8 + vi] - s[ci * 8 + vi] : 0.0f;
-        }
-      }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s1[ci * 8 + vi] = s1[ci * 8 + vi] + d_2[ci * 8 + vi];
-        }
-      }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s2[ci * 8 + vi] = s2[ci * 8 + vi] + d_2[ci * 8 + vi] * d_2[ci * 8 + vi];
-        }
-      }
-    }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
-    float n[16];
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        n[ci * 8 + vi] = (float)((C - ((ci * 256 + tid) * 8 + vi) - 1) / 4096 + 1);
-      }
-    }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
-    float t36[1];
-    t36[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t36[0] = t36[0] + n[ci * 8 + vi] * s[ci * 8 + vi] + s1[ci * 8 + vi];
-      }
-    }
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
-    if (tid % 32 == 0) {
-      t36_red[0][tid / 32] = t36[0];
-    }
-    __syncthreads();
-    t36[0] = t36_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
-    float mean_2[1];
-    mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
-    float ssd[16];
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        ssd[ci * 8 + vi] = s2[ci * 8 + vi] + (s[ci * 8 + vi] - mean_2[0]) * (2.0f * s1[ci * 8 + vi] + n[ci * 8 + vi] * (s[ci * 8 + vi] - mean_2[0]));
-      }
-    }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
-    float t43[1];
-    t43[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t43[0] = t43[0] + ssd[ci * 8 + vi];
-      }
-    }
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
-    if (tid % 32 == 0) {
-      t43_red[0][tid / 32] = t43[0];
-    }
-    __syncthreads();
-    t43[0] = t43_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
-    float rstd_2[1];
-    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
-    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
-      float x_3[16];
-      {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[16];
-      {
-        const __half *base = W;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-      float b_2[16];
-      {
-        const __half *base = B;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
-      {
-        const bool ok = rb < R;
-        __half *base = Y + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[ci * 8 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 8 + vi] + b_2[ci * 8 + vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[ci * 8 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 8 + vi] + b_2[ci * 8 + vi]);
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-/* One block (256 threads) of layernorm_f16_C65536, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
-__global__ void __launch_bounds__(256) layernorm_f16_C65536_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const __half *__restrict__ B, __half *__restrict__ Y, int R, int C, float eps)
-{
-  const int tid = threadIdx.x;
-  const int rb = blockIdx.x;
-  __shared__ float t10_red[1][8];
-  __shared__ float t14_red[1][8];
-  __shared__ float t36_red[1][8];
-  __shared__ float t43_red[1][8];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
-  if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[16];
-    {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
-    float w[16];
-    {
-      const __half *base = W;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
-    float b[16];
-    {
-      const __half *base = B;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
-    float t10[1];
-    t10[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t10[0] = t10[0] + x[ci * 8 + vi];
-      }
-    }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
-    if (tid % 32 == 0) {
-      t10_red[0][tid / 32] = t10[0];
-    }
-    __syncthreads();
-    t10[0] = t10_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
-    float mean[1];
-    mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
-    int col[16];
-    float d[16];
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        col[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi;
-        d[ci * 8 + vi] = col[ci * 8 + vi] < C ? x[ci * 8 + vi] - mean[0] : 0.0f;
-      }
-    }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
-    float t14[1];
-    t14[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t14[0] = t14[0] + d[ci * 8 + vi] * d[ci * 8 + vi];
-      }
-    }
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
-    if (tid % 32 == 0) {
-      t14_red[0][tid / 32] = t14[0];
-    }
-    __syncthreads();
-    t14[0] = t14_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
-    float rstd[1];
-    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
-    {
-      const bool ok = rb < R;
-      __half *base = Y + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi] + b[ci * 8 + vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(d[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi] + b[ci * 8 + vi]);
-          }
-        }
-      }
-    }
-  } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
-    float s[16];
-    {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) s[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            s[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-    }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s1[16];
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s1[ci * 8 + vi] = 0.0f;
-      }
-    }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s2[16];
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s2[ci * 8 + vi] = 0.0f;
-      }
-    }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
-    for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
-      float x_2[16];
-      {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (ok && gc + 8 <= C && off == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
-      int col_2[16];
-      float d_2[16];
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          col_2[ci * 8 + vi] = (ci * 256 + tid) * 8 + vi + j * 4096;
-          d_2[ci * 8 + vi] = col_2[ci * 8 + vi] < C ? x_2[ci * 8 + vi] - s[ci * 8 + vi] : 0.0f;
-        }
-      }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s1[ci * 8 + vi] = s1[ci * 8 + vi] + d_2[ci * 8 + vi];
-        }
-      }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s2[ci * 8 + vi] = s2[ci * 8 + vi] + d_2[ci * 8 + vi] * d_2[ci * 8 + vi];
-        }
-      }
-    }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
-    float n[16];
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        n[ci * 8 + vi] = (float)((C - ((ci * 256 + tid) * 8 + vi) - 1) / 4096 + 1);
-      }
-    }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
-    float t36[1];
-    t36[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t36[0] = t36[0] + n[ci * 8 + vi] * s[ci * 8 + vi] + s1[ci * 8 + vi];
-      }
-    }
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
-    if (tid % 32 == 0) {
-      t36_red[0][tid / 32] = t36[0];
-    }
-    __syncthreads();
-    t36[0] = t36_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
-    float mean_2[1];
-    mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
-    float ssd[16];
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        ssd[ci * 8 + vi] = s2[ci * 8 + vi] + (s[ci * 8 + vi] - mean_2[0]) * (2.0f * s1[ci * 8 + vi] + n[ci * 8 + vi] * (s[ci * 8 + vi] - mean_2[0]));
-      }
-    }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
-    float t43[1];
-    t43[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t43[0] = t43[0] + ssd[ci * 8 + vi];
-      }
-    }
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
-    if (tid % 32 == 0) {
-      t43_red[0][tid / 32] = t43[0];
-    }
-    __syncthreads();
-    t43[0] = t43_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
-    float rstd_2[1];
-    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
-    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
-      float x_3[16];
-      {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (ok && gc + 8 <= C && off == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[16];
-      {
-        const __half *base = W;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-      float b_2[16];
-      {
-        const __half *base = B;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) b_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              b_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
-        }
-      }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
-      {
-        const bool ok = rb < R;
-        __half *base = Y + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[ci * 8 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 8 + vi] + b_2[ci * 8 + vi]);
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[ci * 8 + vi] - mean_2[0]) * rstd_2[0] * w_2[ci * 8 + vi] + b_2[ci * 8 + vi]);
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-/* Checks the arguments, then runs layernorm_f16_C65536 over its grid on `stream` (the config tuned for C=65536). */
-static int layernorm_f16_C65536(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
-{
-  if (X == NULL || W == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
-  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
-  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
-  if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
-  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)grid_x, 1, 1);
-  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
-  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    layernorm_f16_C65536_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (const __half *)B, (__half *)Y, R, C, eps);
-  else
-    layernorm_f16_C65536_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (const __half *)B, (__half *)Y, R, C, eps);
-  return (int)cudaGetLastError();
-}
-
-/* One block (512 threads) of layernorm_f16_C32768. */
-__global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const __half *__restrict__ B, __half *__restrict__ Y, int R, int C, float eps)
-{
-  const int tid = threadIdx.x;
-  const int rb = blockIdx.x;
-  __shared__ float t10_red[1][16];
-  __shared__ float t14_red[1][16];
-  __shared__ float t36_red[1][16];
-  __shared__ float t43_red[1][16];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
-  if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1858,7 +920,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -1876,7 +938,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -1894,7 +956,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1915,7 +977,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1923,7 +985,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1944,7 +1006,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1963,7 +1025,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1975,28 +1037,30 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
           s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          if (resident) X_row[gc + vi] = __float2half_rn(s[vi]);
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2008,14 +1072,16 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
           h.v[0] = ((const uint4 *)ptr)[0];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
             x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            if (resident) X_row[gc + vi] = __float2half_rn(x_2[vi]);
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2023,24 +1089,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2061,13 +1127,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2088,9 +1154,786 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      float x_3[8];
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __half *base = W;
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[8];
+      {
+        const __half *base = B;
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 4096 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (512 threads) of layernorm_f16_C65536, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const __half *__restrict__ B, __half *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[16] = (float (*)[16])(lt_smem + 0);
+  float (*t14_red)[16] = (float (*)[16])(lt_smem + 64);
+  float (*t36_red)[16] = (float (*)[16])(lt_smem + 128);
+  float (*t43_red)[16] = (float (*)[16])(lt_smem + 192);
+  /* X_row: the row of X this program reads twice, (C + 4096 - 1) / 4096 * 4096 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115456 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2 <= 115456;
+  __half *const X_row = (__half *)(lt_smem + 256);
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 4096 - 1) / 4096;
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[8];
+    {
+      const __half *base = W;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[8];
+    {
+      const __half *base = B;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float mean[1];
+    mean[0] = t10[0] / (float)C;
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[8];
+    float d[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      col[vi] = tid * 8 + vi;
+      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+    }
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[1];
+    t14[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t14[0] = t14[0] + d[vi] * d[vi];
+    }
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
+    if (tid % 32 == 0) {
+      t14_red[0][tid / 32] = t14[0];
+    }
+    __syncthreads();
+    t14[0] = t14_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        }
+      }
+    }
+  } else {
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          if (resident) X_row[gc + vi] = __float2half_rn(s[vi]);
+        }
+      }
+    }
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s1[vi] = 0.0f;
+    }
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s2[vi] = 0.0f;
+    }
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            if (resident) X_row[gc + vi] = __float2half_rn(x_2[vi]);
+          }
+        }
+      }
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[8];
+      float d_2[8];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        col_2[vi] = tid * 8 + vi + j * 4096;
+        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
+      }
+      // layernorm.lua:75: k:assign(s1, s1 + d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s1[vi] = s1[vi] + d_2[vi];
+      }
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
+      }
+    }
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
+    }
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[1];
+    t36[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
+    }
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
+    if (tid % 32 == 0) {
+      t36_red[0][tid / 32] = t36[0];
+    }
+    __syncthreads();
+    t36[0] = t36_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
+    float mean_2[1];
+    mean_2[0] = t36[0] / (float)C;
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
+    }
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[1];
+    t43[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t43[0] = t43[0] + ssd[vi];
+    }
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
+    if (tid % 32 == 0) {
+      t43_red[0][tid / 32] = t43[0];
+    }
+    __syncthreads();
+    t43[0] = t43_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      float x_3[8];
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __half *base = W;
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[8];
+      {
+        const __half *base = B;
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 4096 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs layernorm_f16_C65536 over its grid on `stream` (the config tuned for C=65536). */
+static int layernorm_f16_C65536(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
+  const int64_t row_bytes = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2;
+  const int smem = row_bytes <= 115456 ? 256 + (int)row_bytes : 256;
+  if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
+    const cudaError_t err = cudaFuncSetAttribute(layernorm_f16_C65536_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return (int)err;
+    const cudaError_t err_split = cudaFuncSetAttribute(layernorm_f16_C65536_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err_split != cudaSuccess) return (int)err_split;
+  }
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    layernorm_f16_C65536_split_kernel<<<grid, dim3(512), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (const __half *)B, (__half *)Y, R, C, eps);
+  else
+    layernorm_f16_C65536_kernel<<<grid, dim3(512), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (const __half *)B, (__half *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* One block (512 threads) of layernorm_f16_C32768. */
+__global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const __half *__restrict__ B, __half *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][16];
+  __shared__ float t14_red[1][16];
+  __shared__ float t36_red[1][16];
+  __shared__ float t43_red[1][16];
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 4096 - 1) / 4096;
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[8];
+    {
+      const __half *base = W;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[8];
+    {
+      const __half *base = B;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float mean[1];
+    mean[0] = t10[0] / (float)C;
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[8];
+    float d[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      col[vi] = tid * 8 + vi;
+      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+    }
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[1];
+    t14[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t14[0] = t14[0] + d[vi] * d[vi];
+    }
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
+    if (tid % 32 == 0) {
+      t14_red[0][tid / 32] = t14[0];
+    }
+    __syncthreads();
+    t14[0] = t14_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        }
+      }
+    }
+  } else {
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s1[vi] = 0.0f;
+    }
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s2[vi] = 0.0f;
+    }
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[8];
+      float d_2[8];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        col_2[vi] = tid * 8 + vi + j * 4096;
+        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
+      }
+      // layernorm.lua:75: k:assign(s1, s1 + d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s1[vi] = s1[vi] + d_2[vi];
+      }
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
+      }
+    }
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
+    }
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[1];
+    t36[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
+    }
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
+    if (tid % 32 == 0) {
+      t36_red[0][tid / 32] = t36[0];
+    }
+    __syncthreads();
+    t36[0] = t36_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
+    float mean_2[1];
+    mean_2[0] = t36[0] / (float)C;
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
+    }
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[1];
+    t43[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t43[0] = t43[0] + ssd[vi];
+    }
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
+    if (tid % 32 == 0) {
+      t43_red[0][tid / 32] = t43[0];
+    }
+    __syncthreads();
+    t43[0] = t43_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2109,7 +1952,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2127,7 +1970,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -2145,7 +1988,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2176,11 +2019,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2205,7 +2048,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -2223,7 +2066,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -2241,7 +2084,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2262,7 +2105,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2270,7 +2113,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2291,7 +2134,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2311,7 +2154,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2336,21 +2179,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2375,7 +2218,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2383,24 +2226,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2421,13 +2264,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2448,9 +2291,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2475,7 +2318,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2493,7 +2336,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -2511,7 +2354,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C32768_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2561,11 +2404,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2584,7 +2427,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -2602,7 +2445,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -2620,7 +2463,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2641,7 +2484,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2649,7 +2492,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2670,7 +2513,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2689,7 +2532,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2708,21 +2551,21 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2741,7 +2584,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2749,24 +2592,24 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2787,13 +2630,13 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2814,9 +2657,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2835,7 +2678,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2853,7 +2696,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -2871,7 +2714,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2902,11 +2745,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2931,7 +2774,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -2949,7 +2792,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -2967,7 +2810,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2988,7 +2831,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2996,7 +2839,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3017,7 +2860,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3037,7 +2880,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3062,21 +2905,21 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3101,7 +2944,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3109,24 +2952,24 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3147,13 +2990,13 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3174,9 +3017,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3201,7 +3044,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3219,7 +3062,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -3237,7 +3080,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3287,11 +3130,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3310,7 +3153,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -3328,7 +3171,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -3346,7 +3189,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3367,7 +3210,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3375,7 +3218,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3396,7 +3239,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3415,7 +3258,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3434,21 +3277,21 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3467,7 +3310,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3475,24 +3318,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3513,13 +3356,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3540,9 +3383,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3561,7 +3404,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3579,7 +3422,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -3597,7 +3440,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3628,11 +3471,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3657,7 +3500,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -3675,7 +3518,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -3693,7 +3536,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3714,7 +3557,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3722,7 +3565,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3743,7 +3586,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3763,7 +3606,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3788,21 +3631,21 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3827,7 +3670,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3835,24 +3678,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3873,13 +3716,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3900,9 +3743,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3927,7 +3770,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3945,7 +3788,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -3963,7 +3806,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4013,11 +3856,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4036,7 +3879,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -4054,7 +3897,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -4072,7 +3915,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4093,7 +3936,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4101,7 +3944,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4122,7 +3965,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4141,7 +3984,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4160,21 +4003,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4193,7 +4036,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4201,24 +4044,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4239,13 +4082,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4266,9 +4109,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4287,7 +4130,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -4305,7 +4148,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -4323,7 +4166,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4354,11 +4197,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4383,7 +4226,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -4401,7 +4244,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -4419,7 +4262,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4440,7 +4283,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4448,7 +4291,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4469,7 +4312,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4489,7 +4332,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4514,21 +4357,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4553,7 +4396,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4561,24 +4404,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4599,13 +4442,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4626,9 +4469,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4653,7 +4496,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -4671,7 +4514,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -4689,7 +4532,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4739,11 +4582,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4762,7 +4605,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -4780,7 +4623,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -4798,7 +4641,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4819,7 +4662,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4827,7 +4670,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4848,7 +4691,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4867,7 +4710,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4886,21 +4729,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4919,7 +4762,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4927,24 +4770,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4965,13 +4808,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4992,9 +4835,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5013,7 +4856,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -5031,7 +4874,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -5049,7 +4892,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -5080,11 +4923,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5109,7 +4952,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -5127,7 +4970,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -5145,7 +4988,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5166,7 +5009,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5174,7 +5017,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5195,7 +5038,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -5215,7 +5058,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5240,21 +5083,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5279,7 +5122,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5287,24 +5130,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5325,13 +5168,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5352,9 +5195,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5379,7 +5222,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -5397,7 +5240,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -5415,7 +5258,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -5465,11 +5308,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5488,7 +5331,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -5506,7 +5349,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -5524,7 +5367,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5545,7 +5388,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5553,7 +5396,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5574,7 +5417,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -5593,7 +5436,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5612,21 +5455,21 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -5645,7 +5488,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -5653,24 +5496,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -5691,13 +5534,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -5718,9 +5561,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -5739,7 +5582,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -5757,7 +5600,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -5775,7 +5618,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -5806,11 +5649,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -5835,7 +5678,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -5853,7 +5696,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -5871,7 +5714,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5892,7 +5735,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -5900,7 +5743,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -5921,7 +5764,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -5941,7 +5784,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -5966,21 +5809,21 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -6005,7 +5848,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6013,24 +5856,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6051,13 +5894,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6078,9 +5921,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6105,7 +5948,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -6123,7 +5966,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -6141,7 +5984,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -6191,11 +6034,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -6214,7 +6057,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -6232,7 +6075,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -6250,7 +6093,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6271,7 +6114,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6279,7 +6122,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6300,7 +6143,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -6319,7 +6162,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -6338,21 +6181,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -6371,7 +6214,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6379,24 +6222,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6417,13 +6260,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6444,9 +6287,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6465,7 +6308,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -6483,7 +6326,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -6501,7 +6344,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -6532,11 +6375,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -6561,7 +6404,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -6579,7 +6422,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -6597,7 +6440,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6618,7 +6461,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6626,7 +6469,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -6647,7 +6490,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -6667,7 +6510,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -6692,21 +6535,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -6731,7 +6574,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -6739,24 +6582,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -6777,13 +6620,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -6804,9 +6647,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -6831,7 +6674,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -6849,7 +6692,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -6867,7 +6710,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -6915,11 +6758,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -6938,7 +6781,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -6956,7 +6799,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -6974,7 +6817,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -6988,7 +6831,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -6996,7 +6839,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7010,7 +6853,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 2 + ty;
@@ -7029,7 +6872,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -7048,21 +6891,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -7081,7 +6924,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7089,24 +6932,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         col_2[vi] = tx * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7120,13 +6963,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7140,9 +6983,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -7161,7 +7004,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -7179,7 +7022,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -7197,7 +7040,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 2 + ty;
@@ -7226,11 +7069,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -7255,7 +7098,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -7273,7 +7116,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -7291,7 +7134,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7305,7 +7148,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7313,7 +7156,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7327,7 +7170,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 2 + ty;
@@ -7347,7 +7190,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -7372,21 +7215,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -7411,7 +7254,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7419,24 +7262,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         col_2[vi] = tx * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7450,13 +7293,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7470,9 +7313,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -7497,7 +7340,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -7515,7 +7358,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -7533,7 +7376,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 2 + ty;
@@ -7581,11 +7424,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -7604,7 +7447,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -7622,7 +7465,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -7640,7 +7483,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7653,7 +7496,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7661,7 +7504,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7674,7 +7517,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -7693,7 +7536,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -7712,21 +7555,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -7745,7 +7588,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -7753,24 +7596,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         col_2[vi] = tx * 8 + vi + j * 128;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -7783,13 +7626,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -7802,9 +7645,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -7823,7 +7666,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -7841,7 +7684,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -7859,7 +7702,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -7888,11 +7731,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:43: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:46: k:when(nchunks:eq(1), function()
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // layernorm.lua:47: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -7917,7 +7760,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:50: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -7935,7 +7778,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:51: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -7953,7 +7796,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:52: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -7966,7 +7809,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:53: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -7974,7 +7817,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -7987,7 +7830,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:56: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -8007,7 +7850,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
       }
     }
   } else {
-    // layernorm.lua:65: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -8032,21 +7875,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:66: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:67: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:68: k:serial(1, nchunks, function(j)
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:69: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -8071,7 +7914,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:70: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -8079,24 +7922,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         col_2[vi] = tx * 8 + vi + j * 128;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:72: k:assign(s1, s1 + d)
+      // layernorm.lua:75: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:73: k:assign(s2, s2 + d * d)
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:76: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
     }
-    // layernorm.lua:77: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -8109,13 +7952,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:78: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:79: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -8128,9 +7971,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:80: k:serial(0, nchunks, function(j)
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:81: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -8155,7 +7998,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:82: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -8173,7 +8016,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:83: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -8191,7 +8034,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:84: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;

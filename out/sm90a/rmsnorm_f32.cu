@@ -5,17 +5,17 @@
  * RMSNorm forward over the last dim of X [R, C] with weight W [C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=131072: BC=16384 RB=1 keep_row=false threads=1024 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=131072)
- *   C=65536: BC=8192 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=65536)
- *   C=32768: BC=16384 RB=1 keep_row=false threads=1024 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=32768)
- *   C=16384: BC=8192 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=16384)
- *   C=8192: BC=8192 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=8192)
- *   C=4096: BC=4096 RB=1 keep_row=false threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=4096)
- *   C=2048: BC=2048 RB=1 keep_row=false threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=2048)
- *   C=1024: BC=1024 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=1024)
- *   C=512: BC=512 RB=2 keep_row=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=512)
- *   C=256: BC=256 RB=4 keep_row=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=256)
- *   C=128: BC=128 RB=4 keep_row=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=128)
+ *   C=131072: BC=16384 RB=1 keep_row=false resident=false threads=1024 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=131072)
+ *   C=65536: BC=8192 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=65536)
+ *   C=32768: BC=16384 RB=1 keep_row=false resident=false threads=1024 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=32768)
+ *   C=16384: BC=8192 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=16384)
+ *   C=8192: BC=8192 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=8192)
+ *   C=4096: BC=4096 RB=1 keep_row=false resident=false threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=4096)
+ *   C=2048: BC=2048 RB=1 keep_row=false resident=false threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=1024)
+ *   C=512: BC=512 RB=2 keep_row=false resident=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=512)
+ *   C=256: BC=256 RB=4 keep_row=false resident=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=256)
+ *   C=128: BC=128 RB=4 keep_row=false resident=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=128)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c rmsnorm_f32.cu
  */
 #include <cuda_runtime.h>
@@ -59,11 +59,11 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][32];
   __shared__ float t18_red[1][32];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 16384 - 1) / 16384;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const float *base = W;
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
     for (int wi = 1; wi < 32; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -152,7 +152,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -161,9 +161,9 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
         ss[ci * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -214,9 +214,9 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
     for (int wi = 1; wi < 32; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -259,7 +259,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C131072_kernel(const float *
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -305,11 +305,11 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][16];
   __shared__ float t18_red[1][16];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -331,7 +331,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const float *base = W;
@@ -352,7 +352,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -376,7 +376,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -398,7 +398,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -407,9 +407,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
         ss[ci * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -436,7 +436,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -460,9 +460,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
     for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -484,7 +484,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -505,7 +505,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C65536_kernel(const float *__
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -551,11 +551,11 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][32];
   __shared__ float t18_red[1][32];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 16384 - 1) / 16384;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -577,7 +577,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const float *base = W;
@@ -598,7 +598,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -622,7 +622,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
     for (int wi = 1; wi < 32; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -644,7 +644,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -653,9 +653,9 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
         ss[ci * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -682,7 +682,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -706,9 +706,9 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
     for (int wi = 1; wi < 32; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -730,7 +730,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -751,7 +751,7 @@ __global__ void __launch_bounds__(1024) rmsnorm_f32_C32768_kernel(const float *_
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -797,11 +797,11 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][16];
   __shared__ float t18_red[1][16];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -823,7 +823,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const float *base = W;
@@ -844,7 +844,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -868,7 +868,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -890,7 +890,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -899,9 +899,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
         ss[ci * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -928,7 +928,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -952,9 +952,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
     for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -976,7 +976,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -997,7 +997,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C16384_kernel(const float *__
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -1043,11 +1043,11 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][16];
   __shared__ float t18_red[1][16];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -1069,7 +1069,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const float *base = W;
@@ -1090,7 +1090,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1114,7 +1114,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -1136,7 +1136,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -1145,9 +1145,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
         ss[ci * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1174,7 +1174,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -1198,9 +1198,9 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
     for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1222,7 +1222,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -1243,7 +1243,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f32_C8192_kernel(const float *__r
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -1289,11 +1289,11 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][8];
   __shared__ float t18_red[1][8];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -1315,7 +1315,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[16];
     {
       const float *base = W;
@@ -1336,7 +1336,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1360,7 +1360,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -1382,7 +1382,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -1391,9 +1391,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
         ss[ci * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1420,7 +1420,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -1444,9 +1444,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
     for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1468,7 +1468,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -1489,7 +1489,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C4096_kernel(const float *__r
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -1535,11 +1535,11 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][8];
   __shared__ float t18_red[1][8];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1561,7 +1561,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const float *base = W;
@@ -1582,7 +1582,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1606,7 +1606,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -1628,7 +1628,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1637,9 +1637,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
         ss[ci * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1666,7 +1666,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -1690,9 +1690,9 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
     for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1714,7 +1714,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const float *base = W;
@@ -1735,7 +1735,7 @@ __global__ void __launch_bounds__(256) rmsnorm_f32_C2048_kernel(const float *__r
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -1781,11 +1781,11 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
   const int rb = blockIdx.x;
   __shared__ float t10_red[1][4];
   __shared__ float t18_red[1][4];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1807,7 +1807,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[8];
     {
       const float *base = W;
@@ -1828,7 +1828,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1852,7 +1852,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -1874,7 +1874,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1883,9 +1883,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
         ss[ci * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1912,7 +1912,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -1936,9 +1936,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
     for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1960,7 +1960,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const float *base = W;
@@ -1981,7 +1981,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C1024_kernel(const float *__r
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -2027,11 +2027,11 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
   const int rb = blockIdx.x;
   __shared__ float t10_red[2][4];
   __shared__ float t18_red[2][4];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const float *base = X;
@@ -2053,7 +2053,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[4];
     {
       const float *base = W;
@@ -2071,7 +2071,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -2107,7 +2107,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
     for (int ri = 0; ri < 2; ++ri) {
       rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       float *base = Y;
       #pragma unroll
@@ -2129,7 +2129,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -2138,9 +2138,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
         ss[ri * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const float *base = X;
@@ -2167,7 +2167,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -2203,9 +2203,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
     for (int ri = 0; ri < 2; ++ri) {
       rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const float *base = X;
@@ -2227,7 +2227,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4];
       {
         const float *base = W;
@@ -2245,7 +2245,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C512_kernel(const float *__re
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         float *base = Y;
         #pragma unroll
@@ -2293,11 +2293,11 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
   const int rb = blockIdx.x;
   __shared__ float t10_red[4][2];
   __shared__ float t18_red[4][2];
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const float *base = X;
@@ -2319,7 +2319,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[4];
     {
       const float *base = W;
@@ -2337,7 +2337,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -2373,7 +2373,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
     for (int ri = 0; ri < 2; ++ri) {
       rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       float *base = Y;
       #pragma unroll
@@ -2395,7 +2395,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -2404,9 +2404,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
         ss[ri * 4 + vi] = 0.0f;
       }
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const float *base = X;
@@ -2433,7 +2433,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -2469,9 +2469,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
     for (int ri = 0; ri < 2; ++ri) {
       rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
     }
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const float *base = X;
@@ -2493,7 +2493,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4];
       {
         const float *base = W;
@@ -2511,7 +2511,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C256_kernel(const float *__re
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         float *base = Y;
         #pragma unroll
@@ -2557,11 +2557,11 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // rmsnorm.lua:39: local nchunks = tile.cdiv(p.C, c.BC)
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // rmsnorm.lua:42: k:when(nchunks:eq(1), function()
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // rmsnorm.lua:43: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[4];
     {
       const float *base = X;
@@ -2580,7 +2580,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
         }
       }
     }
-    // rmsnorm.lua:44: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
     float w[4];
     {
       const float *base = W;
@@ -2598,7 +2598,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
         }
       }
     }
-    // rmsnorm.lua:45: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2612,7 +2612,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
-    // rmsnorm.lua:46: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       float *base = Y;
       const int gr = rb * 4 + ty;
@@ -2631,15 +2631,15 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
       }
     }
   } else {
-    // rmsnorm.lua:50: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
     float ss[4];
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       ss[vi] = 0.0f;
     }
-    // rmsnorm.lua:51: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // rmsnorm.lua:52: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[4];
       {
         const float *base = X;
@@ -2663,7 +2663,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
         }
       }
     }
-    // rmsnorm.lua:55: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
@@ -2677,9 +2677,9 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
-    // rmsnorm.lua:56: k:serial(0, nchunks, function(j)
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // rmsnorm.lua:57: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[4];
       {
         const float *base = X;
@@ -2698,7 +2698,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
           }
         }
       }
-      // rmsnorm.lua:58: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4];
       {
         const float *base = W;
@@ -2716,7 +2716,7 @@ __global__ void __launch_bounds__(128) rmsnorm_f32_C128_kernel(const float *__re
           }
         }
       }
-      // rmsnorm.lua:59: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
         float *base = Y;
         const int gr = rb * 4 + ty;

@@ -5,18 +5,18 @@
  * Row softmax over the last dim of X [R, C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=131072: BC=2048 RB=1 keep_row=false threads=256 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=131072)
- *   C=65536: BC=8192 RB=1 keep_row=true threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=65536)
- *   C=32768: BC=8192 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=32768)
- *   C=16384: BC=16384 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=16384)
- *   C=8192: BC=8192 RB=1 keep_row=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=8192)
- *   C=6144: BC=2048 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=6144)
- *   C=4096: BC=1024 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=4096)
- *   C=2048: BC=2048 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=2048)
- *   C=1024: BC=1024 RB=1 keep_row=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=1024)
- *   C=512: BC=512 RB=2 keep_row=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=512)
- *   C=256: BC=256 RB=4 keep_row=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=256)
- *   C=128: BC=128 RB=8 keep_row=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=128)
+ *   C=131072: BC=2048 RB=1 keep_row=false resident=false threads=256 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=131072)
+ *   C=65536: BC=8192 RB=1 keep_row=true resident=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=65536)
+ *   C=32768: BC=8192 RB=1 keep_row=false resident=true threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=32768)
+ *   C=16384: BC=16384 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=16384)
+ *   C=8192: BC=8192 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=8192)
+ *   C=6144: BC=2048 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=6144)
+ *   C=4096: BC=1024 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=4096)
+ *   C=2048: BC=2048 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=1024)
+ *   C=512: BC=512 RB=2 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=512)
+ *   C=256: BC=256 RB=4 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=256)
+ *   C=128: BC=128 RB=8 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=128)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c softmax_f16.cu
  */
 #include <cuda_runtime.h>
@@ -164,11 +164,11 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
   __shared__ float t10_red[1][8];
   __shared__ float t13_red[1][8];
   __shared__ float t21_red[1][8];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -187,7 +187,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -206,13 +206,13 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -252,15 +252,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -279,7 +279,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -300,7 +300,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
       for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -320,15 +320,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
       #pragma unroll
       for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -347,7 +347,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_kernel(const __half *
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -378,11 +378,11 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
   __shared__ float t10_red[1][8];
   __shared__ float t13_red[1][8];
   __shared__ float t21_red[1][8];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -407,7 +407,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -426,13 +426,13 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -453,7 +453,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -473,15 +473,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -506,7 +506,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -527,7 +527,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
       for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -547,15 +547,15 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
       #pragma unroll
       for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -580,7 +580,7 @@ __global__ void __launch_bounds__(256) softmax_f16_C131072_split_kernel(const __
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -630,11 +630,11 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
   __shared__ float t10_red[1][16];
   __shared__ float t13_red[1][16];
   __shared__ float t21_red[1][16];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -663,7 +663,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -685,7 +685,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -694,7 +694,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -718,7 +718,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -740,15 +740,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -777,7 +777,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -801,7 +801,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -824,15 +824,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -861,7 +861,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_kernel(const __half *_
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -895,11 +895,11 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
   __shared__ float t10_red[1][16];
   __shared__ float t13_red[1][16];
   __shared__ float t21_red[1][16];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -927,7 +927,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -949,7 +949,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -958,7 +958,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -982,7 +982,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1005,15 +1005,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1041,7 +1041,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1065,7 +1065,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1088,15 +1088,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1124,7 +1124,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C65536_split_kernel(const __h
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1173,15 +1173,19 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float m_red[1][16];
-  __shared__ float t10_red[1][16];
-  __shared__ float t13_red[1][16];
-  __shared__ float t21_red[1][16];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*m_red)[16] = (float (*)[16])(lt_smem + 0);
+  float (*t10_red)[16] = (float (*)[16])(lt_smem + 64);
+  float (*t13_red)[16] = (float (*)[16])(lt_smem + 128);
+  float (*t21_red)[16] = (float (*)[16])(lt_smem + 192);
+  /* X_row: the row of X this program reads twice, (C + 8192 - 1) / 8192 * 8192 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115456 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 8192 - 1) / 8192 * 8192) * 2 <= 115456;
+  __half *const X_row = (__half *)(lt_smem + 256);
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -1210,7 +1214,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -1232,7 +1236,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1241,7 +1245,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1265,7 +1269,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1287,15 +1291,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1316,15 +1320,17 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
             h.v[0] = raw[ci];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
               x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+              if (resident) X_row[gc + vi] = __float2half_rn(x_2[ci * 8 + vi]);
             }
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1348,7 +1354,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1371,17 +1377,36 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         uint4 raw[2];   /* every chunk's vector, issued before any is used */
@@ -1408,7 +1433,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_kernel(const __half *_
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1438,15 +1463,19 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float m_red[1][16];
-  __shared__ float t10_red[1][16];
-  __shared__ float t13_red[1][16];
-  __shared__ float t21_red[1][16];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*m_red)[16] = (float (*)[16])(lt_smem + 0);
+  float (*t10_red)[16] = (float (*)[16])(lt_smem + 64);
+  float (*t13_red)[16] = (float (*)[16])(lt_smem + 128);
+  float (*t21_red)[16] = (float (*)[16])(lt_smem + 192);
+  /* X_row: the row of X this program reads twice, (C + 8192 - 1) / 8192 * 8192 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115456 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 8192 - 1) / 8192 * 8192) * 2 <= 115456;
+  __half *const X_row = (__half *)(lt_smem + 256);
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -1474,7 +1503,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -1496,7 +1525,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1505,7 +1534,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1529,7 +1558,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1552,15 +1581,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1575,20 +1604,23 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
             h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
             h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
               x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+              if (resident) X_row[gc + vi] = __float2half_rn(x_2[ci * 8 + vi]);
             }
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1612,7 +1644,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1635,17 +1667,36 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         #pragma unroll
@@ -1671,7 +1722,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C32768_split_kernel(const __h
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1707,11 +1758,20 @@ static int softmax_f16_C32768(const void *X, void *Y, int R, int C, void *stream
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
+  /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
+  const int64_t row_bytes = (int64_t)((C + 8192 - 1) / 8192 * 8192) * 2;
+  const int smem = row_bytes <= 115456 ? 256 + (int)row_bytes : 256;
+  if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
+    const cudaError_t err = cudaFuncSetAttribute(softmax_f16_C32768_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return (int)err;
+    const cudaError_t err_split = cudaFuncSetAttribute(softmax_f16_C32768_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err_split != cudaSuccess) return (int)err_split;
+  }
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    softmax_f16_C32768_split_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+    softmax_f16_C32768_split_kernel<<<grid, dim3(512), smem, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   else
-    softmax_f16_C32768_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
+    softmax_f16_C32768_kernel<<<grid, dim3(512), smem, (cudaStream_t)stream>>>((const __half *)X, (__half *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
@@ -1724,11 +1784,11 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
   __shared__ float t10_red[1][16];
   __shared__ float t13_red[1][16];
   __shared__ float t21_red[1][16];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 16384 - 1) / 16384;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[32];
     {
       const bool ok = rb < R;
@@ -1757,7 +1817,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -1779,7 +1839,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[32];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -1788,7 +1848,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1812,7 +1872,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1834,15 +1894,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[32];
       {
         const bool ok = rb < R;
@@ -1871,7 +1931,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -1895,7 +1955,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -1918,15 +1978,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[32];
       {
         const bool ok = rb < R;
@@ -1955,7 +2015,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_kernel(const __half *_
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1989,11 +2049,11 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
   __shared__ float t10_red[1][16];
   __shared__ float t13_red[1][16];
   __shared__ float t21_red[1][16];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 16384 - 1) / 16384;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[32];
     {
       const bool ok = rb < R;
@@ -2021,7 +2081,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -2043,7 +2103,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[32];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -2052,7 +2112,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2076,7 +2136,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2099,15 +2159,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[32];
       {
         const bool ok = rb < R;
@@ -2135,7 +2195,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -2159,7 +2219,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -2182,15 +2242,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[32];
       {
         const bool ok = rb < R;
@@ -2218,7 +2278,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C16384_split_kernel(const __h
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2271,11 +2331,11 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_kernel(const __half *__
   __shared__ float t10_red[1][16];
   __shared__ float t13_red[1][16];
   __shared__ float t21_red[1][16];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -2304,7 +2364,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_kernel(const __half *__
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -2326,7 +2386,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_kernel(const __half *__
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -2335,7 +2395,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_kernel(const __half *__
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2359,7 +2419,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_kernel(const __half *__
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2381,15 +2441,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_kernel(const __half *__
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -2418,7 +2478,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -2442,7 +2502,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_kernel(const __half *__
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -2465,15 +2525,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_kernel(const __half *__
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -2502,7 +2562,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2536,11 +2596,11 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_split_kernel(const __ha
   __shared__ float t10_red[1][16];
   __shared__ float t13_red[1][16];
   __shared__ float t21_red[1][16];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -2568,7 +2628,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_split_kernel(const __ha
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -2590,7 +2650,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_split_kernel(const __ha
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 16; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -2599,7 +2659,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_split_kernel(const __ha
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2623,7 +2683,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_split_kernel(const __ha
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2646,15 +2706,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_split_kernel(const __ha
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -2682,7 +2742,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -2706,7 +2766,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_split_kernel(const __ha
       for (int wi = 1; wi < 16; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -2729,15 +2789,15 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_split_kernel(const __ha
       #pragma unroll
       for (int wi = 1; wi < 16; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -2765,7 +2825,7 @@ __global__ void __launch_bounds__(512) softmax_f16_C8192_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2818,11 +2878,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_kernel(const __half *__
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -2851,7 +2911,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_kernel(const __half *__
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -2873,7 +2933,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_kernel(const __half *__
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -2882,7 +2942,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_kernel(const __half *__
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2906,7 +2966,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_kernel(const __half *__
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2928,15 +2988,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_kernel(const __half *__
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -2965,7 +3025,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -2989,7 +3049,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_kernel(const __half *__
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -3012,15 +3072,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_kernel(const __half *__
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -3049,7 +3109,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3083,11 +3143,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_split_kernel(const __ha
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -3115,7 +3175,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_split_kernel(const __ha
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -3137,7 +3197,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_split_kernel(const __ha
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -3146,7 +3206,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_split_kernel(const __ha
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3170,7 +3230,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_split_kernel(const __ha
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3193,15 +3253,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_split_kernel(const __ha
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -3229,7 +3289,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -3253,7 +3313,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_split_kernel(const __ha
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -3276,15 +3336,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_split_kernel(const __ha
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -3312,7 +3372,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C6144_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3365,11 +3425,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3388,7 +3448,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -3407,13 +3467,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3434,7 +3494,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3453,15 +3513,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3480,7 +3540,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -3501,7 +3561,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -3521,15 +3581,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3548,7 +3608,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3579,11 +3639,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3608,7 +3668,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -3627,13 +3687,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3654,7 +3714,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3674,15 +3734,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3707,7 +3767,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -3728,7 +3788,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -3748,15 +3808,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -3781,7 +3841,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C4096_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3831,11 +3891,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -3864,7 +3924,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -3886,7 +3946,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -3895,7 +3955,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3919,7 +3979,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3941,15 +4001,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -3978,7 +4038,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -4002,7 +4062,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -4025,15 +4085,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -4062,7 +4122,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4096,11 +4156,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -4128,7 +4188,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -4150,7 +4210,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[16];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -4159,7 +4219,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
         e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
       }
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4183,7 +4243,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4206,15 +4266,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -4242,7 +4302,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -4266,7 +4326,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -4289,15 +4349,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -4325,7 +4385,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C2048_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4378,11 +4438,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4401,7 +4461,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -4420,13 +4480,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4447,7 +4507,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4466,15 +4526,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4493,7 +4553,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -4514,7 +4574,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -4534,15 +4594,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4561,7 +4621,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_kernel(const __half *__
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4592,11 +4652,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
   __shared__ float t10_red[1][4];
   __shared__ float t13_red[1][4];
   __shared__ float t21_red[1][4];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4621,7 +4681,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -4640,13 +4700,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
     m[0] = m_red[0][0];
     #pragma unroll
     for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4667,7 +4727,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4687,15 +4747,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4720,7 +4780,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -4741,7 +4801,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
       for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -4761,15 +4821,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
       #pragma unroll
       for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -4794,7 +4854,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C1024_split_kernel(const __ha
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4846,11 +4906,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
   __shared__ float t10_red[2][2];
   __shared__ float t13_red[2][2];
   __shared__ float t21_red[2][2];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -4869,7 +4929,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -4888,13 +4948,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
     m[0] = m_red[ty][0];
     #pragma unroll
     for (int wi = 1; wi < 2; ++wi) m[0] = fmaxf(m[0], m_red[ty][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4915,7 +4975,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 2 + ty;
@@ -4934,15 +4994,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -4961,7 +5021,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -4982,7 +5042,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
       for (int wi = 1; wi < 2; ++wi) t13[0] = fmaxf(t13[0], t13_red[ty][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -5002,15 +5062,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
       #pragma unroll
       for (int wi = 1; wi < 2; ++wi) t21[0] = t21[0] + t21_red[ty][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -5029,7 +5089,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 2 + ty;
@@ -5062,11 +5122,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
   __shared__ float t10_red[2][2];
   __shared__ float t13_red[2][2];
   __shared__ float t21_red[2][2];
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -5091,7 +5151,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -5110,13 +5170,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
     m[0] = m_red[ty][0];
     #pragma unroll
     for (int wi = 1; wi < 2; ++wi) m[0] = fmaxf(m[0], m_red[ty][wi]);
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5137,7 +5197,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 2 + ty;
@@ -5157,15 +5217,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -5190,7 +5250,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -5211,7 +5271,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
       for (int wi = 1; wi < 2; ++wi) t13[0] = fmaxf(t13[0], t13_red[ty][wi]);
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -5231,15 +5291,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
       #pragma unroll
       for (int wi = 1; wi < 2; ++wi) t21[0] = t21[0] + t21_red[ty][wi];
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -5264,7 +5324,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C512_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 2 + ty;
@@ -5312,11 +5372,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -5335,7 +5395,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -5347,13 +5407,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5367,7 +5427,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -5386,15 +5446,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -5413,7 +5473,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -5427,7 +5487,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
       t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -5440,15 +5500,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -5467,7 +5527,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -5496,11 +5556,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -5525,7 +5585,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -5537,13 +5597,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5557,7 +5617,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -5577,15 +5637,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -5610,7 +5670,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -5624,7 +5684,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
       t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -5637,15 +5697,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -5670,7 +5730,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C256_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -5718,11 +5778,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -5741,7 +5801,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -5752,13 +5812,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5771,7 +5831,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 8 + ty;
@@ -5790,15 +5850,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -5817,7 +5877,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -5830,7 +5890,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
       t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -5842,15 +5902,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -5869,7 +5929,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_kernel(const __half *__r
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 8 + ty;
@@ -5898,11 +5958,11 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // softmax.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // softmax.lua:45: k:when(nchunks:eq(1), function()
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
-    // softmax.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -5927,7 +5987,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
         }
       }
     }
-    // softmax.lua:47: local m = k:reduce_max(x, 2)
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
     float m[1];
     m[0] = -INFINITY;
     #pragma unroll
@@ -5938,13 +5998,13 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
     m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
-    // softmax.lua:48: local e = tile.exp2((x - m) * LOG2E)
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
     float e[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
     }
-    // softmax.lua:49: local inv = 1 / k:reduce_sum(e, 2)
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -5957,7 +6017,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float inv[1];
     inv[0] = 1.0f / t10[0];
-    // softmax.lua:50: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
     {
       __half *base = Y;
       const int gr = rb * 8 + ty;
@@ -5977,15 +6037,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
       }
     }
   } else {
-    // softmax.lua:52: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
     float m_2[1];
     m_2[0] = -INFINITY;
-    // softmax.lua:53: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
     float s[1];
     s[0] = 0.0f;
-    // softmax.lua:54: k:serial(0, nchunks, function(j)
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -6010,7 +6070,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:56: local m_new = tile.max(m, k:reduce_max(x, 2))
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
       float t13[1];
       t13[0] = -INFINITY;
       #pragma unroll
@@ -6023,7 +6083,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
       t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
       float m_new[1];
       m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:57: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
       float t21[1];
       t21[0] = 0.0f;
       #pragma unroll
@@ -6035,15 +6095,15 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
       t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
       s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:58: k:assign(m, m_new)
+      // softmax.lua:61: k:assign(m, m_new)
       m_2[0] = m_new[0];
     }
-    // softmax.lua:60: local inv = 1 / s
+    // softmax.lua:63: local inv = 1 / s
     float inv_2[1];
     inv_2[0] = 1.0f / s[0];
-    // softmax.lua:61: k:serial(0, nchunks, function(j)
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:62: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -6068,7 +6128,7 @@ __global__ void __launch_bounds__(128) softmax_f16_C128_split_kernel(const __hal
           }
         }
       }
-      // softmax.lua:63: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
       {
         __half *base = Y;
         const int gr = rb * 8 + ty;

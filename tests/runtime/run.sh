@@ -105,8 +105,8 @@ if [ -x "$gen" ] && [ -f dsl/kernels/softmax.lua ]; then
   rc=$?
   f=build/tuned/softmax.lua
   if [ $rc = 0 ] && [ -s "$T/doc_gen_tuned.sh" ] &&
-     grep -qE "^  softmax_f32  config: BC=(256|1024) (RB=1 )?(keep_row=false )?threads=128 \(tuned: $f, .*, C=2048,R=64\)$" "$T/doc_gen_tuned.out" &&
-     grep -qE "^  softmax_f16  config: BC=4096 (RB=1 )?(keep_row=false )?threads=256 \(kernel defaults: $f has no entry for softmax_f16 on c, " \
+     grep -qE "^  softmax_f32  config: BC=(256|1024) (RB=1 )?(keep_row=false )?(resident=false )?threads=128 \(tuned: $f, .*, C=2048,R=64\)$" "$T/doc_gen_tuned.out" &&
+     grep -qE "^  softmax_f16  config: BC=4096 (RB=1 )?(keep_row=false )?(resident=false )?threads=256 \(kernel defaults: $f has no entry for softmax_f16 on c, " \
        "$T/doc_gen_tuned.out"
   then pass doc_example_gen_tuned; else fail doc_example_gen_tuned "status $rc: $(head -c 400 "$T/doc_gen_tuned.out")"; fi
 else
@@ -316,6 +316,7 @@ dbc=$(echo "$defaults" | sed -n 's/.*BC=\([0-9]*\).*/\1/p')
 dthreads=$(echo "$defaults" | sed -n 's/.*threads=\([0-9]*\).*/\1/p')
 drb=$(echo "$defaults" | sed -n 's/.*RB=\([0-9]*\).*/\1/p')   # rows a program, when the kernel has it
 dkeep=$(echo "$defaults" | sed -n 's/.*keep_row=\([a-z]*\).*/\1/p')   # keep_row, when the kernel has it
+dres=$(echo "$defaults" | sed -n 's/.*resident=\([a-z]*\).*/\1/p')   # resident, when the kernel has it
 rbspace=()
 [ -n "$drb" ] && rbspace=(--space "RB=$drb")   # kept at the kernel's: only BC and threads move
 bcs=()
@@ -369,7 +370,7 @@ wv=$(grep '^softmax_f32|' "$L/winners" | cut -d'|' -f2)   # "BC=.. threads=.."
 wthreads=${wv#*threads=}
 "$gen" "$LK" --target c -D BC=2048 -o "$L/dw" 2>"$L/dw.err" || why+="gen -D failed: $(cat "$L/dw.err"); "
 "$gen" "$LK" --target c --no-tuned -D BC=2048 -D "threads=$wthreads" -o "$L/dw_ref" 2>>"$L/dw.err" || why+="gen failed; "
-grep -qxF " * Config: BC=2048 ${drb:+RB=$drb }${dkeep:+keep_row=$dkeep }threads=$wthreads (tuned: k/tuned/softmax.lua, $dev, C=2048,R=64; -D: BC)." \
+grep -qxF " * Config: BC=2048 ${drb:+RB=$drb }${dkeep:+keep_row=$dkeep }${dres:+resident=$dres }threads=$wthreads (tuned: k/tuned/softmax.lua, $dev, C=2048,R=64; -D: BC)." \
   "$L/dw/softmax_f32.c" || why+="Config comment: $(grep '^ \* Config' "$L/dw/softmax_f32.c"); "
 code_equal "$L/dw/softmax_f32.c" "$L/dw_ref/softmax_f32.c" || why+="not the code of BC=2048 threads=$wthreads; "
 if [ -z "$why" ]; then pass tune_loop_define_wins; else fail tune_loop_define_wins "$why"; fi

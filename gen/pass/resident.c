@@ -1,0 +1,207 @@
+/*
+** resident.c: rows that a program reads twice, kept in shared memory
+** (config resident = true).
+**
+** A row op over rows longer than its chunk (softmax, RMSNorm, LayerNorm)
+** reads each row in two passes of k:serial loops over chunks: a reduction,
+** then the normalising write.  Where the second pass misses L2 the row comes
+** from DRAM twice.  When a later loop's load of chunk j of a view,
+** X:tile({ rows, j }, { RB, BC }) for j in [0, n), finds every one of those
+** chunks loaded before it in the same block, by loads of the same tensor,
+** rows and tile (a loop's chunks j in [lo, hi), or one chunk of a constant
+** index), those earlier loads also write their chunk into a shared tile of
+** the program's rows (Stmt.resident RES_STAGE) and the later load reads it
+** back from there (RES_READ), each thread the elements it wrote itself (the
+** loads share a layout), so no barrier is needed.  The tile's size is known
+** at run time only (RB rows of n BC elements): the launcher gives it where
+** it fits half the SM's shared memory beside the kernel's other tiles
+** (two blocks an SM: ltP_resident_room), and
+** the kernel tests the same bound and, where it does not fit, reads global
+** memory as without the config (emit/kernel.c, emit/launcher.c,
+** lower/copy.c).  CUDA targets only: on the HIP and C targets the config
+** changes nothing (a note says so).
+*/
+#include "lt.h"
+
+/* Are expressions a and b the same computation (same tree)? */
+static int same(const Expr *a, const Expr *b) {
+  if (a == b) return 1;
+  if (!a || !b || a->kind != b->kind || a->op != b->op || a->dt != b->dt) return 0;
+  if (a->kind == E_CONST) return a->cval == b->cval;
+  if (a->kind == E_SYM) return a->sym == b->sym;
+  return same(a->a, b->a) && same(a->b, b->b) && same(a->c, b->c);
+}
+
+/* Is x the same in every iteration of every loop of a program: over
+** constants, sizes, scalars and grid ids only? */
+static int per_program(const Expr *x) {
+  if (!x) return 1;
+  if (x->kind == E_IOTA || x->rank) return 0;
+  if (x->kind == E_SYM)
+    return x->sym->kind == SYM_SIZE || x->sym->kind == SYM_SCALAR || x->sym->kind == SYM_PID ||
+           x->sym->kind == SYM_STRIDE;
+  return per_program(x->a) && per_program(x->b) && per_program(x->c);
+}
+
+/* The chunk a load's column origin names: origin = var * cols (*var set,
+** *at 0) or a constant c * cols (*var NULL, *at c).  0 when neither. */
+static int chunk_of(const Expr *o, int cols, const Sym **var, long long *at) {
+  long long c;
+  *var = NULL;
+  *at = 0;
+  if (ltI_const_int(o, &c)) {
+    if (c % cols) return 0;
+    *at = c / cols;
+    return 1;
+  }
+  if (o->kind == E_BINARY && o->op == B_MUL && o->a->kind == E_SYM && o->a->sym->kind == SYM_LOOP &&
+      ltI_const_int(o->b, &c) && c == cols) {
+    *var = o->a->sym;
+    return 1;
+  }
+  return 0;
+}
+
+/* Is s a load of a chunk of a row of a tensor that is only read: a
+** register tile of a [rows, cols] view with unit column stride, not
+** gathered, masked or of X:rows, the rows the same all through the
+** program?  *var, *at: its chunk (chunk_of). */
+static int row_chunk(const Stmt *s, const Sym **var, long long *at) {
+  const View *v = s->view;
+  if (s->kind != S_LOAD || !s->dst || s->dst->rank == 0 || !v || v->scalar || v->mask || v->rlo) return 0;
+  if (v->t->stored || v->cdim < 0 || v->rdim < 0 || v->t->trank != 2 || ltI_view_gathers(v)) return 0;
+  long long cs;
+  if (!ltI_const_int(v->t->strides[v->cdim], &cs) || cs != 1 || !per_program(v->origin[v->rdim])) return 0;
+  return chunk_of(v->origin[v->cdim], v->ext[v->cdim], var, at);
+}
+
+/* Do loads a and b read chunks of the same rows of the same tensor, into
+** register tiles of one layout (each thread the same elements)? */
+static int same_rows(const Stmt *a, const Stmt *b) {
+  const View *u = a->view, *v = b->view;
+  return u->t == v->t && u->ext[0] == v->ext[0] && u->ext[1] == v->ext[1] && same(u->origin[u->rdim], v->origin[v->rdim]) &&
+         a->dst->layout && a->dst->layout == b->dst->layout && a->dst->dt == b->dst->dt;
+}
+
+/* A load that reads chunks of the rows a later load reads, and the
+** chunks it covers: [lo, hi) of its loop, or (lo NULL) the constant c. */
+typedef struct Cover {
+  Stmt *st;
+  const Expr *lo, *hi;   /* a loop's bounds, or NULL */
+  long long c;           /* a constant chunk */
+} Cover;
+
+/* The loads before `loop` in block b (at its top level, or at the top
+** level of a plain loop's body there) that read chunks of the rows
+** `later` reads, into out[] (at most max); returns how many. */
+static int covers(Block *b, const Stmt *loop, const Stmt *later, Cover *out, int max) {
+  int n = 0;
+  for (Stmt *s = b->first; s && s != loop && n < max; s = s->next) {
+    const Sym *var;
+    long long at;
+    if (s->kind == S_LOAD && row_chunk(s, &var, &at) && !var && same_rows(s, later))
+      out[n++] = (Cover){s, NULL, NULL, at};
+    if (s->kind != S_FOR || s->sched != SCHED_PLAIN || s->stages) continue;
+    long long step = 1;
+    if (s->step && (!ltI_const_int(s->step, &step) || step != 1)) continue;
+    for (Stmt *x = s->body.first; x && n < max; x = x->next)
+      if (x->kind == S_LOAD && row_chunk(x, &var, &at) && var == s->var && same_rows(x, later))
+        out[n++] = (Cover){x, s->lo, s->hi, 0};
+  }
+  return n;
+}
+
+/* Does the chain of ranges in cv[] cover the chunks [0, hi) from 0 on, each
+** range starting where the one before ended?  used[i]: the ranges taken. */
+static int covered(const Cover *cv, int n, const Expr *hi, int *used) {
+  long long at = 0;           /* where the chain has got to: the constant at, */
+  const Expr *end = NULL;     /* or a loop's end */
+  for (int steps = 0; steps <= n; steps++) {
+    if (end && same(end, hi)) return 1;
+    int next = -1;
+    for (int i = 0; i < n && next < 0; i++) {
+      if (used[i] || end) continue;   /* (past a loop's end, only that end itself) */
+      long long lo;
+      if (!cv[i].lo && cv[i].c == at) next = i;
+      else if (cv[i].lo && ltI_const_int(cv[i].lo, &lo) && lo == at) next = i;
+    }
+    if (next < 0) return 0;
+    used[next] = 1;
+    if (cv[next].lo) end = cv[next].hi;
+    else at++;
+  }
+  return 0;
+}
+
+/* Marks the first later load found in block b (and the blocks inside it)
+** whose chunks are all staged before it; 1 when one was. */
+static int mark_block(Kernel *k, Block *b) {
+  for (Stmt *s = b->first; s; s = s->next) {
+    if (mark_block(k, &s->body) || mark_block(k, &s->orelse)) return 1;
+    long long lo;
+    if (s->kind != S_FOR || s->sched != SCHED_PLAIN || s->stages || !ltI_const_int(s->lo, &lo) || lo != 0) continue;
+    Expr *n = ltI_host_expr(s->hi);
+    if (!n) continue;
+    for (Stmt *x = s->body.first; x; x = x->next) {
+      const Sym *var;
+      long long at;
+      if (x->kind != S_LOAD || !row_chunk(x, &var, &at) || var != s->var) continue;
+      Cover cv[8];
+      int used[8] = {0};
+      int nc = covers(b, s, x, cv, 8);
+      if (!nc || !covered(cv, nc, s->hi, used)) continue;
+      const View *v = x->view;
+      k->row_res = v->t;
+      k->row_res_rows = v->ext[v->rdim];
+      k->row_res_len = ltI_binary(B_MUL, n, ltI_const(v->ext[v->cdim], DT_I32, 0, x->line), x->line);
+      x->resident = RES_READ;
+      for (int i = 0; i < nc; i++)
+        if (used[i]) cv[i].st->resident = RES_STAGE;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* Finds the rows kernel k reads twice, for config resident (the top of
+** this file); before issue.c, which leaves a RES_READ load out of its
+** groups (its vectors come from shared memory). */
+void ltP_resident(Kernel *k, const Target *t) {
+  if (!k->resident_cfg) return;
+  if (t->lang != LANG_CUDA) {
+    k->why_res = ltU_fmt("the shared-memory rows are built for the CUDA targets; %s reads global memory twice",
+                         t->name);
+    if (t->warp > 1) {
+      Note *nt = ltU_alloc(sizeof *nt), **tail = &k->notes;
+      nt->text = ltU_fmt("%s:%d: note: config resident has no effect on %s (CUDA targets only)", ltU_file, k->line,
+                         t->name);
+      while (*tail) tail = &(*tail)->next;
+      *tail = nt;
+    }
+    return;
+  }
+  if (!mark_block(k, &k->body))
+    k->why_res = "no k:serial loop reads chunks [0, n) of rows that loads before it read whole";
+}
+
+/* The bytes of rows a program may keep: those that leave room for two
+** blocks an SM, each with its other tiles and the 1 KB the SM reserves a
+** block (on the H200 one block an SM ran layernorm 16-bit rows of
+** 60000-65536 at 0.77-0.80x the rows read twice; two at 1.02-1.59x:
+** bench/results/2026-11-26-h200-rowops-resident-confirm.txt). */
+long long ltP_resident_room(const Kernel *k, const Target *t) {
+  return (t->smem_max + 1024) / 2 - 1024 - k->row_res_offset;
+}
+
+/* Places the rows' tile (<tensor>_row) after smem.c's tiles, 16-byte
+** aligned, in the dynamic shared memory (its size the launcher's, at run
+** time). */
+void ltP_resident_place(Kernel *k, const Target *t) {
+  if (!k->row_res) return;
+  k->smem_dynamic = 1;
+  k->row_res_offset = (k->smem_bytes + 15) & ~15;
+  if (ltP_resident_room(k, t) < 16) {   /* (no room for even a vector) */
+    k->why_res = "the kernel's other shared tiles leave no room for its rows";
+    k->row_res = NULL;
+  }
+}
