@@ -8,9 +8,9 @@
 -- cache is contiguous, K and V [B, Smax, Hkv, D] (pass = "contig"), or
 -- paged: K and V [pages, PS, Hkv, D] and a block table BT [B, MP] of page
 -- numbers, key t of sequence b at row t % PS of page BT[b, t / PS]; pass =
--- "paged" reads blocks of 32 keys, each row gathered from the page of its
--- group of 16 keys (PS a multiple of 16; k:copy of a gathered view, by
--- cp.async in the stage ring where the target has it), "paged64" blocks
+-- "paged" reads blocks of 32 keys (16 on AMD), each row gathered from the
+-- page of its group of 16 keys (PS a multiple of 16; k:copy of a gathered
+-- view, by cp.async in the stage ring where the target has it), "paged64" blocks
 -- of 64 keys in one page (PS a multiple of 64: 64, 128, 256, ...), as the
 -- contiguous cache.
 --
@@ -84,11 +84,13 @@ return tile.kernel {
   -- WB: the rows of Ws a split takes come in blocks of WB (BM of rows64)
   config = { BM = 64, BN = 64, stages = 3, threads = 128, MAXS = 64, CM = 8, CU = 8, WB = 64 },
   -- the paged pass: blocks of 32 keys from the pages of their 2 groups of
-  -- 16, 5 stages; paged64: 64 keys in one page.  The contiguous cache on
+  -- 16, 5 stages (on AMD one group: its 32-key blocks spilled 2-19 SGPRs
+  -- at d128); paged64: 64 keys in one page.  The contiguous cache on
   -- sm90a: blocks of 32 keys, 5 stages (3 blocks in flight a program, 96 KB
   -- at d128; on an H200 3-10% faster than 64 keys in 3 stages, where a
   -- program has one in flight: bench/results/2026-11-25-attention-decode-configs.txt)
   variant_config = function(v, target)
+    if v.pass == "paged" and target:sub(1, 3) == "gfx" then return { BN = 16, stages = 6 } end
     if v.pass == "paged" then return { BN = 32, stages = 5 } end
     if v.pass == "contig" and target == "sm90a" then return { BN = 32, stages = 5 } end
   end,

@@ -84,29 +84,29 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int split, co
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:66: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:187: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:189: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:189: local rb = prog % ntb
+  // attention_decode.lua:191: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:190: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:192: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:192: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:194: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:202: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:204: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t36 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t36, 0), Sk);
-  // attention_decode.lua:203: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:205: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:206: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  // attention_decode.lua:208: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:207: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:209: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:208: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:210: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:209: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:211: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:229: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:231: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t54[16];
   for (int ri = 0; ri < 16; ++ri) {
     t54[ri] = ri + rb * 16;
@@ -124,7 +124,7 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int split, co
   for (int ri = 0; ri < 16; ++ri) {
     inside[ri] = t54[ri] < Sq * G;
   }
-  // attention_decode.lua:231: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:233: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t60[2048];
   {
     const bool ok = b < B && b >= 0;
@@ -144,38 +144,38 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int split, co
       Qs[ri][ci] = lt_f32_to_f16(t60[ri * 128 + ci]);
     }
   }
-  // attention_decode.lua:234: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:236: local o = k:fragment("f32", { BM, D }, 0)
   float o[2048];
   for (int ri = 0; ri < 16; ++ri) {
     for (int ci = 0; ci < 128; ++ci) {
       o[ri * 128 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:235: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:237: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[16];
   for (int ri = 0; ri < 16; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:236: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:238: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[16];
   for (int ri = 0; ri < 16; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:239: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+    // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
     const int key = j * 32;
-    // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+    // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
     const int t63 = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-    // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
+    // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
     const int t64 = key % PS;
-    // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+    // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
     const int key_2 = j * 32 + 16;
-    // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+    // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
     const int t67 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-    // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
+    // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
     const int t68 = key_2 % PS;
-    // attention_decode.lua:240: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
     {
       const bool ok = hk < Hkv && hk >= 0;
       const lt_f16 *base = K + (int64_t)hk * skh;
@@ -189,7 +189,7 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:241: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
     {
       const bool ok = hk < Hkv && hk >= 0;
       const lt_f16 *base = V + (int64_t)hk * svh;
@@ -203,14 +203,14 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:250: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
     float s[512];
     for (int ri = 0; ri < 16; ++ri) {
       for (int ci = 0; ci < 32; ++ci) {
         s[ri * 32 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:251: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:253: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 128; ++kk) {
       for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
@@ -218,57 +218,57 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:279: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    // attention_decode.lua:281: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left);
-    // attention_decode.lua:286: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
+    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
     const int t89 = b >= 0 && b < B && j * 32 / PS >= 0 && j * 32 / PS < MP ? BT[(int64_t)b * MP + j * 32 / PS] : -1;
-    // attention_decode.lua:287: local o = tile.either(n:lt(0), n:ge(p.NP))
+    // attention_decode.lua:289: local o = tile.either(n:lt(0), n:ge(p.NP))
     const bool out = t89 < 0 || t89 >= NP;
-    // attention_decode.lua:286: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
+    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
     const int t95 = b >= 0 && b < B && (j * 32 + 16) / PS >= 0 && (j * 32 + 16) / PS < MP ? BT[(int64_t)b * MP + (j * 32 + 16) / PS] : -1;
-    // attention_decode.lua:288: out = out and tile.either(out, o) or o
+    // attention_decode.lua:290: out = out and tile.either(out, o) or o
     const bool out_2 = out || (t95 < 0 || t95 >= NP);
-    // attention_decode.lua:290: run(tile.either(cuts, out))
+    // attention_decode.lua:292: run(tile.either(cuts, out))
     const bool cuts_2 = cuts || out_2;
-    // attention_decode.lua:281: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:283: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts_2) {
-      // attention_decode.lua:255: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:256: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             s[ri * 32 + ci] = tanhf(s[ri * 32 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:257: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             s[ri * 32 + ci] = s[ri * 32 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:259: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+      // attention_decode.lua:261: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
       int diag[16];
       for (int ri = 0; ri < 16; ++ri) {
         diag[ri] = (ri + rb * 16) / G + (len - Sq - j * 32);
       }
-      // attention_decode.lua:260: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:262: local col = k:iota({ BM, BN }, 2)
       int i_2[512];
       for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           i_2[ri * 32 + ci] = ci;
         }
       }
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key_3 = j * 32;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t116 = b >= 0 && b < B && key_3 / PS >= 0 && key_3 / PS < MP ? BT[(int64_t)b * MP + key_3 / PS] : -1;
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key_4 = j * 32 + 16;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t120 = b >= 0 && b < B && key_4 / PS >= 0 && key_4 / PS < MP ? BT[(int64_t)b * MP + key_4 / PS] : -1;
-      // attention_decode.lua:225: page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
+      // attention_decode.lua:227: page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
       int t126[512];
       bool cached[512];
       for (int ri = 0; ri < 16; ++ri) {
@@ -277,13 +277,13 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int split, co
           cached[ri * 32 + ci] = t126[ri * 32 + ci] >= 0 && t126[ri * 32 + ci] < NP;
         }
       }
-      // attention_decode.lua:267: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
+      // attention_decode.lua:269: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
       for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           s[ri * 32 + ci] = i_2[ri * 32 + ci] <= diag[ri] && (window_left < 0 || i_2[ri * 32 + ci] >= diag[ri] - window_left) && cached[ri * 32 + ci] ? s[ri * 32 + ci] : -INFINITY;
         }
       }
-      // attention_decode.lua:270: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t140[16];
       for (int ri = 0; ri < 16; ++ri) {
         t140[ri] = -INFINITY;
@@ -295,23 +295,23 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int split, co
       for (int ri = 0; ri < 16; ++ri) {
         m_new[ri] = fmaxf(m[ri], t140[ri]);
       }
-      // attention_decode.lua:271: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[16];
       for (int ri = 0; ri < 16; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:272: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
       for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           s[ri * 32 + ci] = exp2f(s[ri * 32 + ci] - mc[ri]);
         }
       }
-      // attention_decode.lua:273: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
       float alpha[16];
       for (int ri = 0; ri < 16; ++ri) {
         alpha[ri] = exp2f(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:274: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t146[16];
       for (int ri = 0; ri < 16; ++ri) {
         t146[ri] = 0.0f;
@@ -322,13 +322,13 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int split, co
       for (int ri = 0; ri < 16; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t146[ri];
       }
-      // attention_decode.lua:275: k:assign(o, o * alpha)
+      // attention_decode.lua:277: k:assign(o, o * alpha)
       for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
           o[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri];
         }
       }
-      // attention_decode.lua:276: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
       for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 32 + ci]));
@@ -341,28 +341,28 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int split, co
           }
         }
       }
-      // attention_decode.lua:277: k:assign(m, m_new)
+      // attention_decode.lua:279: k:assign(m, m_new)
       for (int ri = 0; ri < 16; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:255: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:256: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             s[ri * 32 + ci] = tanhf(s[ri * 32 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:257: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             s[ri * 32 + ci] = s[ri * 32 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:270: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t158[16];
       for (int ri = 0; ri < 16; ++ri) {
         t158[ri] = -INFINITY;
@@ -374,23 +374,23 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int split, co
       for (int ri = 0; ri < 16; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t158[ri]);
       }
-      // attention_decode.lua:271: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[16];
       for (int ri = 0; ri < 16; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:272: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
       for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           s[ri * 32 + ci] = exp2f(s[ri * 32 + ci] - mc_2[ri]);
         }
       }
-      // attention_decode.lua:273: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
       float alpha_2[16];
       for (int ri = 0; ri < 16; ++ri) {
         alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:274: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t164[16];
       for (int ri = 0; ri < 16; ++ri) {
         t164[ri] = 0.0f;
@@ -401,13 +401,13 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int split, co
       for (int ri = 0; ri < 16; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t164[ri];
       }
-      // attention_decode.lua:275: k:assign(o, o * alpha)
+      // attention_decode.lua:277: k:assign(o, o * alpha)
       for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
           o[ri * 128 + ci] = o[ri * 128 + ci] * alpha_2[ri];
         }
       }
-      // attention_decode.lua:276: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
       for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 32 + ci]));
@@ -420,20 +420,20 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int split, co
           }
         }
       }
-      // attention_decode.lua:277: k:assign(m, m_new)
+      // attention_decode.lua:279: k:assign(m, m_new)
       for (int ri = 0; ri < 16; ++ri) {
         m[ri] = m_new_2[ri];
       }
     }
   }
-  // attention_decode.lua:298: local seen = l:gt(0)
+  // attention_decode.lua:300: local seen = l:gt(0)
   bool seen[16];
   for (int ri = 0; ri < 16; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:299: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:301: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 16;
-  // attention_decode.lua:300: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:302: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t172[16];
   for (int ri = 0; ri < 16; ++ri) {
     t172[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
@@ -450,7 +450,7 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int split, co
       }
     }
   }
-  // attention_decode.lua:301: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -480,12 +480,12 @@ static int attention_decode_f16_d128_paged_rows16(const void *Q, const void *K, 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:131: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:137: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:196: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:197: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return 1;   /* attention_decode.lua:199: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:200: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:133: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:139: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:198: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:199: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return 1;   /* attention_decode.lua:201: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:202: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
@@ -515,29 +515,29 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int split, co
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:66: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:187: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:189: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:189: local rb = prog % ntb
+  // attention_decode.lua:191: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:190: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:192: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:192: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:194: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:202: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:204: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t33 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:203: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:205: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:206: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  // attention_decode.lua:208: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:207: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:209: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:208: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:210: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:209: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:211: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:229: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:231: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t51[64];
   for (int ri = 0; ri < 64; ++ri) {
     t51[ri] = ri + rb * 64;
@@ -555,7 +555,7 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int split, co
   for (int ri = 0; ri < 64; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:231: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:233: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t57[8192];
   {
     const bool ok = b < B && b >= 0;
@@ -575,38 +575,38 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int split, co
       Qs[ri][ci] = lt_f32_to_f16(t57[ri * 128 + ci]);
     }
   }
-  // attention_decode.lua:234: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:236: local o = k:fragment("f32", { BM, D }, 0)
   float o[8192];
   for (int ri = 0; ri < 64; ++ri) {
     for (int ci = 0; ci < 128; ++ci) {
       o[ri * 128 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:235: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:237: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[64];
   for (int ri = 0; ri < 64; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:236: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:238: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[64];
   for (int ri = 0; ri < 64; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:239: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+    // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
     const int key = j * 32;
-    // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+    // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
     const int t60 = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-    // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
+    // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
     const int t61 = key % PS;
-    // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+    // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
     const int key_2 = j * 32 + 16;
-    // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+    // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
     const int t64 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-    // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
+    // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
     const int t65 = key_2 % PS;
-    // attention_decode.lua:240: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
     {
       const bool ok = hk < Hkv && hk >= 0;
       const lt_f16 *base = K + (int64_t)hk * skh;
@@ -620,7 +620,7 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:241: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
     {
       const bool ok = hk < Hkv && hk >= 0;
       const lt_f16 *base = V + (int64_t)hk * svh;
@@ -634,14 +634,14 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:250: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
     float s[2048];
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 32; ++ci) {
         s[ri * 32 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:251: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:253: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 128; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
@@ -649,57 +649,57 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:279: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    // attention_decode.lua:281: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left);
-    // attention_decode.lua:286: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
+    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
     const int t86 = b >= 0 && b < B && j * 32 / PS >= 0 && j * 32 / PS < MP ? BT[(int64_t)b * MP + j * 32 / PS] : -1;
-    // attention_decode.lua:287: local o = tile.either(n:lt(0), n:ge(p.NP))
+    // attention_decode.lua:289: local o = tile.either(n:lt(0), n:ge(p.NP))
     const bool out = t86 < 0 || t86 >= NP;
-    // attention_decode.lua:286: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
+    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
     const int t92 = b >= 0 && b < B && (j * 32 + 16) / PS >= 0 && (j * 32 + 16) / PS < MP ? BT[(int64_t)b * MP + (j * 32 + 16) / PS] : -1;
-    // attention_decode.lua:288: out = out and tile.either(out, o) or o
+    // attention_decode.lua:290: out = out and tile.either(out, o) or o
     const bool out_2 = out || (t92 < 0 || t92 >= NP);
-    // attention_decode.lua:290: run(tile.either(cuts, out))
+    // attention_decode.lua:292: run(tile.either(cuts, out))
     const bool cuts_2 = cuts || out_2;
-    // attention_decode.lua:281: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:283: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts_2) {
-      // attention_decode.lua:255: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:256: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             s[ri * 32 + ci] = tanhf(s[ri * 32 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:257: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             s[ri * 32 + ci] = s[ri * 32 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:259: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+      // attention_decode.lua:261: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
       int diag[64];
       for (int ri = 0; ri < 64; ++ri) {
         diag[ri] = (ri + rb * 64) / G + (len - Sq - j * 32);
       }
-      // attention_decode.lua:260: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:262: local col = k:iota({ BM, BN }, 2)
       int i_2[2048];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           i_2[ri * 32 + ci] = ci;
         }
       }
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key_3 = j * 32;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t113 = b >= 0 && b < B && key_3 / PS >= 0 && key_3 / PS < MP ? BT[(int64_t)b * MP + key_3 / PS] : -1;
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key_4 = j * 32 + 16;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t117 = b >= 0 && b < B && key_4 / PS >= 0 && key_4 / PS < MP ? BT[(int64_t)b * MP + key_4 / PS] : -1;
-      // attention_decode.lua:225: page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
+      // attention_decode.lua:227: page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
       int t123[2048];
       bool cached[2048];
       for (int ri = 0; ri < 64; ++ri) {
@@ -708,13 +708,13 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int split, co
           cached[ri * 32 + ci] = t123[ri * 32 + ci] >= 0 && t123[ri * 32 + ci] < NP;
         }
       }
-      // attention_decode.lua:267: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
+      // attention_decode.lua:269: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           s[ri * 32 + ci] = i_2[ri * 32 + ci] <= diag[ri] && (window_left < 0 || i_2[ri * 32 + ci] >= diag[ri] - window_left) && cached[ri * 32 + ci] ? s[ri * 32 + ci] : -INFINITY;
         }
       }
-      // attention_decode.lua:270: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t137[64];
       for (int ri = 0; ri < 64; ++ri) {
         t137[ri] = -INFINITY;
@@ -726,23 +726,23 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int split, co
       for (int ri = 0; ri < 64; ++ri) {
         m_new[ri] = fmaxf(m[ri], t137[ri]);
       }
-      // attention_decode.lua:271: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:272: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           s[ri * 32 + ci] = exp2f(s[ri * 32 + ci] - mc[ri]);
         }
       }
-      // attention_decode.lua:273: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
       float alpha[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha[ri] = exp2f(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:274: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t143[64];
       for (int ri = 0; ri < 64; ++ri) {
         t143[ri] = 0.0f;
@@ -753,13 +753,13 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int split, co
       for (int ri = 0; ri < 64; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t143[ri];
       }
-      // attention_decode.lua:275: k:assign(o, o * alpha)
+      // attention_decode.lua:277: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
           o[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri];
         }
       }
-      // attention_decode.lua:276: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 32 + ci]));
@@ -772,28 +772,28 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int split, co
           }
         }
       }
-      // attention_decode.lua:277: k:assign(m, m_new)
+      // attention_decode.lua:279: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:255: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:256: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             s[ri * 32 + ci] = tanhf(s[ri * 32 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:257: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 32; ++ci) {
             s[ri * 32 + ci] = s[ri * 32 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:270: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t155[64];
       for (int ri = 0; ri < 64; ++ri) {
         t155[ri] = -INFINITY;
@@ -805,23 +805,23 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int split, co
       for (int ri = 0; ri < 64; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t155[ri]);
       }
-      // attention_decode.lua:271: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:272: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           s[ri * 32 + ci] = exp2f(s[ri * 32 + ci] - mc_2[ri]);
         }
       }
-      // attention_decode.lua:273: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
       float alpha_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:274: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t161[64];
       for (int ri = 0; ri < 64; ++ri) {
         t161[ri] = 0.0f;
@@ -832,13 +832,13 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int split, co
       for (int ri = 0; ri < 64; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t161[ri];
       }
-      // attention_decode.lua:275: k:assign(o, o * alpha)
+      // attention_decode.lua:277: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
           o[ri * 128 + ci] = o[ri * 128 + ci] * alpha_2[ri];
         }
       }
-      // attention_decode.lua:276: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 32; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 32 + ci]));
@@ -851,20 +851,20 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int split, co
           }
         }
       }
-      // attention_decode.lua:277: k:assign(m, m_new)
+      // attention_decode.lua:279: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new_2[ri];
       }
     }
   }
-  // attention_decode.lua:298: local seen = l:gt(0)
+  // attention_decode.lua:300: local seen = l:gt(0)
   bool seen[64];
   for (int ri = 0; ri < 64; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:299: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:301: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:300: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:302: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t169[64];
   for (int ri = 0; ri < 64; ++ri) {
     t169[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
@@ -881,7 +881,7 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int split, co
       }
     }
   }
-  // attention_decode.lua:301: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -911,12 +911,12 @@ static int attention_decode_f16_d128_paged_rows64(const void *Q, const void *K, 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:131: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:137: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:196: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:197: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return 1;   /* attention_decode.lua:199: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:200: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:133: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:139: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:198: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:199: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return 1;   /* attention_decode.lua:201: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:202: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
@@ -929,12 +929,12 @@ static int attention_decode_f16_d128_paged_rows64(const void *Q, const void *K, 
 /* Runs the first of attention_decode_f16_d128_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 int attention_decode_f16_d128_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:184: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:186: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_f16_d128_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_f16_d128_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:136) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:138) */
 int64_t attention_decode_f16_d128_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   const int sm_count = 1;   /* the blocks run one after another */

@@ -5,8 +5,8 @@
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   rows16: BM=16 BN=32 CM=8 CU=8 MAXS=64 WB=64 stages=5 threads=32
- *   rows64: BM=64 BN=32 CM=8 CU=8 MAXS=64 WB=64 stages=5 threads=128
+ *   rows16: BM=16 BN=16 CM=8 CU=8 MAXS=64 WB=64 stages=6 threads=32
+ *   rows64: BM=64 BN=16 CM=8 CU=8 MAXS=64 WB=64 stages=6 threads=128
  * Build: hipcc -O3 --offload-arch=gfx1100 -c attention_decode_f16_d64_paged.hip
  */
 #include <hip/hip_runtime.h>
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [16, 32] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [16, 16] accumulator */
   const int warp_row = 0;
   const int warp_col = 0;
   /* WMMA 16x16x16 result layout: this thread holds rows row0 + 2 i and columns col0 + 16 j */
@@ -97,9 +97,9 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
   const int prog = blockIdx.x;
   const int split = blockIdx.y;
   __shared__ __attribute__((aligned(16))) _Float16 Qs[16][64];
-  __shared__ __attribute__((aligned(16))) _Float16 Ks[32][64];
-  __shared__ __attribute__((aligned(16))) _Float16 Vs[32][64];
-  __shared__ __attribute__((aligned(16))) _Float16 s_sh[16][32];
+  __shared__ __attribute__((aligned(16))) _Float16 Ks[16][64];
+  __shared__ __attribute__((aligned(16))) _Float16 Vs[16][64];
+  __shared__ __attribute__((aligned(16))) _Float16 s_sh[16][16];
   // attention_decode.lua:59: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
   // attention_decode.lua:60: local nrb = tile.cdiv(p.Sq * G, c.WB)
@@ -113,29 +113,29 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:66: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:187: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:189: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:189: local rb = prog % ntb
+  // attention_decode.lua:191: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:190: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:192: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:192: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:194: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:202: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:204: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t36 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t36, 0), Sk);
-  // attention_decode.lua:203: local nkb = tile.cdiv(len, BN)
-  const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:206: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:207: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:205: local nkb = tile.cdiv(len, BN)
+  const int nkb = (len + 16 - 1) / 16;
+  // attention_decode.lua:208: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
+  // attention_decode.lua:209: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:208: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:210: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:209: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:211: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:229: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:231: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t54[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
   for (int ri = 0; ri < 8; ++ri) {
     inside[ri] = t54[ri] < Sq * G;
   }
-  // attention_decode.lua:231: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:233: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t60[32];
   {
     const bool ok = b < B && b >= 0;
@@ -181,7 +181,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
       Qs[ri * 2 + row0][ci * 16 + col0] = (_Float16)(t60[ri * 4 + ci]);
     }
   }
-  // attention_decode.lua:234: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:236: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -190,83 +190,72 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
       o[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:235: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:237: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:236: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:238: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:239: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
-    const int key = j * 32;
-    // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-    const int t63 = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-    // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
-    const int t64 = key % PS;
-    // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
-    const int key_2 = j * 32 + 16;
-    // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-    const int t67 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-    // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
-    const int t68 = key_2 % PS;
-    // attention_decode.lua:240: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
+    const int key = j * 16;
+    // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+    const int page = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
+    // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
+    const int t63 = key % PS;
+    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
     {
-      const bool ok = hk < Hkv && hk >= 0;
-      const _Float16 *base = K + (int64_t)hk * skh;
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const _Float16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
       #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        const int g0 = (ri * 4 + tid / 8) / 16 == 1 ? t67 : t63;
-        const int gr = (ri * 4 + tid / 8) / 16 == 1 ? t68 + (ri * 4 + tid / 8) % 16 : t64 + (ri * 4 + tid / 8) % 16;
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = t63 + (ri * 4 + tid / 8) % 16;
         const int gc = tid % 8 * 8;
-        const _Float16 *ptr = base + (int64_t)g0 * skp + (int64_t)gr * sks + gc;
-        if (ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
+        const _Float16 *ptr = base + (int64_t)gr * sks + gc;
+        if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
           ((uint4 *)&Ks[ri * 4 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Ks[ri * 4 + tid / 8][tid % 8 * 8 + vi] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[vi] : (_Float16)(0.0f);
+            Ks[ri * 4 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < PS ? ptr[vi] : (_Float16)(0.0f);
           }
         }
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:241: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
     {
-      const bool ok = hk < Hkv && hk >= 0;
-      const _Float16 *base = V + (int64_t)hk * svh;
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const _Float16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
       #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        const int g0 = (ri * 4 + tid / 8) / 16 == 1 ? t67 : t63;
-        const int gr = (ri * 4 + tid / 8) / 16 == 1 ? t68 + (ri * 4 + tid / 8) % 16 : t64 + (ri * 4 + tid / 8) % 16;
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = t63 + (ri * 4 + tid / 8) % 16;
         const int gc = tid % 8 * 8;
-        const _Float16 *ptr = base + (int64_t)g0 * svp + (int64_t)gr * svs + gc;
-        if (ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
+        const _Float16 *ptr = base + (int64_t)gr * svs + gc;
+        if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
           ((uint4 *)&Vs[ri * 4 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            Vs[ri * 4 + tid / 8][tid % 8 * 8 + vi] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[vi] : (_Float16)(0.0f);
+            Vs[ri * 4 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < PS ? ptr[vi] : (_Float16)(0.0f);
           }
         }
       }
     }
-    // attention_decode.lua:250: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[16];
+    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[8];
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        s[ri * 2 + ci] = 0.0f;
-      }
+      s[ri] = 0.0f;
     }
-    // attention_decode.lua:251: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:253: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll 1
     for (int kk = 0; kk < 64; kk += 16) {
       union { uint32_t u[8]; _Float16 h[16]; } Qs_frag[1], Ks_frag;
@@ -278,7 +267,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
         }
       }
       #pragma unroll
-      for (int ni = 0; ni < 2; ++ni) {
+      for (int ni = 0; ni < 1; ++ni) {
         #pragma unroll
         for (int x = 0; x < 16; ++x) {
           Ks_frag.h[x] = Ks[warp_col + ni * 16 + lane % 16][kk + x];
@@ -286,152 +275,114 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           float d[8];
-          for (int v = 0; v < 8; ++v) d[v] = s[(mi * 8 + v) * 2 + ni];
+          for (int v = 0; v < 8; ++v) d[v] = s[(mi * 8 + v) * 1 + ni];
           lt_wmma_16x16x16_f16(d, Qs_frag[mi].u, Ks_frag.u);
-          for (int v = 0; v < 8; ++v) s[(mi * 8 + v) * 2 + ni] = d[v];
+          for (int v = 0; v < 8; ++v) s[(mi * 8 + v) * 1 + ni] = d[v];
         }
       }
     }
-    // attention_decode.lua:279: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left);
-    // attention_decode.lua:286: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-    const int t89 = b >= 0 && b < B && j * 32 / PS >= 0 && j * 32 / PS < MP ? BT[(int64_t)b * MP + j * 32 / PS] : -1;
-    // attention_decode.lua:287: local o = tile.either(n:lt(0), n:ge(p.NP))
-    const bool out = t89 < 0 || t89 >= NP;
-    // attention_decode.lua:286: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-    const int t95 = b >= 0 && b < B && (j * 32 + 16) / PS >= 0 && (j * 32 + 16) / PS < MP ? BT[(int64_t)b * MP + (j * 32 + 16) / PS] : -1;
-    // attention_decode.lua:288: out = out and tile.either(out, o) or o
-    const bool out_2 = out || (t95 < 0 || t95 >= NP);
-    // attention_decode.lua:290: run(tile.either(cuts, out))
-    const bool cuts_2 = cuts || out_2;
-    // attention_decode.lua:281: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:281: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
+    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
+    const int t79 = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:289: local o = tile.either(n:lt(0), n:ge(p.NP))
+    const bool out = t79 < 0 || t79 >= NP;
+    // attention_decode.lua:292: run(tile.either(cuts, out))
+    const bool cuts_2 = cuts || out;
+    // attention_decode.lua:283: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts_2) {
-      // attention_decode.lua:255: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:256: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            s[ri * 2 + ci] = tanhf(s[ri * 2 + ci] * (scale / softcap)) * (softcap * 1.442695f);
-          }
+          s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
         }
       } else {
-        // attention_decode.lua:257: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            s[ri * 2 + ci] = s[ri * 2 + ci] * (scale * 1.442695f);
-          }
+          s[ri] = s[ri] * (scale * 1.442695f);
         }
       }
-      // attention_decode.lua:259: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+      // attention_decode.lua:261: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
       int diag[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        diag[ri] = (ri * 2 + row0 + rb * 16) / G + (len - Sq - j * 32);
+        diag[ri] = (ri * 2 + row0 + rb * 16) / G + (len - Sq - j * 16);
       }
-      // attention_decode.lua:260: local col = k:iota({ BM, BN }, 2)
-      int i_2[16];
+      // attention_decode.lua:262: local col = k:iota({ BM, BN }, 2)
+      int i_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          i_2[ri * 2 + ci] = ci * 16 + col0;
-        }
+        i_2[ri] = col0;
       }
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
-      const int key_3 = j * 32;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t116 = b >= 0 && b < B && key_3 / PS >= 0 && key_3 / PS < MP ? BT[(int64_t)b * MP + key_3 / PS] : -1;
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
-      const int key_4 = j * 32 + 16;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t120 = b >= 0 && b < B && key_4 / PS >= 0 && key_4 / PS < MP ? BT[(int64_t)b * MP + key_4 / PS] : -1;
-      // attention_decode.lua:225: page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
-      int t126[16];
-      bool cached[16];
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
+      const int key_2 = j * 16;
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      const int t99 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
+      // attention_decode.lua:266: cached = tile.both(pg:ge(0), pg:lt(p.NP))
+      const bool cached = t99 >= 0 && t99 < NP;
+      // attention_decode.lua:269: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          t126[ri * 2 + ci] = i_2[ri * 2 + ci] / 16 == 1 ? t120 : t116;
-          cached[ri * 2 + ci] = t126[ri * 2 + ci] >= 0 && t126[ri * 2 + ci] < NP;
-        }
+        s[ri] = i_2[ri] <= diag[ri] && (window_left < 0 || i_2[ri] >= diag[ri] - window_left) && cached ? s[ri] : -INFINITY;
       }
-      // attention_decode.lua:267: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
+      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t113[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          s[ri * 2 + ci] = i_2[ri * 2 + ci] <= diag[ri] && (window_left < 0 || i_2[ri * 2 + ci] >= diag[ri] - window_left) && cached[ri * 2 + ci] ? s[ri * 2 + ci] : -INFINITY;
-        }
-      }
-      // attention_decode.lua:270: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t140[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        t140[ri] = -INFINITY;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          t140[ri] = fmaxf(t140[ri], s[ri * 2 + ci]);
-        }
+        t113[ri] = -INFINITY;
+        t113[ri] = fmaxf(t113[ri], s[ri]);
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t140[ei] = fmaxf(t140[ei], __shfl_xor(t140[ei], 8));
-        t140[ei] = fmaxf(t140[ei], __shfl_xor(t140[ei], 4));
-        t140[ei] = fmaxf(t140[ei], __shfl_xor(t140[ei], 2));
-        t140[ei] = fmaxf(t140[ei], __shfl_xor(t140[ei], 1));
+        t113[ei] = fmaxf(t113[ei], __shfl_xor(t113[ei], 8));
+        t113[ei] = fmaxf(t113[ei], __shfl_xor(t113[ei], 4));
+        t113[ei] = fmaxf(t113[ei], __shfl_xor(t113[ei], 2));
+        t113[ei] = fmaxf(t113[ei], __shfl_xor(t113[ei], 1));
       }
       float m_new[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t140[ri]);
+        m_new[ri] = fmaxf(m[ri], t113[ri]);
       }
-      // attention_decode.lua:271: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:272: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          s[ri * 2 + ci] = lt_exp2(s[ri * 2 + ci] - mc[ri]);
-        }
+        s[ri] = lt_exp2(s[ri] - mc[ri]);
       }
-      // attention_decode.lua:273: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
       float alpha[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:274: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t146[8];
+      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t119[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t146[ri] = 0.0f;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          t146[ri] = t146[ri] + s[ri * 2 + ci];
-        }
+        t119[ri] = 0.0f;
+        t119[ri] = t119[ri] + s[ri];
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t146[ei] = t146[ei] + __shfl_xor(t146[ei], 8);
-        t146[ei] = t146[ei] + __shfl_xor(t146[ei], 4);
-        t146[ei] = t146[ei] + __shfl_xor(t146[ei], 2);
-        t146[ei] = t146[ei] + __shfl_xor(t146[ei], 1);
+        t119[ei] = t119[ei] + __shfl_xor(t119[ei], 8);
+        t119[ei] = t119[ei] + __shfl_xor(t119[ei], 4);
+        t119[ei] = t119[ei] + __shfl_xor(t119[ei], 2);
+        t119[ei] = t119[ei] + __shfl_xor(t119[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t146[ri];
+        l[ri] = l[ri] * alpha[ri] + t119[ri];
       }
-      // attention_decode.lua:275: k:assign(o, o * alpha)
+      // attention_decode.lua:277: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -439,17 +390,14 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
           o[ri * 4 + ci] = o[ri * 4 + ci] * alpha[ri];
         }
       }
-      // attention_decode.lua:276: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          s_sh[ri * 2 + row0][ci * 16 + col0] = (_Float16)(lt_round_f16(s[ri * 2 + ci]));
-        }
+        s_sh[ri * 2 + row0][col0] = (_Float16)(lt_round_f16(s[ri]));
       }
       lt_syncthreads();
       #pragma unroll 1
-      for (int kk = 0; kk < 32; kk += 16) {
+      for (int kk = 0; kk < 16; kk += 16) {
         union { uint32_t u[8]; _Float16 h[16]; } s_sh_frag[1], Vs_frag;
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
@@ -473,96 +421,81 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
           }
         }
       }
-      // attention_decode.lua:277: k:assign(m, m_new)
+      // attention_decode.lua:279: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:255: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:256: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            s[ri * 2 + ci] = tanhf(s[ri * 2 + ci] * (scale / softcap)) * (softcap * 1.442695f);
-          }
+          s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
         }
       } else {
-        // attention_decode.lua:257: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            s[ri * 2 + ci] = s[ri * 2 + ci] * (scale * 1.442695f);
-          }
+          s[ri] = s[ri] * (scale * 1.442695f);
         }
       }
-      // attention_decode.lua:270: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t158[8];
+      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t131[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t158[ri] = -INFINITY;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          t158[ri] = fmaxf(t158[ri], s[ri * 2 + ci]);
-        }
+        t131[ri] = -INFINITY;
+        t131[ri] = fmaxf(t131[ri], s[ri]);
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t158[ei] = fmaxf(t158[ei], __shfl_xor(t158[ei], 8));
-        t158[ei] = fmaxf(t158[ei], __shfl_xor(t158[ei], 4));
-        t158[ei] = fmaxf(t158[ei], __shfl_xor(t158[ei], 2));
-        t158[ei] = fmaxf(t158[ei], __shfl_xor(t158[ei], 1));
+        t131[ei] = fmaxf(t131[ei], __shfl_xor(t131[ei], 8));
+        t131[ei] = fmaxf(t131[ei], __shfl_xor(t131[ei], 4));
+        t131[ei] = fmaxf(t131[ei], __shfl_xor(t131[ei], 2));
+        t131[ei] = fmaxf(t131[ei], __shfl_xor(t131[ei], 1));
       }
       float m_new_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t158[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t131[ri]);
       }
-      // attention_decode.lua:271: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:272: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          s[ri * 2 + ci] = lt_exp2(s[ri * 2 + ci] - mc_2[ri]);
-        }
+        s[ri] = lt_exp2(s[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:273: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
       float alpha_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:274: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t164[8];
+      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t137[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t164[ri] = 0.0f;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          t164[ri] = t164[ri] + s[ri * 2 + ci];
-        }
+        t137[ri] = 0.0f;
+        t137[ri] = t137[ri] + s[ri];
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t164[ei] = t164[ei] + __shfl_xor(t164[ei], 8);
-        t164[ei] = t164[ei] + __shfl_xor(t164[ei], 4);
-        t164[ei] = t164[ei] + __shfl_xor(t164[ei], 2);
-        t164[ei] = t164[ei] + __shfl_xor(t164[ei], 1);
+        t137[ei] = t137[ei] + __shfl_xor(t137[ei], 8);
+        t137[ei] = t137[ei] + __shfl_xor(t137[ei], 4);
+        t137[ei] = t137[ei] + __shfl_xor(t137[ei], 2);
+        t137[ei] = t137[ei] + __shfl_xor(t137[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t164[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t137[ri];
       }
-      // attention_decode.lua:275: k:assign(o, o * alpha)
+      // attention_decode.lua:277: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -570,17 +503,14 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
           o[ri * 4 + ci] = o[ri * 4 + ci] * alpha_2[ri];
         }
       }
-      // attention_decode.lua:276: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          s_sh[ri * 2 + row0][ci * 16 + col0] = (_Float16)(lt_round_f16(s[ri * 2 + ci]));
-        }
+        s_sh[ri * 2 + row0][col0] = (_Float16)(lt_round_f16(s[ri]));
       }
       lt_syncthreads();
       #pragma unroll 1
-      for (int kk = 0; kk < 32; kk += 16) {
+      for (int kk = 0; kk < 16; kk += 16) {
         union { uint32_t u[8]; _Float16 h[16]; } s_sh_frag[1], Vs_frag;
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
@@ -604,26 +534,26 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
           }
         }
       }
-      // attention_decode.lua:277: k:assign(m, m_new)
+      // attention_decode.lua:279: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         m[ri] = m_new_2[ri];
       }
     }
   }
-  // attention_decode.lua:298: local seen = l:gt(0)
+  // attention_decode.lua:300: local seen = l:gt(0)
   bool seen[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:299: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:301: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 16;
-  // attention_decode.lua:300: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t172[8];
+  // attention_decode.lua:302: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t145[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    t172[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t145[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -635,11 +565,11 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
         const int gr = ws_row + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         float *ptr = base + (int64_t)gr * 68 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 4 + ci] * t172[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 4 + ci] * t145[ri];
       }
     }
   }
-  // attention_decode.lua:301: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -676,12 +606,12 @@ static int attention_decode_f16_d64_paged_rows16(const void *Q, const void *K, c
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:131: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:137: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:196: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:197: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:199: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:200: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:133: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:139: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:198: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:199: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:201: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:202: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
@@ -695,7 +625,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 32] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 16] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* WMMA 16x16x16 result layout: this thread holds rows row0 + 2 i and columns col0 + 16 j */
@@ -704,9 +634,9 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
   const int prog = blockIdx.x;
   const int split = blockIdx.y;
   __shared__ __attribute__((aligned(16))) _Float16 Qs[64][64];
-  __shared__ __attribute__((aligned(16))) _Float16 Ks[32][64];
-  __shared__ __attribute__((aligned(16))) _Float16 Vs[32][64];
-  __shared__ __attribute__((aligned(16))) _Float16 s_sh[64][32];
+  __shared__ __attribute__((aligned(16))) _Float16 Ks[16][64];
+  __shared__ __attribute__((aligned(16))) _Float16 Vs[16][64];
+  __shared__ __attribute__((aligned(16))) _Float16 s_sh[64][16];
   // attention_decode.lua:59: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
   // attention_decode.lua:60: local nrb = tile.cdiv(p.Sq * G, c.WB)
@@ -720,29 +650,29 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:66: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:187: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:189: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:189: local rb = prog % ntb
+  // attention_decode.lua:191: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:190: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:192: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:192: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:194: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:202: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:204: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t33 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:203: local nkb = tile.cdiv(len, BN)
-  const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:206: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:207: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:205: local nkb = tile.cdiv(len, BN)
+  const int nkb = (len + 16 - 1) / 16;
+  // attention_decode.lua:208: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
+  // attention_decode.lua:209: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:208: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:210: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:209: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:211: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:229: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:231: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t51[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -764,7 +694,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
   for (int ri = 0; ri < 8; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:231: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:233: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t57[32];
   {
     const bool ok = b < B && b >= 0;
@@ -788,7 +718,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       Qs[ri * 2 + row0][ci * 16 + col0] = (_Float16)(t57[ri * 4 + ci]);
     }
   }
-  // attention_decode.lua:234: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:236: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -797,83 +727,66 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       o[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:235: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:237: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:236: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:238: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:239: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
-    const int key = j * 32;
-    // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-    const int t60 = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-    // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
-    const int t61 = key % PS;
-    // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
-    const int key_2 = j * 32 + 16;
-    // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-    const int t64 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-    // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
-    const int t65 = key_2 % PS;
-    // attention_decode.lua:240: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
+    const int key = j * 16;
+    // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+    const int page = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
+    // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
+    const int t60 = key % PS;
+    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
     {
-      const bool ok = hk < Hkv && hk >= 0;
-      const _Float16 *base = K + (int64_t)hk * skh;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int g0 = (ri * 16 + tid / 8) / 16 == 1 ? t64 : t60;
-        const int gr = (ri * 16 + tid / 8) / 16 == 1 ? t65 + (ri * 16 + tid / 8) % 16 : t61 + (ri * 16 + tid / 8) % 16;
-        const int gc = tid % 8 * 8;
-        const _Float16 *ptr = base + (int64_t)g0 * skp + (int64_t)gr * sks + gc;
-        if (ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&Ks[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            Ks[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[vi] : (_Float16)(0.0f);
-          }
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const _Float16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+      const int gr = t60 + (tid / 8) % 16;
+      const int gc = tid % 8 * 8;
+      const _Float16 *ptr = base + (int64_t)gr * sks + gc;
+      if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
+        ((uint4 *)&Ks[tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          Ks[tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < PS ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:241: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
     {
-      const bool ok = hk < Hkv && hk >= 0;
-      const _Float16 *base = V + (int64_t)hk * svh;
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        const int g0 = (ri * 16 + tid / 8) / 16 == 1 ? t64 : t60;
-        const int gr = (ri * 16 + tid / 8) / 16 == 1 ? t65 + (ri * 16 + tid / 8) % 16 : t61 + (ri * 16 + tid / 8) % 16;
-        const int gc = tid % 8 * 8;
-        const _Float16 *ptr = base + (int64_t)g0 * svp + (int64_t)gr * svs + gc;
-        if (ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
-          ((uint4 *)&Vs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            Vs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[vi] : (_Float16)(0.0f);
-          }
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const _Float16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+      const int gr = t60 + (tid / 8) % 16;
+      const int gc = tid % 8 * 8;
+      const _Float16 *ptr = base + (int64_t)gr * svs + gc;
+      if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
+        ((uint4 *)&Vs[tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          Vs[tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < PS ? ptr[vi] : (_Float16)(0.0f);
         }
       }
     }
-    // attention_decode.lua:250: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[16];
+    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[8];
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        s[ri * 2 + ci] = 0.0f;
-      }
+      s[ri] = 0.0f;
     }
-    // attention_decode.lua:251: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:253: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll 1
     for (int kk = 0; kk < 64; kk += 16) {
       union { uint32_t u[8]; _Float16 h[16]; } Qs_frag[1], Ks_frag;
@@ -885,7 +798,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
       #pragma unroll
-      for (int ni = 0; ni < 2; ++ni) {
+      for (int ni = 0; ni < 1; ++ni) {
         #pragma unroll
         for (int x = 0; x < 16; ++x) {
           Ks_frag.h[x] = Ks[warp_col + ni * 16 + lane % 16][kk + x];
@@ -893,152 +806,114 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
           float d[8];
-          for (int v = 0; v < 8; ++v) d[v] = s[(mi * 8 + v) * 2 + ni];
+          for (int v = 0; v < 8; ++v) d[v] = s[(mi * 8 + v) * 1 + ni];
           lt_wmma_16x16x16_f16(d, Qs_frag[mi].u, Ks_frag.u);
-          for (int v = 0; v < 8; ++v) s[(mi * 8 + v) * 2 + ni] = d[v];
+          for (int v = 0; v < 8; ++v) s[(mi * 8 + v) * 1 + ni] = d[v];
         }
       }
     }
-    // attention_decode.lua:279: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left);
-    // attention_decode.lua:286: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-    const int t86 = b >= 0 && b < B && j * 32 / PS >= 0 && j * 32 / PS < MP ? BT[(int64_t)b * MP + j * 32 / PS] : -1;
-    // attention_decode.lua:287: local o = tile.either(n:lt(0), n:ge(p.NP))
-    const bool out = t86 < 0 || t86 >= NP;
-    // attention_decode.lua:286: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-    const int t92 = b >= 0 && b < B && (j * 32 + 16) / PS >= 0 && (j * 32 + 16) / PS < MP ? BT[(int64_t)b * MP + (j * 32 + 16) / PS] : -1;
-    // attention_decode.lua:288: out = out and tile.either(out, o) or o
-    const bool out_2 = out || (t92 < 0 || t92 >= NP);
-    // attention_decode.lua:290: run(tile.either(cuts, out))
-    const bool cuts_2 = cuts || out_2;
-    // attention_decode.lua:281: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:281: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
+    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
+    const int t76 = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:289: local o = tile.either(n:lt(0), n:ge(p.NP))
+    const bool out = t76 < 0 || t76 >= NP;
+    // attention_decode.lua:292: run(tile.either(cuts, out))
+    const bool cuts_2 = cuts || out;
+    // attention_decode.lua:283: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts_2) {
-      // attention_decode.lua:255: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:256: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            s[ri * 2 + ci] = tanhf(s[ri * 2 + ci] * (scale / softcap)) * (softcap * 1.442695f);
-          }
+          s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
         }
       } else {
-        // attention_decode.lua:257: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            s[ri * 2 + ci] = s[ri * 2 + ci] * (scale * 1.442695f);
-          }
+          s[ri] = s[ri] * (scale * 1.442695f);
         }
       }
-      // attention_decode.lua:259: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+      // attention_decode.lua:261: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
       int diag[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        diag[ri] = (ri * 2 + row0 + rb * 64) / G + (len - Sq - j * 32);
+        diag[ri] = (ri * 2 + row0 + rb * 64) / G + (len - Sq - j * 16);
       }
-      // attention_decode.lua:260: local col = k:iota({ BM, BN }, 2)
-      int i_2[16];
+      // attention_decode.lua:262: local col = k:iota({ BM, BN }, 2)
+      int i_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          i_2[ri * 2 + ci] = ci * 16 + col0;
-        }
+        i_2[ri] = col0;
       }
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
-      const int key_3 = j * 32;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t113 = b >= 0 && b < B && key_3 / PS >= 0 && key_3 / PS < MP ? BT[(int64_t)b * MP + key_3 / PS] : -1;
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
-      const int key_4 = j * 32 + 16;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t117 = b >= 0 && b < B && key_4 / PS >= 0 && key_4 / PS < MP ? BT[(int64_t)b * MP + key_4 / PS] : -1;
-      // attention_decode.lua:225: page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
-      int t123[16];
-      bool cached[16];
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
+      const int key_2 = j * 16;
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      const int t96 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
+      // attention_decode.lua:266: cached = tile.both(pg:ge(0), pg:lt(p.NP))
+      const bool cached = t96 >= 0 && t96 < NP;
+      // attention_decode.lua:269: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          t123[ri * 2 + ci] = i_2[ri * 2 + ci] / 16 == 1 ? t117 : t113;
-          cached[ri * 2 + ci] = t123[ri * 2 + ci] >= 0 && t123[ri * 2 + ci] < NP;
-        }
+        s[ri] = i_2[ri] <= diag[ri] && (window_left < 0 || i_2[ri] >= diag[ri] - window_left) && cached ? s[ri] : -INFINITY;
       }
-      // attention_decode.lua:267: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
+      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t110[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          s[ri * 2 + ci] = i_2[ri * 2 + ci] <= diag[ri] && (window_left < 0 || i_2[ri * 2 + ci] >= diag[ri] - window_left) && cached[ri * 2 + ci] ? s[ri * 2 + ci] : -INFINITY;
-        }
-      }
-      // attention_decode.lua:270: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t137[8];
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        t137[ri] = -INFINITY;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          t137[ri] = fmaxf(t137[ri], s[ri * 2 + ci]);
-        }
+        t110[ri] = -INFINITY;
+        t110[ri] = fmaxf(t110[ri], s[ri]);
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t137[ei] = fmaxf(t137[ei], __shfl_xor(t137[ei], 8));
-        t137[ei] = fmaxf(t137[ei], __shfl_xor(t137[ei], 4));
-        t137[ei] = fmaxf(t137[ei], __shfl_xor(t137[ei], 2));
-        t137[ei] = fmaxf(t137[ei], __shfl_xor(t137[ei], 1));
+        t110[ei] = fmaxf(t110[ei], __shfl_xor(t110[ei], 8));
+        t110[ei] = fmaxf(t110[ei], __shfl_xor(t110[ei], 4));
+        t110[ei] = fmaxf(t110[ei], __shfl_xor(t110[ei], 2));
+        t110[ei] = fmaxf(t110[ei], __shfl_xor(t110[ei], 1));
       }
       float m_new[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t137[ri]);
+        m_new[ri] = fmaxf(m[ri], t110[ri]);
       }
-      // attention_decode.lua:271: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:272: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          s[ri * 2 + ci] = lt_exp2(s[ri * 2 + ci] - mc[ri]);
-        }
+        s[ri] = lt_exp2(s[ri] - mc[ri]);
       }
-      // attention_decode.lua:273: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
       float alpha[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:274: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t143[8];
+      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t116[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t143[ri] = 0.0f;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          t143[ri] = t143[ri] + s[ri * 2 + ci];
-        }
+        t116[ri] = 0.0f;
+        t116[ri] = t116[ri] + s[ri];
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t143[ei] = t143[ei] + __shfl_xor(t143[ei], 8);
-        t143[ei] = t143[ei] + __shfl_xor(t143[ei], 4);
-        t143[ei] = t143[ei] + __shfl_xor(t143[ei], 2);
-        t143[ei] = t143[ei] + __shfl_xor(t143[ei], 1);
+        t116[ei] = t116[ei] + __shfl_xor(t116[ei], 8);
+        t116[ei] = t116[ei] + __shfl_xor(t116[ei], 4);
+        t116[ei] = t116[ei] + __shfl_xor(t116[ei], 2);
+        t116[ei] = t116[ei] + __shfl_xor(t116[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t143[ri];
+        l[ri] = l[ri] * alpha[ri] + t116[ri];
       }
-      // attention_decode.lua:275: k:assign(o, o * alpha)
+      // attention_decode.lua:277: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -1046,17 +921,14 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           o[ri * 4 + ci] = o[ri * 4 + ci] * alpha[ri];
         }
       }
-      // attention_decode.lua:276: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          s_sh[ri * 2 + row0][ci * 16 + col0] = (_Float16)(lt_round_f16(s[ri * 2 + ci]));
-        }
+        s_sh[ri * 2 + row0][col0] = (_Float16)(lt_round_f16(s[ri]));
       }
       lt_syncthreads();
       #pragma unroll 1
-      for (int kk = 0; kk < 32; kk += 16) {
+      for (int kk = 0; kk < 16; kk += 16) {
         union { uint32_t u[8]; _Float16 h[16]; } s_sh_frag[1], Vs_frag;
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
@@ -1080,96 +952,81 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:277: k:assign(m, m_new)
+      // attention_decode.lua:279: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:255: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:256: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            s[ri * 2 + ci] = tanhf(s[ri * 2 + ci] * (scale / softcap)) * (softcap * 1.442695f);
-          }
+          s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
         }
       } else {
-        // attention_decode.lua:257: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            s[ri * 2 + ci] = s[ri * 2 + ci] * (scale * 1.442695f);
-          }
+          s[ri] = s[ri] * (scale * 1.442695f);
         }
       }
-      // attention_decode.lua:270: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t155[8];
+      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t128[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t155[ri] = -INFINITY;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          t155[ri] = fmaxf(t155[ri], s[ri * 2 + ci]);
-        }
+        t128[ri] = -INFINITY;
+        t128[ri] = fmaxf(t128[ri], s[ri]);
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t155[ei] = fmaxf(t155[ei], __shfl_xor(t155[ei], 8));
-        t155[ei] = fmaxf(t155[ei], __shfl_xor(t155[ei], 4));
-        t155[ei] = fmaxf(t155[ei], __shfl_xor(t155[ei], 2));
-        t155[ei] = fmaxf(t155[ei], __shfl_xor(t155[ei], 1));
+        t128[ei] = fmaxf(t128[ei], __shfl_xor(t128[ei], 8));
+        t128[ei] = fmaxf(t128[ei], __shfl_xor(t128[ei], 4));
+        t128[ei] = fmaxf(t128[ei], __shfl_xor(t128[ei], 2));
+        t128[ei] = fmaxf(t128[ei], __shfl_xor(t128[ei], 1));
       }
       float m_new_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t155[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t128[ri]);
       }
-      // attention_decode.lua:271: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:272: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          s[ri * 2 + ci] = lt_exp2(s[ri * 2 + ci] - mc_2[ri]);
-        }
+        s[ri] = lt_exp2(s[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:273: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
       float alpha_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:274: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t161[8];
+      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t134[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t161[ri] = 0.0f;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          t161[ri] = t161[ri] + s[ri * 2 + ci];
-        }
+        t134[ri] = 0.0f;
+        t134[ri] = t134[ri] + s[ri];
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t161[ei] = t161[ei] + __shfl_xor(t161[ei], 8);
-        t161[ei] = t161[ei] + __shfl_xor(t161[ei], 4);
-        t161[ei] = t161[ei] + __shfl_xor(t161[ei], 2);
-        t161[ei] = t161[ei] + __shfl_xor(t161[ei], 1);
+        t134[ei] = t134[ei] + __shfl_xor(t134[ei], 8);
+        t134[ei] = t134[ei] + __shfl_xor(t134[ei], 4);
+        t134[ei] = t134[ei] + __shfl_xor(t134[ei], 2);
+        t134[ei] = t134[ei] + __shfl_xor(t134[ei], 1);
       }
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t161[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t134[ri];
       }
-      // attention_decode.lua:275: k:assign(o, o * alpha)
+      // attention_decode.lua:277: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -1177,17 +1034,14 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           o[ri * 4 + ci] = o[ri * 4 + ci] * alpha_2[ri];
         }
       }
-      // attention_decode.lua:276: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          s_sh[ri * 2 + row0][ci * 16 + col0] = (_Float16)(lt_round_f16(s[ri * 2 + ci]));
-        }
+        s_sh[ri * 2 + row0][col0] = (_Float16)(lt_round_f16(s[ri]));
       }
       lt_syncthreads();
       #pragma unroll 1
-      for (int kk = 0; kk < 32; kk += 16) {
+      for (int kk = 0; kk < 16; kk += 16) {
         union { uint32_t u[8]; _Float16 h[16]; } s_sh_frag[1], Vs_frag;
         #pragma unroll
         for (int mi = 0; mi < 1; ++mi) {
@@ -1211,26 +1065,26 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:277: k:assign(m, m_new)
+      // attention_decode.lua:279: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         m[ri] = m_new_2[ri];
       }
     }
   }
-  // attention_decode.lua:298: local seen = l:gt(0)
+  // attention_decode.lua:300: local seen = l:gt(0)
   bool seen[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:299: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:301: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:300: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t169[8];
+  // attention_decode.lua:302: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t142[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    t169[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t142[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -1242,11 +1096,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         const int gr = ws_row + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         float *ptr = base + (int64_t)gr * 68 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 4 + ci] * t169[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 4 + ci] * t142[ri];
       }
     }
   }
-  // attention_decode.lua:301: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -1283,12 +1137,12 @@ static int attention_decode_f16_d64_paged_rows64(const void *Q, const void *K, c
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:131: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:137: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:196: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:197: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:199: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:200: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:133: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:139: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:198: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:199: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:201: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:202: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
@@ -1300,12 +1154,12 @@ static int attention_decode_f16_d64_paged_rows64(const void *Q, const void *K, c
 /* Runs the first of attention_decode_f16_d64_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 extern "C" int attention_decode_f16_d64_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:184: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:186: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_f16_d64_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_f16_d64_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:136) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:138) */
 extern "C" int64_t attention_decode_f16_d64_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

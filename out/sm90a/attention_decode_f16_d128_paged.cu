@@ -235,29 +235,29 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:66: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:187: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:189: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:189: local rb = prog % ntb
+  // attention_decode.lua:191: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:190: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:192: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:192: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:194: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:202: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:204: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t36 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t36, 0), Sk);
-  // attention_decode.lua:203: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:205: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:206: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  // attention_decode.lua:208: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:207: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:209: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:208: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:210: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:209: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:211: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:229: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:231: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t54[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -279,7 +279,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t54[ri] < Sq * G;
   }
-  // attention_decode.lua:231: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:233: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t60[64];
   {
     const bool ok = b < B && b >= 0;
@@ -316,7 +316,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       }
     }
   }
-  // attention_decode.lua:234: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:236: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -328,37 +328,37 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       }
     }
   }
-  // attention_decode.lua:235: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:237: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:236: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:238: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:239: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 4 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 4; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key = j * 32;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t63 = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-      // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
+      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
       const int t64 = key % PS;
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key_2 = j * 32 + 16;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t67 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-      // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
+      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
       const int t68 = key_2 % PS;
-      // attention_decode.lua:240: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)hk * skh;
@@ -379,7 +379,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:241: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)hk * svh;
@@ -409,19 +409,19 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
     const int j_next = j + 4;
     const int j_next_stage = j_stage == 0 ? 4 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key = j_next * 32;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t63 = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-      // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
+      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
       const int t64 = key % PS;
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key_2 = j_next * 32 + 16;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t67 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-      // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
+      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
       const int t68 = key_2 % PS;
-      // attention_decode.lua:240: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)hk * skh;
@@ -442,7 +442,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:241: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)hk * svh;
@@ -466,7 +466,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:250: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
     float s[16];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -478,7 +478,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
         }
       }
     }
-    // attention_decode.lua:251: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:253: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_frag[2][4][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -529,23 +529,23 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
         }
       }
     }
-    // attention_decode.lua:279: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    // attention_decode.lua:281: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left);
-    // attention_decode.lua:286: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
+    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
     const int t89 = b >= 0 && b < B && j * 32 / PS >= 0 && j * 32 / PS < MP ? BT[(int64_t)b * MP + j * 32 / PS] : -1;
-    // attention_decode.lua:287: local o = tile.either(n:lt(0), n:ge(p.NP))
+    // attention_decode.lua:289: local o = tile.either(n:lt(0), n:ge(p.NP))
     const bool out = t89 < 0 || t89 >= NP;
-    // attention_decode.lua:286: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
+    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
     const int t95 = b >= 0 && b < B && (j * 32 + 16) / PS >= 0 && (j * 32 + 16) / PS < MP ? BT[(int64_t)b * MP + (j * 32 + 16) / PS] : -1;
-    // attention_decode.lua:288: out = out and tile.either(out, o) or o
+    // attention_decode.lua:290: out = out and tile.either(out, o) or o
     const bool out_2 = out || (t95 < 0 || t95 >= NP);
-    // attention_decode.lua:290: run(tile.either(cuts, out))
+    // attention_decode.lua:292: run(tile.either(cuts, out))
     const bool cuts_2 = cuts || out_2;
-    // attention_decode.lua:281: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:283: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts_2) {
-      // attention_decode.lua:255: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:256: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -557,7 +557,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       } else {
-        // attention_decode.lua:257: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -569,13 +569,13 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:259: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+      // attention_decode.lua:261: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
       int diag[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         diag[ri] = (ri * 8 + row0 + rb * 16) / G + (len - Sq - j * 32);
       }
-      // attention_decode.lua:260: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:262: local col = k:iota({ BM, BN }, 2)
       int i_2[16];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -587,15 +587,15 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key_3 = j * 32;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t116 = b >= 0 && b < B && key_3 / PS >= 0 && key_3 / PS < MP ? BT[(int64_t)b * MP + key_3 / PS] : -1;
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key_4 = j * 32 + 16;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t120 = b >= 0 && b < B && key_4 / PS >= 0 && key_4 / PS < MP ? BT[(int64_t)b * MP + key_4 / PS] : -1;
-      // attention_decode.lua:225: page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
+      // attention_decode.lua:227: page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
       int t126[16];
       bool cached[16];
       #pragma unroll
@@ -609,7 +609,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:267: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
+      // attention_decode.lua:269: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -620,7 +620,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:270: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t140[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -643,13 +643,13 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       for (int ri = 0; ri < 2; ++ri) {
         m_new[ri] = fmaxf(m[ri], t140[ri]);
       }
-      // attention_decode.lua:271: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:272: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -660,13 +660,13 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:273: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:274: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t146[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -688,7 +688,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t146[ri];
       }
-      // attention_decode.lua:275: k:assign(o, o * alpha)
+      // attention_decode.lua:277: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -699,7 +699,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:276: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 16) {
         uint32_t s_frag[1][4];
@@ -732,15 +732,15 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:277: k:assign(m, m_new)
+      // attention_decode.lua:279: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:255: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:256: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -752,7 +752,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       } else {
-        // attention_decode.lua:257: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -764,7 +764,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:270: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t158[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -787,13 +787,13 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       for (int ri = 0; ri < 2; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t158[ri]);
       }
-      // attention_decode.lua:271: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:272: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -804,13 +804,13 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:273: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:274: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t164[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -832,7 +832,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t164[ri];
       }
-      // attention_decode.lua:275: k:assign(o, o * alpha)
+      // attention_decode.lua:277: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -843,7 +843,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:276: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 16) {
         uint32_t s_frag[1][4];
@@ -876,7 +876,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:277: k:assign(m, m_new)
+      // attention_decode.lua:279: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
@@ -884,15 +884,15 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:298: local seen = l:gt(0)
+  // attention_decode.lua:300: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:299: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:301: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 16;
-  // attention_decode.lua:300: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:302: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t172[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -922,7 +922,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       }
     }
   }
-  // attention_decode.lua:301: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -958,12 +958,12 @@ static int attention_decode_f16_d128_paged_rows16(const void *Q, const void *K, 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:131: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:137: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:196: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:197: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:199: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:200: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:133: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:139: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:198: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:199: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:201: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:202: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -1008,29 +1008,29 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:66: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:187: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:189: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:189: local rb = prog % ntb
+  // attention_decode.lua:191: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:190: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:192: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:192: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:194: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:202: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:204: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t33 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:203: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:205: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:206: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  // attention_decode.lua:208: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:207: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:209: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:208: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:210: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:209: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:211: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:229: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:231: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t51[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1052,7 +1052,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:231: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:233: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t57[64];
   {
     const bool ok = b < B && b >= 0;
@@ -1089,7 +1089,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       }
     }
   }
-  // attention_decode.lua:234: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:236: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1101,37 +1101,37 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       }
     }
   }
-  // attention_decode.lua:235: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:237: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:236: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:238: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   lt_wgmma_barrier();
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:239: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 3 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 3; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key = j * 32;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t60 = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-      // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
+      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
       const int t61 = key % PS;
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key_2 = j * 32 + 16;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t64 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-      // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
+      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
       const int t65 = key_2 % PS;
-      // attention_decode.lua:240: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)hk * skh;
@@ -1152,7 +1152,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:241: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)hk * svh;
@@ -1180,9 +1180,9 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
     lt_cp_async_wait<2>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
     /* in flight from the iteration before: the wgmmas into o */
-    // attention_decode.lua:250: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
     float s[16];
-    // attention_decode.lua:251: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:253: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
@@ -1195,19 +1195,19 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
     const int j_next = j + 3;
     const int j_next_stage = j_stage < 2 ? j_stage + 3 : j_stage - 2;
     if (j_next < last) {
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key = j_next * 32;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t60 = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-      // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
+      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
       const int t61 = key % PS;
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key_2 = j_next * 32 + 16;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t64 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-      // attention_decode.lua:220: pages[u + 1], firsts[u + 1] = page, key % p.PS
+      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
       const int t65 = key_2 % PS;
-      // attention_decode.lua:240: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
       {
         const bool ok = hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)hk * skh;
@@ -1228,7 +1228,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:241: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
       {
         const bool ok = hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)hk * svh;
@@ -1251,26 +1251,26 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       }
     }
     lt_cp_async_commit();
-    // attention_decode.lua:279: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    // attention_decode.lua:281: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left);
-    // attention_decode.lua:286: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
+    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
     const int t86 = b >= 0 && b < B && j * 32 / PS >= 0 && j * 32 / PS < MP ? BT[(int64_t)b * MP + j * 32 / PS] : -1;
-    // attention_decode.lua:287: local o = tile.either(n:lt(0), n:ge(p.NP))
+    // attention_decode.lua:289: local o = tile.either(n:lt(0), n:ge(p.NP))
     const bool out = t86 < 0 || t86 >= NP;
-    // attention_decode.lua:286: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
+    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
     const int t92 = b >= 0 && b < B && (j * 32 + 16) / PS >= 0 && (j * 32 + 16) / PS < MP ? BT[(int64_t)b * MP + (j * 32 + 16) / PS] : -1;
-    // attention_decode.lua:288: out = out and tile.either(out, o) or o
+    // attention_decode.lua:290: out = out and tile.either(out, o) or o
     const bool out_2 = out || (t92 < 0 || t92 >= NP);
-    // attention_decode.lua:290: run(tile.either(cuts, out))
+    // attention_decode.lua:292: run(tile.either(cuts, out))
     const bool cuts_2 = cuts || out_2;
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(o);   /* read below, after the wait */
     lt_wgmma_settle(s);   /* read below, after the wait */
-    // attention_decode.lua:281: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:283: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts_2) {
-      // attention_decode.lua:255: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:256: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1282,7 +1282,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       } else {
-        // attention_decode.lua:257: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1294,13 +1294,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:259: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+      // attention_decode.lua:261: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
       int diag[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 32);
       }
-      // attention_decode.lua:260: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:262: local col = k:iota({ BM, BN }, 2)
       int i_2[16];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1312,15 +1312,15 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key_3 = j * 32;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t113 = b >= 0 && b < B && key_3 / PS >= 0 && key_3 / PS < MP ? BT[(int64_t)b * MP + key_3 / PS] : -1;
-      // attention_decode.lua:218: local key = j * BN + 16 * u   -- group u's first key
+      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
       const int key_4 = j * 32 + 16;
-      // attention_decode.lua:219: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
+      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
       const int t117 = b >= 0 && b < B && key_4 / PS >= 0 && key_4 / PS < MP ? BT[(int64_t)b * MP + key_4 / PS] : -1;
-      // attention_decode.lua:225: page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
+      // attention_decode.lua:227: page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
       int t123[16];
       bool cached[16];
       #pragma unroll
@@ -1334,7 +1334,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:267: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
+      // attention_decode.lua:269: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1345,7 +1345,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:270: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t137[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1368,13 +1368,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       for (int ri = 0; ri < 2; ++ri) {
         m_new[ri] = fmaxf(m[ri], t137[ri]);
       }
-      // attention_decode.lua:271: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:272: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1385,13 +1385,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:273: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:274: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t143[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1413,7 +1413,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t143[ri];
       }
-      // attention_decode.lua:275: k:assign(o, o * alpha)
+      // attention_decode.lua:277: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1424,7 +1424,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:276: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 16) {
@@ -1445,15 +1445,15 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 4096, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention_decode.lua:277: k:assign(m, m_new)
+      // attention_decode.lua:279: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:255: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:256: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1465,7 +1465,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       } else {
-        // attention_decode.lua:257: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1477,7 +1477,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:270: local m_new = tile.max(m, k:reduce_max(s, 2))
+      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
       float t155[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1500,13 +1500,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       for (int ri = 0; ri < 2; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t155[ri]);
       }
-      // attention_decode.lua:271: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:272: k:assign(s, tile.exp2(s - mc))
+      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1517,13 +1517,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:273: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:274: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
       float t161[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1545,7 +1545,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t161[ri];
       }
-      // attention_decode.lua:275: k:assign(o, o * alpha)
+      // attention_decode.lua:277: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1556,7 +1556,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:276: k:gemm(s:cast(v.dtype), Vs, o)
+      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
       uint32_t s_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 16) {
@@ -1577,7 +1577,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         lt_wgmma_m64n128k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 4096, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention_decode.lua:277: k:assign(m, m_new)
+      // attention_decode.lua:279: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
@@ -1585,15 +1585,15 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:298: local seen = l:gt(0)
+  // attention_decode.lua:300: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:299: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:301: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:300: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:302: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t169[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1625,7 +1625,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       }
     }
   }
-  // attention_decode.lua:301: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -1661,12 +1661,12 @@ static int attention_decode_f16_d128_paged_rows64(const void *Q, const void *K, 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:131: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:137: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:196: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:197: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:199: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:200: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:133: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:139: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:198: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:199: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:201: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:202: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -1681,12 +1681,12 @@ static int attention_decode_f16_d128_paged_rows64(const void *Q, const void *K, 
 /* Runs the first of attention_decode_f16_d128_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 extern "C" int attention_decode_f16_d128_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:184: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:186: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_f16_d128_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_f16_d128_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:136) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:138) */
 extern "C" int64_t attention_decode_f16_d128_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

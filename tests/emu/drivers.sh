@@ -136,6 +136,6 @@ while IFS='|' read -r name dir file find repl nth env; do
 done <<'MUTANTS'
 decode-gather-page-of-iteration-before|attention_decode/sm90a|attention_decode_bf16_d64_paged.emu.cpp|const int key_2 = j_next * 32 + 16;|const int key_2 = j * 32 + 16;|1|LT_EMU_BUCKET=0
 decode-gather-other-group-page|attention_decode/sm90a|attention_decode_bf16_d64_paged.emu.cpp|const int g0 = (ri * 16 + tid / 8) / 16 == 1 ?|const int g0 = (ri * 16 + tid / 8) / 16 != 1 ?|1|LT_EMU_BUCKET=1
-decode-gather-page-mask-dropped|attention_decode/gfx942|attention_decode_bf16_d64_paged.emu.cpp|cached[ci * 4 + vi] = |cached[ci * 4 + vi] = true ? true : |1|LT_EMU_BUCKET=0
+decode-gather-page-mask-dropped|attention_decode/sm90a|attention_decode_bf16_d64_paged.emu.cpp|cached[ri * 8 + ci * 2 + vi] = |cached[ri * 8 + ci * 2 + vi] = true ? true : |1|LT_EMU_BUCKET=0
 MUTANTS
 exit 0
