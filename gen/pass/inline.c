@@ -212,7 +212,10 @@ static int dead_block(Block *b) {
 ** copy's row offsets are such values). */
 static Expr *expand(Expr *x) {
   if (!x) return NULL;
-  if (x->kind == E_SYM) return x->sym->rank && x->sym->kind == SYM_LET ? expand(x->sym->def->val) : x;
+  if (x->kind == E_SYM) {
+    const Stmt *d = x->sym->rank && x->sym->kind == SYM_LET ? x->sym->def : NULL;
+    return d && d->kind == S_LET && d->val ? expand(d->val) : x;
+  }
   Expr *a = expand(x->a), *b = expand(x->b), *c = expand(x->c);
   if (a == x->a && b == x->b && c == x->c) return x;
   Expr *y = ltU_alloc(sizeof *y);
