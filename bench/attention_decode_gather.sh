@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# bench/attention_decode_gather.sh: the paged decode launcher's gathered
-# key blocks (several pages of 16 in one block, copied by cp.async) against
-# another build of the same launchers, on the device in one call:
+# bench/attention_decode_gather.sh: a build of the attention_decode
+# launchers against another (the committed one), pages of 16 timed side by
+# side, on the device in one call (first used for the gathered 32-key
+# blocks of b46e551d: docs/performance.md, "Attention decode"):
 #   1. builds the attention_decode libraries (bf16 d128 and f16 d64:
 #      contig, paged, paged64, combine) with nvcc:
 #        new   $DIR/sm90a (default out/)

@@ -8,11 +8,8 @@
 -- cache is contiguous, K and V [B, Smax, Hkv, D] (pass = "contig"), or
 -- paged: K and V [pages, PS, Hkv, D] and a block table BT [B, MP] of page
 -- numbers, key t of sequence b at row t % PS of page BT[b, t / PS]; pass =
--- "paged" reads blocks of 32 keys (16 on AMD), each row gathered from the
--- page of its group of 16 keys (PS a multiple of 16; k:copy of a gathered
--- view, by cp.async in the stage ring where the target has it), "paged64" blocks
--- of 64 keys in one page (PS a multiple of 64: 64, 128, 256, ...), as the
--- contiguous cache.
+-- "paged" reads 16 keys at a time (PS a multiple of 16), "paged64" 64 (PS
+-- a multiple of 64: 64, 128, 256, ...), as the contiguous cache.
 --
 -- Two launchers run one after the other on a stream:
 --   contig / paged / paged64: one program per (KV head, block of BM query rows,
@@ -45,8 +42,8 @@
 -- a call can be captured in a CUDA graph.  A row with no visible key (a
 -- sequence of length 0) gets O = 0 and LSE = +inf, as attention.lua.
 -- Lengths are clamped to [0, Smax] (contig) or [0, MP x PS] (paged); in
--- the paged cache the keys of a page whose number is outside [0, pages)
--- are left out (never read: their rows are zero-filled and masked).
+-- the paged cache a key block whose page number is outside [0, pages) is
+-- left out (never read).
 local tile = require "tile"
 
 local LOG2E = 1.4426950408889634
@@ -83,18 +80,16 @@ return tile.kernel {
   },
   -- WB: the rows of Ws a split takes come in blocks of WB (BM of rows64)
   config = { BM = 64, BN = 64, stages = 3, threads = 128, MAXS = 64, CM = 8, CU = 8, WB = 64 },
-  -- the paged pass: blocks of 32 keys from the pages of their 2 groups of
-  -- 16, 5 stages (on AMD one group: its 32-key blocks spilled 2-19 SGPRs
-  -- at d128); paged64: 64 keys in one page.  The contiguous cache on
+  -- a key block lies in one page: 16 keys for every page size that is a
+  -- multiple of 16, 64 for the multiples of 64.  The contiguous cache on
   -- sm90a: blocks of 32 keys, 5 stages (3 blocks in flight a program, 96 KB
   -- at d128; on an H200 3-10% faster than 64 keys in 3 stages, where a
   -- program has one in flight: bench/results/2026-11-25-attention-decode-configs.txt)
   variant_config = function(v, target)
-    if v.pass == "paged" and target:sub(1, 3) == "gfx" then return { BN = 16, stages = 6 } end
-    if v.pass == "paged" then return { BN = 32, stages = 5 } end
+    if v.pass == "paged" then return { BN = 16, stages = 6 } end
     if v.pass == "contig" and target == "sm90a" then return { BN = 32, stages = 5 } end
   end,
-  -- the paged pass: 16-row tiles of one warp (wave) where
+  -- the paged pass (16-key blocks): 16-row tiles of one warp (wave) where
   -- the body's k:runs_when holds, the 64-row ones elsewhere
   builds = function(v, target)
     if v.pass ~= "paged" then return nil end
@@ -193,9 +188,7 @@ return tile.kernel {
     local paged = v.pass ~= "contig"
     local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
     if paged then
-      local unit = v.pass == "paged" and 16 or BN   -- (paged: a block's rows gathered from pages of 16 or more)
-      if BN % 16 ~= 0 then error(("BN = %d: the paged pass's key blocks are whole groups of 16 keys"):format(BN)) end
-      k:require((p.PS % unit):eq(0), ("the page size is a multiple of %d"):format(unit))
+      k:require((p.PS % BN):eq(0), ("the page size is a multiple of %d"):format(BN))
       k:require((p.MP * p.PS):lt(2^30), "a sequence's pages hold below 2^30 keys")
     end
     k:require(p.softcap:ge(0), "softcap is 0 (none) or positive")
@@ -210,24 +203,6 @@ return tile.kernel {
     local first = tile.min(nkb, kb0 + split * chunk)
     local last = tile.min(nkb, first + chunk)
 
-    -- the paged pass: the page of key j BN + i of key block j (i a tile of
-    -- indices in the block) and its row in the page, from the page numbers
-    -- of the block's BN / 16 groups of 16 keys (each group in one page, PS
-    -- a multiple of 16); page -1 past MP: outside K
-    local function page_of(j, i)
-      local pages, firsts = {}, {}
-      for u = 0, BN // 16 - 1 do
-        local key = j * BN + 16 * u   -- group u's first key
-        local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-        pages[u + 1], firsts[u + 1] = page, key % p.PS
-      end
-      local page, row = pages[1], firsts[1] + i % 16
-      for u = 1, BN // 16 - 1 do
-        local here = (i // 16):eq(u)
-        page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
-      end
-      return page, row
-    end
     local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
     local Qs = k:shared(v.dtype, { BM, D })
     k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
@@ -237,11 +212,7 @@ return tile.kernel {
     local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
     local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
     k:pipelined(first, last, c.stages, function(j)
-      if v.pass == "paged" then   -- BN keys from BN / 16 pages, row r from the page of its 16 keys
-        local page, row = page_of(j, k:iota({ BN, 1 }, 1))
-        k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
-        k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
-      elseif paged then
+      if paged then
         local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
         k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
         k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
@@ -260,14 +231,7 @@ return tile.kernel {
         if masked then   -- query sq sees the keys from len - Sq + sq - wl (wl >= 0) up to len - Sq + sq
           local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
           local col = k:iota({ BM, BN }, 2)
-          local cached = nil   -- paged: and the keys of a page outside the cache are left out
-          if v.pass == "paged" then
-            local pg = page_of(j, col)
-            cached = tile.both(pg:ge(0), pg:lt(p.NP))
-          end
-          local function also(a, b) return b and tile.both(a, b) or a end
-          k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
-                                 -math.huge))
+          k:assign(s, tile.where(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), s, -math.huge))
         end
         local m_new = tile.max(m, k:reduce_max(s, 2))
         local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
@@ -279,22 +243,14 @@ return tile.kernel {
         k:assign(m, m_new)
       end
       local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
-      local function run(cuts)   -- (cuts, or more blocks that take the masked step)
+      local function run()
         k:when(cuts, function() step(true) end, function() step(false) end)
       end
-      if v.pass == "paged" then   -- a block with a page outside the cache takes the masked step
-        local out
-        for u = 0, BN // 16 - 1 do   -- (the copies' pages are theirs only)
-          local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-          local o = tile.either(n:lt(0), n:ge(p.NP))
-          out = out and tile.either(out, o) or o
-        end
-        run(tile.either(cuts, out))
-      elseif paged then   -- a page number outside the cache read zeros: its keys are left out
+      if paged then   -- a page number outside the cache read zeros: its keys are left out
         local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
-        k:when(tile.both(pg:ge(0), pg:lt(p.NP)), function() run(cuts) end)
+        k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
       else
-        run(cuts)
+        run()
       end
     end)
     local seen = l:gt(0)

@@ -8,9 +8,7 @@
 ** access when it is inside the tensor and aligned, element by element
 ** under a mask otherwise.  A copy into a stage ring goes by cp.async
 ** (zero-filling what lies outside the tensor), with a fast path for a tile
-** wholly inside (interior_copy); a copy of gathered rows (row offsets
-** computed from k:iota and scalars where the copy's threads are) tests
-** each row and zero-fills the rows outside; a store planned to go out through a
+** wholly inside (interior_copy); a store planned to go out through a
 ** shared tile (Stmt.via) has one too (store_staged.c).
 */
 #include "emit/emit.h"
@@ -407,8 +405,8 @@ void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const 
   if (ok) ltE_line(e, "const bool ok = %s;", ok);
   ltE_line(e, "%s%s *base = %s%s;", store ? "" : "const ", tn, t->name, base ? ltU_fmt(" + %s", base) : "");
   int async = sh && e->t->async_copy && (sh->stages > 1 || e->lead_in);   /* cp.async, landing at a loop's wait */
-  int interior = async && v->rdim >= 0 && l->vec * ltI_dtypes[t->dt].bytes == 16 && !ltI_view_gathers(v) &&
-                 (cols_overrun(v) || !ltI_view_never_inside(v));   /* (gathered rows: each tested, chunk_ptr) */
+  int interior = async && v->rdim >= 0 && l->vec * ltI_dtypes[t->dt].bytes == 16 &&
+                 (cols_overrun(v) || !ltI_view_never_inside(v));
   if (interior) interior_copy(e, v, sh, l, ok != NULL);
   int direct = store && !via && e->direct;   /* (smem.c: Stmt.direct) */
   if (via && via->bulk_red) ltL_bulk_reduce(e, v, val, via, l, ok != NULL);

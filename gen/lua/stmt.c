@@ -395,22 +395,6 @@ static int k_fill(lua_State *l) {
   return 0;
 }
 
-/* The first register tile that expression x reads other than a value
-** computed from k:iota, constants and scalars alone (those a gathered copy
-** recomputes where its threads are: pass/inline.c), or NULL. */
-static const Sym *tile_operand(const Expr *x) {
-  if (!x) return NULL;
-  if (x->kind == E_SYM) {
-    const Sym *s = x->sym;
-    if (!s->rank) return NULL;
-    if (s->kind == SYM_LET && s->def && s->def->kind == S_LET && s->def->val) return tile_operand(s->def->val);
-    return s;
-  }
-  const Sym *s = tile_operand(x->a);
-  if (!s) s = tile_operand(x->b);
-  return s ? s : tile_operand(x->c);
-}
-
 /* k:copy(src, dst) between global views, shared tiles and fragments. */
 static int k_copy(lua_State *l) {
   (void)l;
@@ -427,13 +411,8 @@ static int k_copy(lua_State *l) {
     if (src->v->t->dt != dst->s->dt)
       return ltF_error("dtype mismatch: %s is %s but the shared tile is %s", src->v->t->name,
                        ltI_dtypes[src->v->t->dt].name, ltI_dtypes[dst->s->dt].name);
-    for (int d = 0; d < src->v->t->trank; d++) {
-      const Sym *r = src->v->origin[d]->rank ? tile_operand(src->v->origin[d]) : NULL;
-      if (r)
-        return ltF_error("the row offsets of a gathered copy into a shared tile are made of k:iota and scalars "
-                         "(each thread computes the rows it copies), not of register tile %s",
-                         r->name ? r->name : "(a loaded or accumulated tile)");
-    }
+    if (ltI_view_gathers(src->v))
+      return ltF_error("a view of gathered rows is loaded into registers (k:load), not copied to a shared tile");
     Stmt *st = ltF_add_stmt(S_G2S);
     st->view = src->v;
     st->shared = dst->s;

@@ -12,8 +12,6 @@
 **     divides or calls a function stays a register tile where the use
 **     works on a larger tile that reads it broadcast.
 ** Values named by a Lua local stay as named registers, for readability.
-** The row offsets of a gathered copy into a shared tile are expanded
-** whole, named or not (gathered_copies).
 */
 #include "lt.h"
 
@@ -207,44 +205,9 @@ static int dead_block(Block *b) {
   return changed;
 }
 
-/* Expression x with every tile let it reads replaced by the let's value,
-** down to k:iota, constants and scalars (lua/stmt.c checks that a gathered
-** copy's row offsets are such values). */
-static Expr *expand(Expr *x) {
-  if (!x) return NULL;
-  if (x->kind == E_SYM) {
-    const Stmt *d = x->sym->rank && x->sym->kind == SYM_LET ? x->sym->def : NULL;
-    return d && d->kind == S_LET && d->val ? expand(d->val) : x;
-  }
-  Expr *a = expand(x->a), *b = expand(x->b), *c = expand(x->c);
-  if (a == x->a && b == x->b && c == x->c) return x;
-  Expr *y = ltU_alloc(sizeof *y);
-  *y = *x;
-  y->a = a;
-  y->b = b;
-  y->c = c;
-  return y;
-}
-
-/* The row offsets of each copy of gathered rows into a shared tile (S_G2S)
-** in block b become expressions of k:iota and scalars, evaluated where the
-** copy's threads are (lower/copy.c) and, in a k:pipelined loop, for the
-** iteration the copy runs ahead for (lower/sched_ring.c); the tile lets
-** they read are left to dead_block. */
-static void gathered_copies(Block *b) {
-  for (Stmt *st = b->first; st; st = st->next) {
-    if (st->kind == S_G2S)
-      for (int d = 0; d < st->view->t->trank; d++)
-        if (st->view->origin[d]->rank) st->view->origin[d] = expand(st->view->origin[d]);
-    gathered_copies(&st->body);
-    gathered_copies(&st->orelse);
-  }
-}
-
 /* Inlines until nothing changes; see the comment at the top. */
 void ltP_inline(Kernel *k) {
   int changed;
-  gathered_copies(&k->body);
   do {
     ltI_count_uses(k);
     changed = inline_block(&k->body);

@@ -87,8 +87,7 @@ static const char *no_prefetch(Kernel *k, const Stmt *loop, const Stmt *end) {
 ** one box, no swizzle, its bytes a multiple of 16.  A view of X:rows(lo,
 ** hi) goes too, through a map with a dimension more (TensorMap.rows), when
 ** its first row is known to be lo plus an offset, both not negative: the
-** copy engine then zero-fills the rows from hi on, and none lies before lo.
-** A view that gathers rows goes by cp.async (lower/copy.c). */
+** copy engine then zero-fills the rows from hi on, and none lies before lo. */
 static const char *tma_copy_why(const Stmt *p) {
   const View *v = p->view;
   const Sym *t = v->t, *sh = p->shared;
@@ -103,9 +102,6 @@ static const char *tma_copy_why(const Stmt *p) {
   for (int d = 0; d < t->trank; d++)
     if (d != v->rdim && d != v->cdim && v->ext[d] != 1)
       return ltU_fmt("line %d's view spans more than one element of %s's dimension %d", p->line, t->name, d + 1);
-  if (ltI_view_gathers(v))
-    return ltU_fmt("line %d's view gathers rows of %s (a box is a window, not rows picked one by one)", p->line,
-                   t->name);
   if (v->rlo) {   /* a map with a dimension more, whose index is the rows' end (TensorMap.rows) */
     const Expr *o = v->origin[v->rdim];
     if (t->trank > 3)

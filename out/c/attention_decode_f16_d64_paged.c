@@ -5,8 +5,8 @@
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   rows16: BM=16 BN=32 CM=8 CU=8 MAXS=64 WB=64 stages=5 threads=32
- *   rows64: BM=64 BN=32 CM=8 CU=8 MAXS=64 WB=64 stages=5 threads=128
+ *   rows16: BM=16 BN=16 CM=8 CU=8 MAXS=64 WB=64 stages=6 threads=32
+ *   rows64: BM=64 BN=16 CM=8 CU=8 MAXS=64 WB=64 stages=6 threads=128
  * Build: cc -O2 -std=c11 -c attention_decode_f16_d64_paged.c
  */
 #include <math.h>
@@ -68,50 +68,50 @@ static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) 
 static void attention_decode_f16_d64_paged_rows16_block(int prog, int split, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict BT, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
   lt_f16 Qs[16][64];
-  lt_f16 Ks[32][64];
-  lt_f16 Vs[32][64];
-  lt_f16 s_sh[16][32];
-  // attention_decode.lua:59: local G = p.Hq // p.Hkv
+  lt_f16 Ks[16][64];
+  lt_f16 Vs[16][64];
+  lt_f16 s_sh[16][16];
+  // attention_decode.lua:56: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:60: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:57: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:61: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:58: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:62: local want = 2 * k:sm_count()
+  // attention_decode.lua:59: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:65: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:62: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:66: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:63: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:189: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:184: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:191: local rb = prog % ntb
+  // attention_decode.lua:186: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:192: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:187: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:194: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:189: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:204: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:197: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t36 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t36, 0), Sk);
-  // attention_decode.lua:205: local nkb = tile.cdiv(len, BN)
-  const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:208: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:209: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:198: local nkb = tile.cdiv(len, BN)
+  const int nkb = (len + 16 - 1) / 16;
+  // attention_decode.lua:201: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
+  // attention_decode.lua:202: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:210: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:203: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:211: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:204: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:231: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:206: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t54[16];
   for (int ri = 0; ri < 16; ++ri) {
     t54[ri] = ri + rb * 16;
   }
-  // attention_decode.lua:72: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:69: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[16];
   for (int ri = 0; ri < 16; ++ri) {
     s0[ri] = lt_imin(t54[ri] / G, Sq - 1);
@@ -124,7 +124,7 @@ static void attention_decode_f16_d64_paged_rows16_block(int prog, int split, con
   for (int ri = 0; ri < 16; ++ri) {
     inside[ri] = t54[ri] < Sq * G;
   }
-  // attention_decode.lua:233: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:208: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t60[1024];
   {
     const bool ok = b < B && b >= 0;
@@ -144,299 +144,260 @@ static void attention_decode_f16_d64_paged_rows16_block(int prog, int split, con
       Qs[ri][ci] = lt_f32_to_f16(t60[ri * 64 + ci]);
     }
   }
-  // attention_decode.lua:236: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:211: local o = k:fragment("f32", { BM, D }, 0)
   float o[1024];
   for (int ri = 0; ri < 16; ++ri) {
     for (int ci = 0; ci < 64; ++ci) {
       o[ri * 64 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:237: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:212: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[16];
   for (int ri = 0; ri < 16; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:238: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:213: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[16];
   for (int ri = 0; ri < 16; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:239: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:214: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-    const int key = j * 32;
-    // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-    const int t63 = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-    // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
-    const int t64 = key % PS;
-    // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-    const int key_2 = j * 32 + 16;
-    // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-    const int t67 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-    // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
-    const int t68 = key_2 % PS;
-    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+    const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
     {
-      const bool ok = hk < Hkv && hk >= 0;
-      const lt_f16 *base = K + (int64_t)hk * skh;
-      for (int ri = 0; ri < 32; ++ri) {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_f16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+      for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
-          const int g0 = (ri) / 16 == 1 ? t67 : t63;
-          const int gr = (ri) / 16 == 1 ? t68 + (ri) % 16 : t64 + (ri) % 16;
+          const int gr = j * 16 % PS + ri;
           const int gc = ci;
-          const lt_f16 *ptr = base + (int64_t)g0 * skp + (int64_t)gr * sks + gc;
-          Ks[ri][ci] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[0] : lt_f32_to_f16(0.0f);
+          const lt_f16 *ptr = base + (int64_t)gr * sks + gc;
+          Ks[ri][ci] = ok && gr >= 0 && gr < PS ? ptr[0] : lt_f32_to_f16(0.0f);
         }
       }
     }
-    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
     {
-      const bool ok = hk < Hkv && hk >= 0;
-      const lt_f16 *base = V + (int64_t)hk * svh;
-      for (int ri = 0; ri < 32; ++ri) {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_f16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+      for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
-          const int g0 = (ri) / 16 == 1 ? t67 : t63;
-          const int gr = (ri) / 16 == 1 ? t68 + (ri) % 16 : t64 + (ri) % 16;
+          const int gr = j * 16 % PS + ri;
           const int gc = ci;
-          const lt_f16 *ptr = base + (int64_t)g0 * svp + (int64_t)gr * svs + gc;
-          Vs[ri][ci] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[0] : lt_f32_to_f16(0.0f);
+          const lt_f16 *ptr = base + (int64_t)gr * svs + gc;
+          Vs[ri][ci] = ok && gr >= 0 && gr < PS ? ptr[0] : lt_f32_to_f16(0.0f);
         }
       }
     }
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[512];
+    // attention_decode.lua:223: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[256];
     for (int ri = 0; ri < 16; ++ri) {
-      for (int ci = 0; ci < 32; ++ci) {
-        s[ri * 32 + ci] = 0.0f;
+      for (int ci = 0; ci < 16; ++ci) {
+        s[ri * 16 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:253: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:224: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 64; ++kk) {
       for (int ri = 0; ri < 16; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          s[ri * 32 + ci] += lt_f16_to_f32(Qs[ri][kk]) * lt_f16_to_f32(Ks[ci][kk]);
+        for (int ci = 0; ci < 16; ++ci) {
+          s[ri * 16 + ci] += lt_f16_to_f32(Qs[ri][kk]) * lt_f16_to_f32(Ks[ci][kk]);
         }
       }
     }
-    // attention_decode.lua:281: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left);
-    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-    const int t89 = b >= 0 && b < B && j * 32 / PS >= 0 && j * 32 / PS < MP ? BT[(int64_t)b * MP + j * 32 / PS] : -1;
-    // attention_decode.lua:289: local o = tile.either(n:lt(0), n:ge(p.NP))
-    const bool out = t89 < 0 || t89 >= NP;
-    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-    const int t95 = b >= 0 && b < B && (j * 32 + 16) / PS >= 0 && (j * 32 + 16) / PS < MP ? BT[(int64_t)b * MP + (j * 32 + 16) / PS] : -1;
-    // attention_decode.lua:290: out = out and tile.either(out, o) or o
-    const bool out_2 = out || (t95 < 0 || t95 >= NP);
-    // attention_decode.lua:292: run(tile.either(cuts, out))
-    const bool cuts_2 = cuts || out_2;
-    // attention_decode.lua:283: k:when(cuts, function() step(true) end, function() step(false) end)
-    if (cuts_2) {
-      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        for (int ri = 0; ri < 16; ++ri) {
-          for (int ci = 0; ci < 32; ++ci) {
-            s[ri * 32 + ci] = tanhf(s[ri * 32 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+    // attention_decode.lua:245: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
+    // attention_decode.lua:250: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:251: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:247: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          for (int ri = 0; ri < 16; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
+              s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        } else {
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          for (int ri = 0; ri < 16; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
+              s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
+            }
           }
         }
-      } else {
-        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:232: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+        int diag[16];
         for (int ri = 0; ri < 16; ++ri) {
-          for (int ci = 0; ci < 32; ++ci) {
-            s[ri * 32 + ci] = s[ri * 32 + ci] * (scale * 1.442695f);
+          diag[ri] = (ri + rb * 16) / G + (len - Sq - j * 16);
+        }
+        // attention_decode.lua:233: local col = k:iota({ BM, BN }, 2)
+        int col[256];
+        for (int ri = 0; ri < 16; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            col[ri * 16 + ci] = ci;
+            s[ri * 16 + ci] = col[ri * 16 + ci] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci] >= diag[ri] - window_left) ? s[ri * 16 + ci] : -INFINITY;
           }
         }
-      }
-      // attention_decode.lua:261: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
-      int diag[16];
-      for (int ri = 0; ri < 16; ++ri) {
-        diag[ri] = (ri + rb * 16) / G + (len - Sq - j * 32);
-      }
-      // attention_decode.lua:262: local col = k:iota({ BM, BN }, 2)
-      int i_2[512];
-      for (int ri = 0; ri < 16; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          i_2[ri * 32 + ci] = ci;
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t105[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          t105[ri] = -INFINITY;
+          for (int ci = 0; ci < 16; ++ci) {
+            t105[ri] = fmaxf(t105[ri], s[ri * 16 + ci]);
+          }
         }
-      }
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key_3 = j * 32;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t116 = b >= 0 && b < B && key_3 / PS >= 0 && key_3 / PS < MP ? BT[(int64_t)b * MP + key_3 / PS] : -1;
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key_4 = j * 32 + 16;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t120 = b >= 0 && b < B && key_4 / PS >= 0 && key_4 / PS < MP ? BT[(int64_t)b * MP + key_4 / PS] : -1;
-      // attention_decode.lua:227: page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
-      int t126[512];
-      bool cached[512];
-      for (int ri = 0; ri < 16; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          t126[ri * 32 + ci] = i_2[ri * 32 + ci] / 16 == 1 ? t120 : t116;
-          cached[ri * 32 + ci] = t126[ri * 32 + ci] >= 0 && t126[ri * 32 + ci] < NP;
+        float m_new[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t105[ri]);
         }
-      }
-      // attention_decode.lua:269: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
-      for (int ri = 0; ri < 16; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          s[ri * 32 + ci] = i_2[ri * 32 + ci] <= diag[ri] && (window_left < 0 || i_2[ri * 32 + ci] >= diag[ri] - window_left) && cached[ri * 32 + ci] ? s[ri * 32 + ci] : -INFINITY;
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-      }
-      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t140[16];
-      for (int ri = 0; ri < 16; ++ri) {
-        t140[ri] = -INFINITY;
-        for (int ci = 0; ci < 32; ++ci) {
-          t140[ri] = fmaxf(t140[ri], s[ri * 32 + ci]);
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        for (int ri = 0; ri < 16; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc[ri]);
+          }
         }
-      }
-      float m_new[16];
-      for (int ri = 0; ri < 16; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t140[ri]);
-      }
-      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc[16];
-      for (int ri = 0; ri < 16; ++ri) {
-        mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
-      }
-      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
-      for (int ri = 0; ri < 16; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          s[ri * 32 + ci] = exp2f(s[ri * 32 + ci] - mc[ri]);
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        float alpha[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          alpha[ri] = exp2f(m[ri] - mc[ri]);
         }
-      }
-      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
-      float alpha[16];
-      for (int ri = 0; ri < 16; ++ri) {
-        alpha[ri] = exp2f(m[ri] - mc[ri]);
-      }
-      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t146[16];
-      for (int ri = 0; ri < 16; ++ri) {
-        t146[ri] = 0.0f;
-        for (int ci = 0; ci < 32; ++ci) {
-          t146[ri] = t146[ri] + s[ri * 32 + ci];
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t111[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          t111[ri] = 0.0f;
+          for (int ci = 0; ci < 16; ++ci) {
+            t111[ri] = t111[ri] + s[ri * 16 + ci];
+          }
         }
-      }
-      for (int ri = 0; ri < 16; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t146[ri];
-      }
-      // attention_decode.lua:277: k:assign(o, o * alpha)
-      for (int ri = 0; ri < 16; ++ri) {
-        for (int ci = 0; ci < 64; ++ci) {
-          o[ri * 64 + ci] = o[ri * 64 + ci] * alpha[ri];
+        for (int ri = 0; ri < 16; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t111[ri];
         }
-      }
-      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
-      for (int ri = 0; ri < 16; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 32 + ci]));
-        }
-      }
-      for (int kk = 0; kk < 32; ++kk) {
+        // attention_decode.lua:241: k:assign(o, o * alpha)
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
-            o[ri * 64 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+            o[ri * 64 + ci] = o[ri * 64 + ci] * alpha[ri];
           }
         }
-      }
-      // attention_decode.lua:279: k:assign(m, m_new)
-      for (int ri = 0; ri < 16; ++ri) {
-        m[ri] = m_new[ri];
-      }
-    } else {
-      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
         for (int ri = 0; ri < 16; ++ri) {
-          for (int ci = 0; ci < 32; ++ci) {
-            s[ri * 32 + ci] = tanhf(s[ri * 32 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+          for (int ci = 0; ci < 16; ++ci) {
+            s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
           }
+        }
+        for (int kk = 0; kk < 16; ++kk) {
+          for (int ri = 0; ri < 16; ++ri) {
+            for (int ci = 0; ci < 64; ++ci) {
+              o[ri * 64 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+            }
+          }
+        }
+        // attention_decode.lua:243: k:assign(m, m_new)
+        for (int ri = 0; ri < 16; ++ri) {
+          m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
-        for (int ri = 0; ri < 16; ++ri) {
-          for (int ci = 0; ci < 32; ++ci) {
-            s[ri * 32 + ci] = s[ri * 32 + ci] * (scale * 1.442695f);
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          for (int ri = 0; ri < 16; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
+              s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        } else {
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          for (int ri = 0; ri < 16; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
+              s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
+            }
           }
         }
-      }
-      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t158[16];
-      for (int ri = 0; ri < 16; ++ri) {
-        t158[ri] = -INFINITY;
-        for (int ci = 0; ci < 32; ++ci) {
-          t158[ri] = fmaxf(t158[ri], s[ri * 32 + ci]);
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t123[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          t123[ri] = -INFINITY;
+          for (int ci = 0; ci < 16; ++ci) {
+            t123[ri] = fmaxf(t123[ri], s[ri * 16 + ci]);
+          }
         }
-      }
-      float m_new_2[16];
-      for (int ri = 0; ri < 16; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t158[ri]);
-      }
-      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc_2[16];
-      for (int ri = 0; ri < 16; ++ri) {
-        mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
-      }
-      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
-      for (int ri = 0; ri < 16; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          s[ri * 32 + ci] = exp2f(s[ri * 32 + ci] - mc_2[ri]);
+        float m_new_2[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t123[ri]);
         }
-      }
-      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
-      float alpha_2[16];
-      for (int ri = 0; ri < 16; ++ri) {
-        alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
-      }
-      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t164[16];
-      for (int ri = 0; ri < 16; ++ri) {
-        t164[ri] = 0.0f;
-        for (int ci = 0; ci < 32; ++ci) {
-          t164[ri] = t164[ri] + s[ri * 32 + ci];
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-      }
-      for (int ri = 0; ri < 16; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t164[ri];
-      }
-      // attention_decode.lua:277: k:assign(o, o * alpha)
-      for (int ri = 0; ri < 16; ++ri) {
-        for (int ci = 0; ci < 64; ++ci) {
-          o[ri * 64 + ci] = o[ri * 64 + ci] * alpha_2[ri];
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        for (int ri = 0; ri < 16; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc_2[ri]);
+          }
         }
-      }
-      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
-      for (int ri = 0; ri < 16; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 32 + ci]));
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        float alpha_2[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
         }
-      }
-      for (int kk = 0; kk < 32; ++kk) {
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t129[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          t129[ri] = 0.0f;
+          for (int ci = 0; ci < 16; ++ci) {
+            t129[ri] = t129[ri] + s[ri * 16 + ci];
+          }
+        }
+        for (int ri = 0; ri < 16; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t129[ri];
+        }
+        // attention_decode.lua:241: k:assign(o, o * alpha)
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
-            o[ri * 64 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+            o[ri * 64 + ci] = o[ri * 64 + ci] * alpha_2[ri];
           }
         }
-      }
-      // attention_decode.lua:279: k:assign(m, m_new)
-      for (int ri = 0; ri < 16; ++ri) {
-        m[ri] = m_new_2[ri];
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
+        for (int ri = 0; ri < 16; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
+          }
+        }
+        for (int kk = 0; kk < 16; ++kk) {
+          for (int ri = 0; ri < 16; ++ri) {
+            for (int ci = 0; ci < 64; ++ci) {
+              o[ri * 64 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+            }
+          }
+        }
+        // attention_decode.lua:243: k:assign(m, m_new)
+        for (int ri = 0; ri < 16; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
       }
     }
   }
-  // attention_decode.lua:300: local seen = l:gt(0)
+  // attention_decode.lua:256: local seen = l:gt(0)
   bool seen[16];
   for (int ri = 0; ri < 16; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:301: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:257: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 16;
-  // attention_decode.lua:302: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t172[16];
+  // attention_decode.lua:258: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t137[16];
   for (int ri = 0; ri < 16; ++ri) {
-    t172[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t137[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -446,11 +407,11 @@ static void attention_decode_f16_d64_paged_rows16_block(int prog, int split, con
         const int gr = ws_row + ri;
         const int gc = ci;
         float *ptr = base + (int64_t)gr * 68 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 64 + ci] * t172[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 64 + ci] * t137[ri];
       }
     }
   }
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:259: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -480,12 +441,12 @@ static int attention_decode_f16_d64_paged_rows16(const void *Q, const void *K, c
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:133: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:139: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:198: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:199: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return 1;   /* attention_decode.lua:201: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:202: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:128: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:134: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:191: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:192: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return 1;   /* attention_decode.lua:194: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:195: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
@@ -499,50 +460,50 @@ static int attention_decode_f16_d64_paged_rows16(const void *Q, const void *K, c
 static void attention_decode_f16_d64_paged_rows64_block(int prog, int split, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict BT, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
   lt_f16 Qs[64][64];
-  lt_f16 Ks[32][64];
-  lt_f16 Vs[32][64];
-  lt_f16 s_sh[64][32];
-  // attention_decode.lua:59: local G = p.Hq // p.Hkv
+  lt_f16 Ks[16][64];
+  lt_f16 Vs[16][64];
+  lt_f16 s_sh[64][16];
+  // attention_decode.lua:56: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:60: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:57: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:61: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:58: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:62: local want = 2 * k:sm_count()
+  // attention_decode.lua:59: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:65: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:62: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:66: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:63: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:189: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:184: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:191: local rb = prog % ntb
+  // attention_decode.lua:186: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:192: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:187: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:194: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:189: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:204: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:197: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t33 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:205: local nkb = tile.cdiv(len, BN)
-  const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:208: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:209: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:198: local nkb = tile.cdiv(len, BN)
+  const int nkb = (len + 16 - 1) / 16;
+  // attention_decode.lua:201: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
+  // attention_decode.lua:202: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:210: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:203: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:211: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:204: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:231: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:206: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t51[64];
   for (int ri = 0; ri < 64; ++ri) {
     t51[ri] = ri + rb * 64;
   }
-  // attention_decode.lua:72: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:69: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[64];
   for (int ri = 0; ri < 64; ++ri) {
     s0[ri] = lt_imin(t51[ri] / G, Sq - 1);
@@ -555,7 +516,7 @@ static void attention_decode_f16_d64_paged_rows64_block(int prog, int split, con
   for (int ri = 0; ri < 64; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:233: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:208: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t57[4096];
   {
     const bool ok = b < B && b >= 0;
@@ -575,299 +536,260 @@ static void attention_decode_f16_d64_paged_rows64_block(int prog, int split, con
       Qs[ri][ci] = lt_f32_to_f16(t57[ri * 64 + ci]);
     }
   }
-  // attention_decode.lua:236: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:211: local o = k:fragment("f32", { BM, D }, 0)
   float o[4096];
   for (int ri = 0; ri < 64; ++ri) {
     for (int ci = 0; ci < 64; ++ci) {
       o[ri * 64 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:237: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:212: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[64];
   for (int ri = 0; ri < 64; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:238: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:213: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[64];
   for (int ri = 0; ri < 64; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:239: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:214: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-    const int key = j * 32;
-    // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-    const int t60 = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-    // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
-    const int t61 = key % PS;
-    // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-    const int key_2 = j * 32 + 16;
-    // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-    const int t64 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-    // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
-    const int t65 = key_2 % PS;
-    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+    const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
     {
-      const bool ok = hk < Hkv && hk >= 0;
-      const lt_f16 *base = K + (int64_t)hk * skh;
-      for (int ri = 0; ri < 32; ++ri) {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_f16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+      for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
-          const int g0 = (ri) / 16 == 1 ? t64 : t60;
-          const int gr = (ri) / 16 == 1 ? t65 + (ri) % 16 : t61 + (ri) % 16;
+          const int gr = j * 16 % PS + ri;
           const int gc = ci;
-          const lt_f16 *ptr = base + (int64_t)g0 * skp + (int64_t)gr * sks + gc;
-          Ks[ri][ci] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[0] : lt_f32_to_f16(0.0f);
+          const lt_f16 *ptr = base + (int64_t)gr * sks + gc;
+          Ks[ri][ci] = ok && gr >= 0 && gr < PS ? ptr[0] : lt_f32_to_f16(0.0f);
         }
       }
     }
-    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
     {
-      const bool ok = hk < Hkv && hk >= 0;
-      const lt_f16 *base = V + (int64_t)hk * svh;
-      for (int ri = 0; ri < 32; ++ri) {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_f16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+      for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
-          const int g0 = (ri) / 16 == 1 ? t64 : t60;
-          const int gr = (ri) / 16 == 1 ? t65 + (ri) % 16 : t61 + (ri) % 16;
+          const int gr = j * 16 % PS + ri;
           const int gc = ci;
-          const lt_f16 *ptr = base + (int64_t)g0 * svp + (int64_t)gr * svs + gc;
-          Vs[ri][ci] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[0] : lt_f32_to_f16(0.0f);
+          const lt_f16 *ptr = base + (int64_t)gr * svs + gc;
+          Vs[ri][ci] = ok && gr >= 0 && gr < PS ? ptr[0] : lt_f32_to_f16(0.0f);
         }
       }
     }
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[2048];
+    // attention_decode.lua:223: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[1024];
     for (int ri = 0; ri < 64; ++ri) {
-      for (int ci = 0; ci < 32; ++ci) {
-        s[ri * 32 + ci] = 0.0f;
+      for (int ci = 0; ci < 16; ++ci) {
+        s[ri * 16 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:253: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:224: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 64; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          s[ri * 32 + ci] += lt_f16_to_f32(Qs[ri][kk]) * lt_f16_to_f32(Ks[ci][kk]);
+        for (int ci = 0; ci < 16; ++ci) {
+          s[ri * 16 + ci] += lt_f16_to_f32(Qs[ri][kk]) * lt_f16_to_f32(Ks[ci][kk]);
         }
       }
     }
-    // attention_decode.lua:281: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left);
-    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-    const int t86 = b >= 0 && b < B && j * 32 / PS >= 0 && j * 32 / PS < MP ? BT[(int64_t)b * MP + j * 32 / PS] : -1;
-    // attention_decode.lua:289: local o = tile.either(n:lt(0), n:ge(p.NP))
-    const bool out = t86 < 0 || t86 >= NP;
-    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-    const int t92 = b >= 0 && b < B && (j * 32 + 16) / PS >= 0 && (j * 32 + 16) / PS < MP ? BT[(int64_t)b * MP + (j * 32 + 16) / PS] : -1;
-    // attention_decode.lua:290: out = out and tile.either(out, o) or o
-    const bool out_2 = out || (t92 < 0 || t92 >= NP);
-    // attention_decode.lua:292: run(tile.either(cuts, out))
-    const bool cuts_2 = cuts || out_2;
-    // attention_decode.lua:283: k:when(cuts, function() step(true) end, function() step(false) end)
-    if (cuts_2) {
-      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 32; ++ci) {
-            s[ri * 32 + ci] = tanhf(s[ri * 32 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+    // attention_decode.lua:245: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
+    // attention_decode.lua:250: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:251: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:247: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          for (int ri = 0; ri < 64; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
+              s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        } else {
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          for (int ri = 0; ri < 64; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
+              s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
+            }
           }
         }
-      } else {
-        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:232: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+        int diag[64];
         for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 32; ++ci) {
-            s[ri * 32 + ci] = s[ri * 32 + ci] * (scale * 1.442695f);
+          diag[ri] = (ri + rb * 64) / G + (len - Sq - j * 16);
+        }
+        // attention_decode.lua:233: local col = k:iota({ BM, BN }, 2)
+        int col[1024];
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            col[ri * 16 + ci] = ci;
+            s[ri * 16 + ci] = col[ri * 16 + ci] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci] >= diag[ri] - window_left) ? s[ri * 16 + ci] : -INFINITY;
           }
         }
-      }
-      // attention_decode.lua:261: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
-      int diag[64];
-      for (int ri = 0; ri < 64; ++ri) {
-        diag[ri] = (ri + rb * 64) / G + (len - Sq - j * 32);
-      }
-      // attention_decode.lua:262: local col = k:iota({ BM, BN }, 2)
-      int i_2[2048];
-      for (int ri = 0; ri < 64; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          i_2[ri * 32 + ci] = ci;
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t102[64];
+        for (int ri = 0; ri < 64; ++ri) {
+          t102[ri] = -INFINITY;
+          for (int ci = 0; ci < 16; ++ci) {
+            t102[ri] = fmaxf(t102[ri], s[ri * 16 + ci]);
+          }
         }
-      }
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key_3 = j * 32;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t113 = b >= 0 && b < B && key_3 / PS >= 0 && key_3 / PS < MP ? BT[(int64_t)b * MP + key_3 / PS] : -1;
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key_4 = j * 32 + 16;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t117 = b >= 0 && b < B && key_4 / PS >= 0 && key_4 / PS < MP ? BT[(int64_t)b * MP + key_4 / PS] : -1;
-      // attention_decode.lua:227: page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
-      int t123[2048];
-      bool cached[2048];
-      for (int ri = 0; ri < 64; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          t123[ri * 32 + ci] = i_2[ri * 32 + ci] / 16 == 1 ? t117 : t113;
-          cached[ri * 32 + ci] = t123[ri * 32 + ci] >= 0 && t123[ri * 32 + ci] < NP;
+        float m_new[64];
+        for (int ri = 0; ri < 64; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t102[ri]);
         }
-      }
-      // attention_decode.lua:269: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
-      for (int ri = 0; ri < 64; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          s[ri * 32 + ci] = i_2[ri * 32 + ci] <= diag[ri] && (window_left < 0 || i_2[ri * 32 + ci] >= diag[ri] - window_left) && cached[ri * 32 + ci] ? s[ri * 32 + ci] : -INFINITY;
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[64];
+        for (int ri = 0; ri < 64; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-      }
-      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t137[64];
-      for (int ri = 0; ri < 64; ++ri) {
-        t137[ri] = -INFINITY;
-        for (int ci = 0; ci < 32; ++ci) {
-          t137[ri] = fmaxf(t137[ri], s[ri * 32 + ci]);
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc[ri]);
+          }
         }
-      }
-      float m_new[64];
-      for (int ri = 0; ri < 64; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t137[ri]);
-      }
-      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc[64];
-      for (int ri = 0; ri < 64; ++ri) {
-        mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
-      }
-      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
-      for (int ri = 0; ri < 64; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          s[ri * 32 + ci] = exp2f(s[ri * 32 + ci] - mc[ri]);
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        float alpha[64];
+        for (int ri = 0; ri < 64; ++ri) {
+          alpha[ri] = exp2f(m[ri] - mc[ri]);
         }
-      }
-      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
-      float alpha[64];
-      for (int ri = 0; ri < 64; ++ri) {
-        alpha[ri] = exp2f(m[ri] - mc[ri]);
-      }
-      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t143[64];
-      for (int ri = 0; ri < 64; ++ri) {
-        t143[ri] = 0.0f;
-        for (int ci = 0; ci < 32; ++ci) {
-          t143[ri] = t143[ri] + s[ri * 32 + ci];
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t108[64];
+        for (int ri = 0; ri < 64; ++ri) {
+          t108[ri] = 0.0f;
+          for (int ci = 0; ci < 16; ++ci) {
+            t108[ri] = t108[ri] + s[ri * 16 + ci];
+          }
         }
-      }
-      for (int ri = 0; ri < 64; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t143[ri];
-      }
-      // attention_decode.lua:277: k:assign(o, o * alpha)
-      for (int ri = 0; ri < 64; ++ri) {
-        for (int ci = 0; ci < 64; ++ci) {
-          o[ri * 64 + ci] = o[ri * 64 + ci] * alpha[ri];
+        for (int ri = 0; ri < 64; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t108[ri];
         }
-      }
-      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
-      for (int ri = 0; ri < 64; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 32 + ci]));
-        }
-      }
-      for (int kk = 0; kk < 32; ++kk) {
+        // attention_decode.lua:241: k:assign(o, o * alpha)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
-            o[ri * 64 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+            o[ri * 64 + ci] = o[ri * 64 + ci] * alpha[ri];
           }
         }
-      }
-      // attention_decode.lua:279: k:assign(m, m_new)
-      for (int ri = 0; ri < 64; ++ri) {
-        m[ri] = m_new[ri];
-      }
-    } else {
-      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
         for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 32; ++ci) {
-            s[ri * 32 + ci] = tanhf(s[ri * 32 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+          for (int ci = 0; ci < 16; ++ci) {
+            s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
           }
+        }
+        for (int kk = 0; kk < 16; ++kk) {
+          for (int ri = 0; ri < 64; ++ri) {
+            for (int ci = 0; ci < 64; ++ci) {
+              o[ri * 64 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+            }
+          }
+        }
+        // attention_decode.lua:243: k:assign(m, m_new)
+        for (int ri = 0; ri < 64; ++ri) {
+          m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 32; ++ci) {
-            s[ri * 32 + ci] = s[ri * 32 + ci] * (scale * 1.442695f);
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          for (int ri = 0; ri < 64; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
+              s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        } else {
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          for (int ri = 0; ri < 64; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
+              s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
+            }
           }
         }
-      }
-      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t155[64];
-      for (int ri = 0; ri < 64; ++ri) {
-        t155[ri] = -INFINITY;
-        for (int ci = 0; ci < 32; ++ci) {
-          t155[ri] = fmaxf(t155[ri], s[ri * 32 + ci]);
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t120[64];
+        for (int ri = 0; ri < 64; ++ri) {
+          t120[ri] = -INFINITY;
+          for (int ci = 0; ci < 16; ++ci) {
+            t120[ri] = fmaxf(t120[ri], s[ri * 16 + ci]);
+          }
         }
-      }
-      float m_new_2[64];
-      for (int ri = 0; ri < 64; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t155[ri]);
-      }
-      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc_2[64];
-      for (int ri = 0; ri < 64; ++ri) {
-        mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
-      }
-      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
-      for (int ri = 0; ri < 64; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          s[ri * 32 + ci] = exp2f(s[ri * 32 + ci] - mc_2[ri]);
+        float m_new_2[64];
+        for (int ri = 0; ri < 64; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t120[ri]);
         }
-      }
-      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
-      float alpha_2[64];
-      for (int ri = 0; ri < 64; ++ri) {
-        alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
-      }
-      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t161[64];
-      for (int ri = 0; ri < 64; ++ri) {
-        t161[ri] = 0.0f;
-        for (int ci = 0; ci < 32; ++ci) {
-          t161[ri] = t161[ri] + s[ri * 32 + ci];
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[64];
+        for (int ri = 0; ri < 64; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-      }
-      for (int ri = 0; ri < 64; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t161[ri];
-      }
-      // attention_decode.lua:277: k:assign(o, o * alpha)
-      for (int ri = 0; ri < 64; ++ri) {
-        for (int ci = 0; ci < 64; ++ci) {
-          o[ri * 64 + ci] = o[ri * 64 + ci] * alpha_2[ri];
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc_2[ri]);
+          }
         }
-      }
-      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
-      for (int ri = 0; ri < 64; ++ri) {
-        for (int ci = 0; ci < 32; ++ci) {
-          s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 32 + ci]));
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        float alpha_2[64];
+        for (int ri = 0; ri < 64; ++ri) {
+          alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
         }
-      }
-      for (int kk = 0; kk < 32; ++kk) {
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t126[64];
+        for (int ri = 0; ri < 64; ++ri) {
+          t126[ri] = 0.0f;
+          for (int ci = 0; ci < 16; ++ci) {
+            t126[ri] = t126[ri] + s[ri * 16 + ci];
+          }
+        }
+        for (int ri = 0; ri < 64; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t126[ri];
+        }
+        // attention_decode.lua:241: k:assign(o, o * alpha)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
-            o[ri * 64 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+            o[ri * 64 + ci] = o[ri * 64 + ci] * alpha_2[ri];
           }
         }
-      }
-      // attention_decode.lua:279: k:assign(m, m_new)
-      for (int ri = 0; ri < 64; ++ri) {
-        m[ri] = m_new_2[ri];
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
+          }
+        }
+        for (int kk = 0; kk < 16; ++kk) {
+          for (int ri = 0; ri < 64; ++ri) {
+            for (int ci = 0; ci < 64; ++ci) {
+              o[ri * 64 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+            }
+          }
+        }
+        // attention_decode.lua:243: k:assign(m, m_new)
+        for (int ri = 0; ri < 64; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
       }
     }
   }
-  // attention_decode.lua:300: local seen = l:gt(0)
+  // attention_decode.lua:256: local seen = l:gt(0)
   bool seen[64];
   for (int ri = 0; ri < 64; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:301: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:257: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:302: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t169[64];
+  // attention_decode.lua:258: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t134[64];
   for (int ri = 0; ri < 64; ++ri) {
-    t169[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t134[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -877,11 +799,11 @@ static void attention_decode_f16_d64_paged_rows64_block(int prog, int split, con
         const int gr = ws_row + ri;
         const int gc = ci;
         float *ptr = base + (int64_t)gr * 68 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 64 + ci] * t169[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 64 + ci] * t134[ri];
       }
     }
   }
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:259: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -911,12 +833,12 @@ static int attention_decode_f16_d64_paged_rows64(const void *Q, const void *K, c
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:133: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:139: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:198: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:199: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return 1;   /* attention_decode.lua:201: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:202: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:128: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:134: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:191: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:192: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return 1;   /* attention_decode.lua:194: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:195: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
@@ -929,12 +851,12 @@ static int attention_decode_f16_d64_paged_rows64(const void *Q, const void *K, c
 /* Runs the first of attention_decode_f16_d64_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 int attention_decode_f16_d64_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:186: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:181: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_f16_d64_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_f16_d64_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:138) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:133) */
 int64_t attention_decode_f16_d64_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   const int sm_count = 1;   /* the blocks run one after another */

@@ -112,52 +112,52 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
   __shared__ __attribute__((aligned(16))) _Float16 Qs[16][64];
   __shared__ __attribute__((aligned(16))) _Float16 Ks[16][64];
   __shared__ __attribute__((aligned(16))) _Float16 Vs[16][64];
-  // attention_decode.lua:59: local G = p.Hq // p.Hkv
+  // attention_decode.lua:56: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:60: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:57: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:61: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:58: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:62: local want = 2 * k:sm_count()
+  // attention_decode.lua:59: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:65: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:62: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:66: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:63: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:189: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:184: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:191: local rb = prog % ntb
+  // attention_decode.lua:186: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:192: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:187: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:194: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:189: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:204: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:197: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t36 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t36, 0), Sk);
-  // attention_decode.lua:205: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:198: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:208: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  // attention_decode.lua:201: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:209: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:202: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:210: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:203: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:211: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:204: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:231: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:206: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t54[1];
   t54[0] = row0 + rb * 16;
-  // attention_decode.lua:72: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:69: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[1];
   s0[0] = lt_imin(t54[0] / G, Sq - 1);
   int h0[1];
   h0[0] = hk * G + t54[0] % G;
   bool inside[1];
   inside[0] = t54[0] < Sq * G;
-  // attention_decode.lua:233: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:208: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t60[16];
   {
     const bool ok = b < B && b >= 0;
@@ -188,7 +188,7 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
       Qs[row0][ci * 16 + col0 + vi] = (_Float16)(t60[ci * 4 + vi]);
     }
   }
-  // attention_decode.lua:236: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:211: local o = k:fragment("f32", { BM, D }, 0)
   float o[16];
   #pragma unroll
   for (int ci = 0; ci < 4; ++ci) {
@@ -197,28 +197,24 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
       o[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_decode.lua:237: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:212: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[1];
   m[0] = -INFINITY;
-  // attention_decode.lua:238: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:213: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_decode.lua:239: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:214: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-    const int key = j * 16;
-    // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-    const int page = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-    // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
-    const int t63 = key % PS;
+    // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+    const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        const int gr = t63 + (ri * 8 + tid / 8) % 16;
+        const int gr = j * 16 % PS + ri * 8 + tid / 8;
         const int gc = tid % 8 * 8;
         const _Float16 *ptr = base + (int64_t)gr * sks + gc;
         if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
@@ -231,13 +227,13 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
         }
       }
     }
-    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        const int gr = t63 + (ri * 8 + tid / 8) % 16;
+        const int gr = j * 16 % PS + ri * 8 + tid / 8;
         const int gc = tid % 8 * 8;
         const _Float16 *ptr = base + (int64_t)gr * svs + gc;
         if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
@@ -250,14 +246,14 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
         }
       }
     }
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:223: local s = k:fragment("f32", { BM, BN }, 0)
     float s[4];
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       s[vi] = 0.0f;
     }
     lt_syncthreads();
-    // attention_decode.lua:253: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:224: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
       union { uint32_t u[2]; _Float16 h[4]; } Qs_frag[1], Ks_frag[1];
@@ -283,211 +279,200 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
         }
       }
     }
-    // attention_decode.lua:281: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    // attention_decode.lua:245: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-    const int t79 = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:289: local o = tile.either(n:lt(0), n:ge(p.NP))
-    const bool out = t79 < 0 || t79 >= NP;
-    // attention_decode.lua:292: run(tile.either(cuts, out))
-    const bool cuts_2 = cuts || out;
-    // attention_decode.lua:283: k:when(cuts, function() step(true) end, function() step(false) end)
-    if (cuts_2) {
-      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          s[vi] = tanhf(s[vi] * (scale / softcap)) * (softcap * 1.442695f);
-        }
-      } else {
-        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          s[vi] = s[vi] * (scale * 1.442695f);
-        }
-      }
-      // attention_decode.lua:261: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
-      int diag[1];
-      diag[0] = (row0 + rb * 16) / G + (len - Sq - j * 16);
-      // attention_decode.lua:262: local col = k:iota({ BM, BN }, 2)
-      int i_2[4];
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        i_2[vi] = col0 + vi;
-      }
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key_2 = j * 16;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t99 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-      // attention_decode.lua:266: cached = tile.both(pg:ge(0), pg:lt(p.NP))
-      const bool cached = t99 >= 0 && t99 < NP;
-      // attention_decode.lua:269: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        s[vi] = i_2[vi] <= diag[0] && (window_left < 0 || i_2[vi] >= diag[0] - window_left) && cached ? s[vi] : -INFINITY;
-      }
-      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t113[1];
-      t113[0] = -INFINITY;
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        t113[0] = fmaxf(t113[0], s[vi]);
-      }
-      t113[0] = fmaxf(t113[0], __shfl_xor(t113[0], 32));
-      t113[0] = fmaxf(t113[0], __shfl_xor(t113[0], 16));
-      float m_new[1];
-      m_new[0] = fmaxf(m[0], t113[0]);
-      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc[1];
-      mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        s[vi] = lt_exp2(s[vi] - mc[0]);
-      }
-      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
-      float alpha[1];
-      alpha[0] = lt_exp2(m[0] - mc[0]);
-      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t119[1];
-      t119[0] = 0.0f;
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        t119[0] = t119[0] + s[vi];
-      }
-      t119[0] = t119[0] + __shfl_xor(t119[0], 32);
-      t119[0] = t119[0] + __shfl_xor(t119[0], 16);
-      l[0] = l[0] * alpha[0] + t119[0];
-      // attention_decode.lua:277: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
-        }
-      }
-      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
-      #pragma unroll
-      for (int kk = 0; kk < 16; kk += 16) {
-        union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[4];
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+    // attention_decode.lua:250: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:251: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:247: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
-          for (int x = 0; x < 4; ++x) {
-            s_frag[mi].h[x] = (_Float16)(s[mi * 4 + kk / 4 + x]);
+          for (int vi = 0; vi < 4; ++vi) {
+            s[vi] = tanhf(s[vi] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        } else {
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[vi] = s[vi] * (scale * 1.442695f);
           }
         }
+        // attention_decode.lua:232: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+        int diag[1];
+        diag[0] = (row0 + rb * 16) / G + (len - Sq - j * 16);
+        // attention_decode.lua:233: local col = k:iota({ BM, BN }, 2)
+        int col[4];
         #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
+        for (int vi = 0; vi < 4; ++vi) {
+          col[vi] = col0 + vi;
+          s[vi] = col[vi] <= diag[0] && (window_left < 0 || col[vi] >= diag[0] - window_left) ? s[vi] : -INFINITY;
+        }
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t105[1];
+        t105[0] = -INFINITY;
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t105[0] = fmaxf(t105[0], s[vi]);
+        }
+        t105[0] = fmaxf(t105[0], __shfl_xor(t105[0], 32));
+        t105[0] = fmaxf(t105[0], __shfl_xor(t105[0], 16));
+        float m_new[1];
+        m_new[0] = fmaxf(m[0], t105[0]);
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[1];
+        mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s[vi] = lt_exp2(s[vi] - mc[0]);
+        }
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        float alpha[1];
+        alpha[0] = lt_exp2(m[0] - mc[0]);
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t111[1];
+        t111[0] = 0.0f;
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t111[0] = t111[0] + s[vi];
+        }
+        t111[0] = t111[0] + __shfl_xor(t111[0], 32);
+        t111[0] = t111[0] + __shfl_xor(t111[0], 16);
+        l[0] = l[0] * alpha[0] + t111[0];
+        // attention_decode.lua:241: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
-          for (int x = 0; x < 4; ++x) {
-            Vs_frag[ni].h[x] = Vs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
+          for (int vi = 0; vi < 4; ++vi) {
+            o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
           }
         }
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int kk = 0; kk < 16; kk += 16) {
+          union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[4];
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              s_frag[mi].h[x] = (_Float16)(s[mi * 4 + kk / 4 + x]);
+            }
+          }
           #pragma unroll
           for (int ni = 0; ni < 4; ++ni) {
-            lt_mfma_16x16x16_f16(&o[mi * 16 + ni * 4], Vs_frag[ni].u, s_frag[mi].u);
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              Vs_frag[ni].h[x] = Vs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 4; ++ni) {
+              lt_mfma_16x16x16_f16(&o[mi * 16 + ni * 4], Vs_frag[ni].u, s_frag[mi].u);
+            }
           }
         }
-      }
-      // attention_decode.lua:279: k:assign(m, m_new)
-      m[0] = m_new[0];
-    } else {
-      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          s[vi] = tanhf(s[vi] * (scale / softcap)) * (softcap * 1.442695f);
-        }
+        // attention_decode.lua:243: k:assign(m, m_new)
+        m[0] = m_new[0];
       } else {
-        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          s[vi] = s[vi] * (scale * 1.442695f);
-        }
-      }
-      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t131[1];
-      t131[0] = -INFINITY;
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        t131[0] = fmaxf(t131[0], s[vi]);
-      }
-      t131[0] = fmaxf(t131[0], __shfl_xor(t131[0], 32));
-      t131[0] = fmaxf(t131[0], __shfl_xor(t131[0], 16));
-      float m_new_2[1];
-      m_new_2[0] = fmaxf(m[0], t131[0]);
-      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc_2[1];
-      mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
-      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        s[vi] = lt_exp2(s[vi] - mc_2[0]);
-      }
-      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
-      float alpha_2[1];
-      alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
-      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t137[1];
-      t137[0] = 0.0f;
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        t137[0] = t137[0] + s[vi];
-      }
-      t137[0] = t137[0] + __shfl_xor(t137[0], 32);
-      t137[0] = t137[0] + __shfl_xor(t137[0], 16);
-      l[0] = l[0] * alpha_2[0] + t137[0];
-      // attention_decode.lua:277: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
-        }
-      }
-      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
-      #pragma unroll
-      for (int kk = 0; kk < 16; kk += 16) {
-        union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[4];
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
-          for (int x = 0; x < 4; ++x) {
-            s_frag[mi].h[x] = (_Float16)(s[mi * 4 + kk / 4 + x]);
+          for (int vi = 0; vi < 4; ++vi) {
+            s[vi] = tanhf(s[vi] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        } else {
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[vi] = s[vi] * (scale * 1.442695f);
           }
         }
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t123[1];
+        t123[0] = -INFINITY;
         #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
+        for (int vi = 0; vi < 4; ++vi) {
+          t123[0] = fmaxf(t123[0], s[vi]);
+        }
+        t123[0] = fmaxf(t123[0], __shfl_xor(t123[0], 32));
+        t123[0] = fmaxf(t123[0], __shfl_xor(t123[0], 16));
+        float m_new_2[1];
+        m_new_2[0] = fmaxf(m[0], t123[0]);
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[1];
+        mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s[vi] = lt_exp2(s[vi] - mc_2[0]);
+        }
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        float alpha_2[1];
+        alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t129[1];
+        t129[0] = 0.0f;
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t129[0] = t129[0] + s[vi];
+        }
+        t129[0] = t129[0] + __shfl_xor(t129[0], 32);
+        t129[0] = t129[0] + __shfl_xor(t129[0], 16);
+        l[0] = l[0] * alpha_2[0] + t129[0];
+        // attention_decode.lua:241: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
-          for (int x = 0; x < 4; ++x) {
-            Vs_frag[ni].h[x] = Vs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
+          for (int vi = 0; vi < 4; ++vi) {
+            o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
           }
         }
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
+        for (int kk = 0; kk < 16; kk += 16) {
+          union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[4];
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              s_frag[mi].h[x] = (_Float16)(s[mi * 4 + kk / 4 + x]);
+            }
+          }
           #pragma unroll
           for (int ni = 0; ni < 4; ++ni) {
-            lt_mfma_16x16x16_f16(&o[mi * 16 + ni * 4], Vs_frag[ni].u, s_frag[mi].u);
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              Vs_frag[ni].h[x] = Vs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 4; ++ni) {
+              lt_mfma_16x16x16_f16(&o[mi * 16 + ni * 4], Vs_frag[ni].u, s_frag[mi].u);
+            }
           }
         }
+        // attention_decode.lua:243: k:assign(m, m_new)
+        m[0] = m_new_2[0];
       }
-      // attention_decode.lua:279: k:assign(m, m_new)
-      m[0] = m_new_2[0];
     }
   }
-  // attention_decode.lua:300: local seen = l:gt(0)
+  // attention_decode.lua:256: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_decode.lua:301: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:257: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 16;
-  // attention_decode.lua:302: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t145[1];
-  t145[0] = seen[0] ? 1.0f / l[0] : 0.0f;
+  // attention_decode.lua:258: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t137[1];
+  t137[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -499,17 +484,17 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
       if (ok && gr >= 0 && gr < WR && inside[0] && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t145[0];
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t137[0];
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t145[0];
+          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t137[0];
         }
       }
     }
   }
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:259: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -543,12 +528,12 @@ static int attention_decode_f16_d64_paged_rows16(const void *Q, const void *K, c
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:133: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:139: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:198: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:199: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:201: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:202: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:128: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:134: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:191: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:192: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:194: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:195: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
@@ -573,48 +558,48 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
   __shared__ __attribute__((aligned(16))) _Float16 Qs[64][64];
   __shared__ __attribute__((aligned(16))) _Float16 Ks[16][64];
   __shared__ __attribute__((aligned(16))) _Float16 Vs[16][64];
-  // attention_decode.lua:59: local G = p.Hq // p.Hkv
+  // attention_decode.lua:56: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:60: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:57: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:61: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:58: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:62: local want = 2 * k:sm_count()
+  // attention_decode.lua:59: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:65: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:62: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:66: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:63: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:189: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:184: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:191: local rb = prog % ntb
+  // attention_decode.lua:186: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:192: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:187: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:194: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:189: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:204: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:197: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t33 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:205: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:198: local nkb = tile.cdiv(len, BN)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:208: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  // attention_decode.lua:201: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:209: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:202: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:210: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:203: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:211: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:204: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:231: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:206: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t51[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     t51[ri] = ri * 16 + row0 + rb * 64;
   }
-  // attention_decode.lua:72: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:69: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -630,7 +615,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:233: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:208: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t57[32];
   {
     const bool ok = b < B && b >= 0;
@@ -667,7 +652,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
   }
-  // attention_decode.lua:236: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:211: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -679,32 +664,28 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
   }
-  // attention_decode.lua:237: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:212: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:238: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:213: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:239: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:214: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-    const int key = j * 16;
-    // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-    const int page = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-    // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
-    const int t60 = key % PS;
+    // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+    const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
-      const int gr = t60 + (tid / 8) % 16;
+      const int gr = j * 16 % PS + tid / 8;
       const int gc = tid % 8 * 8;
       const _Float16 *ptr = base + (int64_t)gr * sks + gc;
       if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
@@ -716,11 +697,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
-      const int gr = t60 + (tid / 8) % 16;
+      const int gr = j * 16 % PS + tid / 8;
       const int gc = tid % 8 * 8;
       const _Float16 *ptr = base + (int64_t)gr * svs + gc;
       if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
@@ -732,7 +713,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:223: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -742,7 +723,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:253: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:224: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
       union { uint32_t u[2]; _Float16 h[4]; } Qs_frag[2], Ks_frag[1];
@@ -768,303 +749,289 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:281: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    // attention_decode.lua:245: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-    const int t76 = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:289: local o = tile.either(n:lt(0), n:ge(p.NP))
-    const bool out = t76 < 0 || t76 >= NP;
-    // attention_decode.lua:292: run(tile.either(cuts, out))
-    const bool cuts_2 = cuts || out;
-    // attention_decode.lua:283: k:when(cuts, function() step(true) end, function() step(false) end)
-    if (cuts_2) {
-      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+    // attention_decode.lua:250: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:251: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:247: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 4 + vi] = tanhf(s[ri * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        } else {
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 4 + vi] = s[ri * 4 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_decode.lua:232: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+        int diag[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          diag[ri] = (ri * 16 + row0 + rb * 64) / G + (len - Sq - j * 16);
+        }
+        // attention_decode.lua:233: local col = k:iota({ BM, BN }, 2)
+        int col[8];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            s[ri * 4 + vi] = tanhf(s[ri * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            col[ri * 4 + vi] = col0 + vi;
+            s[ri * 4 + vi] = col[ri * 4 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + vi] >= diag[ri] - window_left) ? s[ri * 4 + vi] : -INFINITY;
           }
         }
-      } else {
-        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t102[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t102[ri] = -INFINITY;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t102[ri] = fmaxf(t102[ri], s[ri * 4 + vi]);
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 32));
+          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 16));
+        }
+        float m_new[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t102[ri]);
+        }
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+        }
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            s[ri * 4 + vi] = s[ri * 4 + vi] * (scale * 1.442695f);
+            s[ri * 4 + vi] = lt_exp2(s[ri * 4 + vi] - mc[ri]);
           }
         }
-      }
-      // attention_decode.lua:261: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
-      int diag[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        diag[ri] = (ri * 16 + row0 + rb * 64) / G + (len - Sq - j * 16);
-      }
-      // attention_decode.lua:262: local col = k:iota({ BM, BN }, 2)
-      int i_2[8];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        float alpha[2];
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          i_2[ri * 4 + vi] = col0 + vi;
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-      }
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key_2 = j * 16;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t96 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-      // attention_decode.lua:266: cached = tile.both(pg:ge(0), pg:lt(p.NP))
-      const bool cached = t96 >= 0 && t96 < NP;
-      // attention_decode.lua:269: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t108[2];
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          s[ri * 4 + vi] = i_2[ri * 4 + vi] <= diag[ri] && (window_left < 0 || i_2[ri * 4 + vi] >= diag[ri] - window_left) && cached ? s[ri * 4 + vi] : -INFINITY;
-        }
-      }
-      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t110[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t110[ri] = -INFINITY;
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t110[ri] = fmaxf(t110[ri], s[ri * 4 + vi]);
-        }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t110[ei] = fmaxf(t110[ei], __shfl_xor(t110[ei], 32));
-        t110[ei] = fmaxf(t110[ei], __shfl_xor(t110[ei], 16));
-      }
-      float m_new[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t110[ri]);
-      }
-      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
-      }
-      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          s[ri * 4 + vi] = lt_exp2(s[ri * 4 + vi] - mc[ri]);
-        }
-      }
-      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
-      float alpha[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        alpha[ri] = lt_exp2(m[ri] - mc[ri]);
-      }
-      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t116[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t116[ri] = 0.0f;
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t116[ri] = t116[ri] + s[ri * 4 + vi];
-        }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t116[ei] = t116[ei] + __shfl_xor(t116[ei], 32);
-        t116[ei] = t116[ei] + __shfl_xor(t116[ei], 16);
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t116[ri];
-      }
-      // attention_decode.lua:277: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ri = 0; ri < 2; ++ri) {
+          t108[ri] = 0.0f;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            o[ri * 16 + ci * 4 + vi] = o[ri * 16 + ci * 4 + vi] * alpha[ri];
+            t108[ri] = t108[ri] + s[ri * 4 + vi];
           }
         }
-      }
-      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
-      #pragma unroll
-      for (int kk = 0; kk < 16; kk += 16) {
-        union { uint32_t u[2]; _Float16 h[4]; } s_frag[2], Vs_frag[4];
         #pragma unroll
-        for (int mi = 0; mi < 2; ++mi) {
+        for (int ei = 0; ei < 2; ++ei) {
+          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 32);
+          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 16);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t108[ri];
+        }
+        // attention_decode.lua:241: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int x = 0; x < 4; ++x) {
-            s_frag[mi].h[x] = (_Float16)(s[mi * 4 + kk / 4 + x]);
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              o[ri * 16 + ci * 4 + vi] = o[ri * 16 + ci * 4 + vi] * alpha[ri];
+            }
           }
         }
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
+        for (int kk = 0; kk < 16; kk += 16) {
+          union { uint32_t u[2]; _Float16 h[4]; } s_frag[2], Vs_frag[4];
           #pragma unroll
-          for (int x = 0; x < 4; ++x) {
-            Vs_frag[ni].h[x] = Vs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
+          for (int mi = 0; mi < 2; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              s_frag[mi].h[x] = (_Float16)(s[mi * 4 + kk / 4 + x]);
+            }
           }
-        }
-        #pragma unroll
-        for (int mi = 0; mi < 2; ++mi) {
           #pragma unroll
           for (int ni = 0; ni < 4; ++ni) {
-            lt_mfma_16x16x16_f16(&o[mi * 16 + ni * 4], Vs_frag[ni].u, s_frag[mi].u);
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              Vs_frag[ni].h[x] = Vs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 4; ++ni) {
+              lt_mfma_16x16x16_f16(&o[mi * 16 + ni * 4], Vs_frag[ni].u, s_frag[mi].u);
+            }
           }
         }
-      }
-      // attention_decode.lua:279: k:assign(m, m_new)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m[ri] = m_new[ri];
-      }
-    } else {
-      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:243: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[ri * 4 + vi] = tanhf(s[ri * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-          }
+          m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 4 + vi] = tanhf(s[ri * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        } else {
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 4 + vi] = s[ri * 4 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t120[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t120[ri] = -INFINITY;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t120[ri] = fmaxf(t120[ri], s[ri * 4 + vi]);
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 32));
+          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 16));
+        }
+        float m_new_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t120[ri]);
+        }
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+        }
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            s[ri * 4 + vi] = s[ri * 4 + vi] * (scale * 1.442695f);
+            s[ri * 4 + vi] = lt_exp2(s[ri * 4 + vi] - mc_2[ri]);
           }
         }
-      }
-      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t128[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t128[ri] = -INFINITY;
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        float alpha_2[2];
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t128[ri] = fmaxf(t128[ri], s[ri * 4 + vi]);
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t128[ei] = fmaxf(t128[ei], __shfl_xor(t128[ei], 32));
-        t128[ei] = fmaxf(t128[ei], __shfl_xor(t128[ei], 16));
-      }
-      float m_new_2[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t128[ri]);
-      }
-      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc_2[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
-      }
-      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t126[2];
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          s[ri * 4 + vi] = lt_exp2(s[ri * 4 + vi] - mc_2[ri]);
-        }
-      }
-      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
-      float alpha_2[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
-      }
-      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t134[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t134[ri] = 0.0f;
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t134[ri] = t134[ri] + s[ri * 4 + vi];
-        }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t134[ei] = t134[ei] + __shfl_xor(t134[ei], 32);
-        t134[ei] = t134[ei] + __shfl_xor(t134[ei], 16);
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t134[ri];
-      }
-      // attention_decode.lua:277: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ri = 0; ri < 2; ++ri) {
+          t126[ri] = 0.0f;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            o[ri * 16 + ci * 4 + vi] = o[ri * 16 + ci * 4 + vi] * alpha_2[ri];
+            t126[ri] = t126[ri] + s[ri * 4 + vi];
           }
         }
-      }
-      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
-      #pragma unroll
-      for (int kk = 0; kk < 16; kk += 16) {
-        union { uint32_t u[2]; _Float16 h[4]; } s_frag[2], Vs_frag[4];
         #pragma unroll
-        for (int mi = 0; mi < 2; ++mi) {
+        for (int ei = 0; ei < 2; ++ei) {
+          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 32);
+          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 16);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t126[ri];
+        }
+        // attention_decode.lua:241: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int x = 0; x < 4; ++x) {
-            s_frag[mi].h[x] = (_Float16)(s[mi * 4 + kk / 4 + x]);
+          for (int ci = 0; ci < 4; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              o[ri * 16 + ci * 4 + vi] = o[ri * 16 + ci * 4 + vi] * alpha_2[ri];
+            }
           }
         }
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
+        for (int kk = 0; kk < 16; kk += 16) {
+          union { uint32_t u[2]; _Float16 h[4]; } s_frag[2], Vs_frag[4];
           #pragma unroll
-          for (int x = 0; x < 4; ++x) {
-            Vs_frag[ni].h[x] = Vs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
+          for (int mi = 0; mi < 2; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              s_frag[mi].h[x] = (_Float16)(s[mi * 4 + kk / 4 + x]);
+            }
           }
-        }
-        #pragma unroll
-        for (int mi = 0; mi < 2; ++mi) {
           #pragma unroll
           for (int ni = 0; ni < 4; ++ni) {
-            lt_mfma_16x16x16_f16(&o[mi * 16 + ni * 4], Vs_frag[ni].u, s_frag[mi].u);
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              Vs_frag[ni].h[x] = Vs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 4; ++ni) {
+              lt_mfma_16x16x16_f16(&o[mi * 16 + ni * 4], Vs_frag[ni].u, s_frag[mi].u);
+            }
           }
         }
-      }
-      // attention_decode.lua:279: k:assign(m, m_new)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m[ri] = m_new_2[ri];
+        // attention_decode.lua:243: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
       }
     }
   }
-  // attention_decode.lua:300: local seen = l:gt(0)
+  // attention_decode.lua:256: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:301: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:257: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:302: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t142[2];
+  // attention_decode.lua:258: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t134[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t142[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t134[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -1079,18 +1046,18 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ri * 16 + ci * 4 + vi] * t142[ri];
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ri * 16 + ci * 4 + vi] * t134[ri];
           ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 4 + vi] * t142[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 4 + vi] * t134[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:259: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -1127,12 +1094,12 @@ static int attention_decode_f16_d64_paged_rows64(const void *Q, const void *K, c
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:133: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:139: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:198: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:199: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:201: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:202: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:128: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:134: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:191: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:192: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:194: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:195: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
@@ -1144,12 +1111,12 @@ static int attention_decode_f16_d64_paged_rows64(const void *Q, const void *K, c
 /* Runs the first of attention_decode_f16_d64_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 extern "C" int attention_decode_f16_d64_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:186: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:181: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_f16_d64_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_f16_d64_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:138) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:133) */
 extern "C" int64_t attention_decode_f16_d64_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

@@ -5,8 +5,8 @@
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   rows16: BM=16 BN=32 CM=8 CU=8 MAXS=64 WB=64 stages=5 threads=32
- *   rows64: BM=64 BN=32 CM=8 CU=8 MAXS=64 WB=64 stages=5 threads=128
+ *   rows16: BM=16 BN=16 CM=8 CU=8 MAXS=64 WB=64 stages=6 threads=32
+ *   rows64: BM=64 BN=16 CM=8 CU=8 MAXS=64 WB=64 stages=6 threads=128
  * Build: nvcc -O3 -arch=sm_80 -c attention_decode_f16_d128_paged.cu
  */
 #include <cuda_runtime.h>
@@ -126,7 +126,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [16, 32] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [16, 16] accumulator */
   const int warp_row = 0;
   const int warp_col = 0;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -137,52 +137,52 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
   extern __shared__ __align__(16) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Qs)[128] = (__half (*)[128])(lt_smem + 0);
-  /* Ks (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Ks)[32][128] = (__half (*)[32][128])(lt_smem + 4096);
-  /* Vs (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Vs)[32][128] = (__half (*)[32][128])(lt_smem + 45056);
-  // attention_decode.lua:59: local G = p.Hq // p.Hkv
+  /* Ks (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __half (*Ks)[16][128] = (__half (*)[16][128])(lt_smem + 4096);
+  /* Vs (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __half (*Vs)[16][128] = (__half (*)[16][128])(lt_smem + 28672);
+  // attention_decode.lua:56: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:60: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:57: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:61: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:58: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:62: local want = 2 * k:sm_count()
+  // attention_decode.lua:59: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:65: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:62: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:66: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:63: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:189: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:184: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:191: local rb = prog % ntb
+  // attention_decode.lua:186: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:192: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:187: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:194: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:189: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:204: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:197: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t36 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t36, 0), Sk);
-  // attention_decode.lua:205: local nkb = tile.cdiv(len, BN)
-  const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:208: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:209: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:198: local nkb = tile.cdiv(len, BN)
+  const int nkb = (len + 16 - 1) / 16;
+  // attention_decode.lua:201: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
+  // attention_decode.lua:202: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:210: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:203: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:211: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:204: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:231: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:206: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t54[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     t54[ri] = ri * 8 + row0 + rb * 16;
   }
-  // attention_decode.lua:72: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:69: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t54[ri] < Sq * G;
   }
-  // attention_decode.lua:233: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:208: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t60[64];
   {
     const bool ok = b < B && b >= 0;
@@ -235,7 +235,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       }
     }
   }
-  // attention_decode.lua:236: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:211: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -247,74 +247,76 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       }
     }
   }
-  // attention_decode.lua:237: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:212: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:238: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:213: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:239: k:pipelined(first, last, c.stages, function(j)
-  /* prologue: start the copies of the first 4 iterations, one commit group each */
-  for (int j_stage = 0; j_stage < 4; ++j_stage) {
+  // attention_decode.lua:214: k:pipelined(first, last, c.stages, function(j)
+  /* prologue: start the copies of the first 5 iterations, one commit group each */
+  for (int j_stage = 0; j_stage < 5; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key = j * 32;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t63 = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
-      const int t64 = key % PS;
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key_2 = j * 32 + 16;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t67 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
-      const int t68 = key_2 % PS;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+      const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+      // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
       {
-        const bool ok = hk < Hkv && hk >= 0;
-        const __half *base = K + (int64_t)hk * skh;
-        #pragma unroll
-        for (int ri = 0; ri < 16; ++ri) {
-          const int g0 = (ri * 2 + tid / 16) / 16 == 1 ? t67 : t63;
-          const int gr = (ri * 2 + tid / 16) / 16 == 1 ? t68 + (ri * 2 + tid / 16) % 16 : t64 + (ri * 2 + tid / 16) % 16;
-          const int gc = tid % 16 * 8;
-          const __half *ptr = base + (int64_t)g0 * skp + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
-            const int n = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Ks[j_stage][ri * 2 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 2 + tid / 16) & 7) << 3] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+        if (ok && j * 16 % PS >= 0 && j * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], base + (int64_t)(j * 16 % PS + tid / 16) * sks + (int64_t)(ri * 2) * sks + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 16 % PS + ri * 2 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_stage][ri * 2 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 2 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
             }
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
       {
-        const bool ok = hk < Hkv && hk >= 0;
-        const __half *base = V + (int64_t)hk * svh;
-        #pragma unroll
-        for (int ri = 0; ri < 16; ++ri) {
-          const int g0 = (ri * 2 + tid / 16) / 16 == 1 ? t67 : t63;
-          const int gr = (ri * 2 + tid / 16) / 16 == 1 ? t68 + (ri * 2 + tid / 16) % 16 : t64 + (ri * 2 + tid / 16) % 16;
-          const int gc = tid % 16 * 8;
-          const __half *ptr = base + (int64_t)g0 * svp + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
-            const int n = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Vs[j_stage][ri * 2 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 2 + tid / 16) & 7) << 3] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+        if (ok && j * 16 % PS >= 0 && j * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], base + (int64_t)(j * 16 % PS + tid / 16) * svs + (int64_t)(ri * 2) * svs + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 16 % PS + ri * 2 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_stage][ri * 2 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 2 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
             }
           }
         }
@@ -322,62 +324,64 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
     }
     lt_cp_async_commit();
   }
-  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 4 ? 0 : j_stage + 1) {
-    lt_cp_async_wait<3>();   /* this thread's copies for iteration j have landed */
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 5 ? 0 : j_stage + 1) {
+    lt_cp_async_wait<4>();   /* this thread's copies for iteration j have landed */
     __syncthreads();   /* everyone's have; and stage j - 1 is free again */
-    const int j_next = j + 4;
-    const int j_next_stage = j_stage == 0 ? 4 : j_stage - 1;
+    const int j_next = j + 5;
+    const int j_next_stage = j_stage == 0 ? 5 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key = j_next * 32;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t63 = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
-      const int t64 = key % PS;
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key_2 = j_next * 32 + 16;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t67 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
-      const int t68 = key_2 % PS;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+      const int page = b >= 0 && b < B && j_next * 16 / PS >= 0 && j_next * 16 / PS < MP ? BT[(int64_t)b * MP + j_next * 16 / PS] : -1;
+      // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
       {
-        const bool ok = hk < Hkv && hk >= 0;
-        const __half *base = K + (int64_t)hk * skh;
-        #pragma unroll
-        for (int ri = 0; ri < 16; ++ri) {
-          const int g0 = (ri * 2 + tid / 16) / 16 == 1 ? t67 : t63;
-          const int gr = (ri * 2 + tid / 16) / 16 == 1 ? t68 + (ri * 2 + tid / 16) % 16 : t64 + (ri * 2 + tid / 16) % 16;
-          const int gc = tid % 16 * 8;
-          const __half *ptr = base + (int64_t)g0 * skp + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
-            const int n = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Ks[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 2 + tid / 16) & 7) << 3] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+        if (ok && j_next * 16 % PS >= 0 && j_next * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 16 % PS + tid / 16) * sks + (int64_t)(ri * 2) * sks + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 16 % PS + ri * 2 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 2 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
             }
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
       {
-        const bool ok = hk < Hkv && hk >= 0;
-        const __half *base = V + (int64_t)hk * svh;
-        #pragma unroll
-        for (int ri = 0; ri < 16; ++ri) {
-          const int g0 = (ri * 2 + tid / 16) / 16 == 1 ? t67 : t63;
-          const int gr = (ri * 2 + tid / 16) / 16 == 1 ? t68 + (ri * 2 + tid / 16) % 16 : t64 + (ri * 2 + tid / 16) % 16;
-          const int gc = tid % 16 * 8;
-          const __half *ptr = base + (int64_t)g0 * svp + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
-            const int n = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Vs[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 2 + tid / 16) & 7) << 3] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+        if (ok && j_next * 16 % PS >= 0 && j_next * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 16 % PS + tid / 16) * svs + (int64_t)(ri * 2) * svs + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 16 % PS + ri * 2 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 2 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
             }
           }
         }
@@ -385,27 +389,27 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[16];
+    // attention_decode.lua:223: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
+      for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 2; ++vi) {
-          s[ri * 8 + ci * 2 + vi] = 0.0f;
+          s[ri * 4 + ci * 2 + vi] = 0.0f;
         }
       }
     }
-    // attention_decode.lua:253: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    uint32_t Qs_frag[2][1][4], Ks_frag[2][4][2];   /* [16 of K: even, odd] */
+    // attention_decode.lua:224: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
       const int r = warp_row + mi * 16 + (j_lane & 15);
       lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
     }
     #pragma unroll
-    for (int ni = 0; ni < 4; ni += 2) {
+    for (int ni = 0; ni < 2; ni += 2) {
       uint32_t t[4];
       const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
       lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
@@ -424,7 +428,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
         }
         #pragma unroll
-        for (int ni = 0; ni < 4; ni += 2) {
+        for (int ni = 0; ni < 2; ni += 2) {
           uint32_t t[4];
           const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
           lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
@@ -437,385 +441,348 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
         #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
-          const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-          float d[4] = {s[i], s[i + 1], s[i + 8], s[i + 9]};
+        for (int ni = 0; ni < 2; ++ni) {
+          const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+          float d[4] = {s[i], s[i + 1], s[i + 4], s[i + 5]};
           lt_mma_16816_f16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
           s[i] = d[0];
           s[i + 1] = d[1];
-          s[i + 8] = d[2];
-          s[i + 9] = d[3];
+          s[i + 4] = d[2];
+          s[i + 5] = d[3];
         }
       }
     }
-    // attention_decode.lua:281: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left);
-    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-    const int t89 = b >= 0 && b < B && j * 32 / PS >= 0 && j * 32 / PS < MP ? BT[(int64_t)b * MP + j * 32 / PS] : -1;
-    // attention_decode.lua:289: local o = tile.either(n:lt(0), n:ge(p.NP))
-    const bool out = t89 < 0 || t89 >= NP;
-    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-    const int t95 = b >= 0 && b < B && (j * 32 + 16) / PS >= 0 && (j * 32 + 16) / PS < MP ? BT[(int64_t)b * MP + (j * 32 + 16) / PS] : -1;
-    // attention_decode.lua:290: out = out and tile.either(out, o) or o
-    const bool out_2 = out || (t95 < 0 || t95 >= NP);
-    // attention_decode.lua:292: run(tile.either(cuts, out))
-    const bool cuts_2 = cuts || out_2;
-    // attention_decode.lua:283: k:when(cuts, function() step(true) end, function() step(false) end)
-    if (cuts_2) {
-      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+    // attention_decode.lua:245: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
+    // attention_decode.lua:250: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:251: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:247: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 8 + ci * 2 + vi] = tanhf(s[ri * 8 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+              }
+            }
+          }
+        } else {
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+              }
             }
           }
         }
-      } else {
-        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:232: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+        int diag[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          diag[ri] = (ri * 8 + row0 + rb * 16) / G + (len - Sq - j * 16);
+        }
+        // attention_decode.lua:233: local col = k:iota({ BM, BN }, 2)
+        int col[8];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
+              col[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              s[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + ci * 2 + vi] >= diag[ri] - window_left) ? s[ri * 4 + ci * 2 + vi] : -INFINITY;
             }
           }
         }
-      }
-      // attention_decode.lua:261: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
-      int diag[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        diag[ri] = (ri * 8 + row0 + rb * 16) / G + (len - Sq - j * 32);
-      }
-      // attention_decode.lua:262: local col = k:iota({ BM, BN }, 2)
-      int i_2[16];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t105[2];
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ri = 0; ri < 2; ++ri) {
+          t105[ri] = -INFINITY;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            i_2[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t105[ri] = fmaxf(t105[ri], s[ri * 4 + ci * 2 + vi]);
+            }
           }
         }
-      }
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key_3 = j * 32;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t116 = b >= 0 && b < B && key_3 / PS >= 0 && key_3 / PS < MP ? BT[(int64_t)b * MP + key_3 / PS] : -1;
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key_4 = j * 32 + 16;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t120 = b >= 0 && b < B && key_4 / PS >= 0 && key_4 / PS < MP ? BT[(int64_t)b * MP + key_4 / PS] : -1;
-      // attention_decode.lua:227: page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
-      int t126[16];
-      bool cached[16];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ei = 0; ei < 2; ++ei) {
+          t105[ei] = fmaxf(t105[ei], __shfl_xor_sync(0xffffffffu, t105[ei], 2));
+          t105[ei] = fmaxf(t105[ei], __shfl_xor_sync(0xffffffffu, t105[ei], 1));
+        }
+        float m_new[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t105[ri]);
+        }
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+        }
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t126[ri * 8 + ci * 2 + vi] = i_2[ri * 8 + ci * 2 + vi] / 16 == 1 ? t120 : t116;
-            cached[ri * 8 + ci * 2 + vi] = t126[ri * 8 + ci * 2 + vi] >= 0 && t126[ri * 8 + ci * 2 + vi] < NP;
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 4 + ci * 2 + vi] = lt_exp2(s[ri * 4 + ci * 2 + vi] - mc[ri]);
+            }
           }
         }
-      }
-      // attention_decode.lua:269: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        float alpha[2];
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha[ri] = lt_exp2(m[ri] - mc[ri]);
+        }
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t111[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t111[ri] = 0.0f;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = i_2[ri * 8 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || i_2[ri * 8 + ci * 2 + vi] >= diag[ri] - window_left) && cached[ri * 8 + ci * 2 + vi] ? s[ri * 8 + ci * 2 + vi] : -INFINITY;
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t111[ri] = t111[ri] + s[ri * 4 + ci * 2 + vi];
+            }
           }
         }
-      }
-      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t140[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t140[ri] = -INFINITY;
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ei = 0; ei < 2; ++ei) {
+          t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 2);
+          t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 1);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t111[ri];
+        }
+        // attention_decode.lua:241: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t140[ri] = fmaxf(t140[ri], s[ri * 8 + ci * 2 + vi]);
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
+            }
           }
         }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t140[ei] = fmaxf(t140[ei], __shfl_xor_sync(0xffffffffu, t140[ei], 2));
-        t140[ei] = fmaxf(t140[ei], __shfl_xor_sync(0xffffffffu, t140[ei], 1));
-      }
-      float m_new[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t140[ri]);
-      }
-      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
-      }
-      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - mc[ri]);
-          }
-        }
-      }
-      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
-      float alpha[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        alpha[ri] = lt_exp2(m[ri] - mc[ri]);
-      }
-      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t146[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t146[ri] = 0.0f;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t146[ri] = t146[ri] + s[ri * 8 + ci * 2 + vi];
-          }
-        }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t146[ei] = t146[ei] + __shfl_xor_sync(0xffffffffu, t146[ei], 2);
-        t146[ei] = t146[ei] + __shfl_xor_sync(0xffffffffu, t146[ei], 1);
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t146[ri];
-      }
-      // attention_decode.lua:277: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
-          }
-        }
-      }
-      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
-      #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        uint32_t s_frag[1][4];
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-          s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-          s_frag[mi][1] = lt_pack_f16x2(s[i + 8], s[i + 8 + 1]);
-          s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[mi][3] = lt_pack_f16x2(s[i + 10], s[i + 10 + 1]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 16; ni += 2) {
-          uint32_t t[4];
-          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+        for (int kk = 0; kk < 16; kk += 16) {
+          uint32_t s_frag[1][4];
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+            s_frag[mi][1] = lt_pack_f16x2(s[i + 4], s[i + 4 + 1]);
+            s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[mi][3] = lt_pack_f16x2(s[i + 6], s[i + 6 + 1]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 16; ni += 2) {
+            uint32_t t[4];
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
             #pragma unroll
-            for (int nj = 0; nj < 2; ++nj) {
-              const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-              const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-              float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
-              lt_mma_16816_f16(d, s_frag[mi], b2);
-              o[i] = d[0];
-              o[i + 1] = d[1];
-              o[i + 32] = d[2];
-              o[i + 33] = d[3];
+            for (int mi = 0; mi < 1; ++mi) {
+              #pragma unroll
+              for (int nj = 0; nj < 2; ++nj) {
+                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+                float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
+                lt_mma_16816_f16(d, s_frag[mi], b2);
+                o[i] = d[0];
+                o[i + 1] = d[1];
+                o[i + 32] = d[2];
+                o[i + 33] = d[3];
+              }
             }
           }
         }
-      }
-      // attention_decode.lua:279: k:assign(m, m_new)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m[ri] = m_new[ri];
-      }
-    } else {
-      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:243: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 8 + ci * 2 + vi] = tanhf(s[ri * 8 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-            }
-          }
+          m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+              }
+            }
+          }
+        } else {
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+              }
+            }
+          }
+        }
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t123[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t123[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t123[ri] = fmaxf(t123[ri], s[ri * 4 + ci * 2 + vi]);
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t123[ei] = fmaxf(t123[ei], __shfl_xor_sync(0xffffffffu, t123[ei], 2));
+          t123[ei] = fmaxf(t123[ei], __shfl_xor_sync(0xffffffffu, t123[ei], 1));
+        }
+        float m_new_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t123[ri]);
+        }
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+        }
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
+              s[ri * 4 + ci * 2 + vi] = lt_exp2(s[ri * 4 + ci * 2 + vi] - mc_2[ri]);
             }
           }
         }
-      }
-      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t158[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t158[ri] = -INFINITY;
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        float alpha_2[2];
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+        }
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t129[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t129[ri] = 0.0f;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t158[ri] = fmaxf(t158[ri], s[ri * 8 + ci * 2 + vi]);
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t129[ri] = t129[ri] + s[ri * 4 + ci * 2 + vi];
+            }
           }
         }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t158[ei] = fmaxf(t158[ei], __shfl_xor_sync(0xffffffffu, t158[ei], 2));
-        t158[ei] = fmaxf(t158[ei], __shfl_xor_sync(0xffffffffu, t158[ei], 1));
-      }
-      float m_new_2[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t158[ri]);
-      }
-      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc_2[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
-      }
-      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ei = 0; ei < 2; ++ei) {
+          t129[ei] = t129[ei] + __shfl_xor_sync(0xffffffffu, t129[ei], 2);
+          t129[ei] = t129[ei] + __shfl_xor_sync(0xffffffffu, t129[ei], 1);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t129[ri];
+        }
+        // attention_decode.lua:241: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - mc_2[ri]);
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
+            }
           }
         }
-      }
-      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
-      float alpha_2[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
-      }
-      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t164[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t164[ri] = 0.0f;
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t164[ri] = t164[ri] + s[ri * 8 + ci * 2 + vi];
-          }
-        }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t164[ei] = t164[ei] + __shfl_xor_sync(0xffffffffu, t164[ei], 2);
-        t164[ei] = t164[ei] + __shfl_xor_sync(0xffffffffu, t164[ei], 1);
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t164[ri];
-      }
-      // attention_decode.lua:277: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
-          }
-        }
-      }
-      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
-      #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        uint32_t s_frag[1][4];
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-          s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-          s_frag[mi][1] = lt_pack_f16x2(s[i + 8], s[i + 8 + 1]);
-          s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[mi][3] = lt_pack_f16x2(s[i + 10], s[i + 10 + 1]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 16; ni += 2) {
-          uint32_t t[4];
-          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+        for (int kk = 0; kk < 16; kk += 16) {
+          uint32_t s_frag[1][4];
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+            s_frag[mi][1] = lt_pack_f16x2(s[i + 4], s[i + 4 + 1]);
+            s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[mi][3] = lt_pack_f16x2(s[i + 6], s[i + 6 + 1]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 16; ni += 2) {
+            uint32_t t[4];
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
             #pragma unroll
-            for (int nj = 0; nj < 2; ++nj) {
-              const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-              const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-              float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
-              lt_mma_16816_f16(d, s_frag[mi], b2);
-              o[i] = d[0];
-              o[i + 1] = d[1];
-              o[i + 32] = d[2];
-              o[i + 33] = d[3];
+            for (int mi = 0; mi < 1; ++mi) {
+              #pragma unroll
+              for (int nj = 0; nj < 2; ++nj) {
+                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+                float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
+                lt_mma_16816_f16(d, s_frag[mi], b2);
+                o[i] = d[0];
+                o[i + 1] = d[1];
+                o[i + 32] = d[2];
+                o[i + 33] = d[3];
+              }
             }
           }
         }
-      }
-      // attention_decode.lua:279: k:assign(m, m_new)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m[ri] = m_new_2[ri];
+        // attention_decode.lua:243: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
       }
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:300: local seen = l:gt(0)
+  // attention_decode.lua:256: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:301: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:257: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 16;
-  // attention_decode.lua:302: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t172[2];
+  // attention_decode.lua:258: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t137[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t172[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t137[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -830,18 +797,18 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t172[ri];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t137[ri];
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t172[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t137[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:259: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -877,20 +844,20 @@ static int attention_decode_f16_d128_paged_rows16(const void *Q, const void *K, 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:133: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:139: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:198: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:199: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:201: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:202: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:128: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:134: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:191: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:192: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:194: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:195: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 86016 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_decode_f16_d128_paged_rows16_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 86016);
+  /* 53248 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_decode_f16_d128_paged_rows16_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 53248);
   if (err != cudaSuccess) return (int)err;
-  attention_decode_f16_d128_paged_rows16_kernel<<<grid, dim3(32), 86016, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
+  attention_decode_f16_d128_paged_rows16_kernel<<<grid, dim3(32), 53248, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
   return (int)cudaGetLastError();
 }
 
@@ -899,7 +866,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 32] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 16] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -910,52 +877,52 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
   extern __shared__ __align__(16) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Qs)[128] = (__half (*)[128])(lt_smem + 0);
-  /* Ks (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Ks)[32][128] = (__half (*)[32][128])(lt_smem + 16384);
-  /* Vs (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Vs)[32][128] = (__half (*)[32][128])(lt_smem + 57344);
-  // attention_decode.lua:59: local G = p.Hq // p.Hkv
+  /* Ks (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __half (*Ks)[16][128] = (__half (*)[16][128])(lt_smem + 16384);
+  /* Vs (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __half (*Vs)[16][128] = (__half (*)[16][128])(lt_smem + 40960);
+  // attention_decode.lua:56: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:60: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:57: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:61: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:58: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:62: local want = 2 * k:sm_count()
+  // attention_decode.lua:59: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:65: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:62: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:66: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:63: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:189: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:184: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:191: local rb = prog % ntb
+  // attention_decode.lua:186: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:192: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:187: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:194: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:189: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:204: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:197: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t33 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:205: local nkb = tile.cdiv(len, BN)
-  const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:208: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:209: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:198: local nkb = tile.cdiv(len, BN)
+  const int nkb = (len + 16 - 1) / 16;
+  // attention_decode.lua:201: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
+  // attention_decode.lua:202: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:210: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:203: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:211: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:204: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:231: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:206: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t51[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     t51[ri] = ri * 8 + row0 + rb * 64;
   }
-  // attention_decode.lua:72: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:69: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -971,7 +938,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:233: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:208: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t57[64];
   {
     const bool ok = b < B && b >= 0;
@@ -1008,7 +975,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       }
     }
   }
-  // attention_decode.lua:236: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:211: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1020,74 +987,76 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       }
     }
   }
-  // attention_decode.lua:237: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:212: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:238: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:213: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:239: k:pipelined(first, last, c.stages, function(j)
-  /* prologue: start the copies of the first 4 iterations, one commit group each */
-  for (int j_stage = 0; j_stage < 4; ++j_stage) {
+  // attention_decode.lua:214: k:pipelined(first, last, c.stages, function(j)
+  /* prologue: start the copies of the first 5 iterations, one commit group each */
+  for (int j_stage = 0; j_stage < 5; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key = j * 32;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t60 = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
-      const int t61 = key % PS;
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key_2 = j * 32 + 16;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t64 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
-      const int t65 = key_2 % PS;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+      const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+      // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
       {
-        const bool ok = hk < Hkv && hk >= 0;
-        const __half *base = K + (int64_t)hk * skh;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int g0 = (ri * 8 + tid / 16) / 16 == 1 ? t64 : t60;
-          const int gr = (ri * 8 + tid / 16) / 16 == 1 ? t65 + (ri * 8 + tid / 16) % 16 : t61 + (ri * 8 + tid / 16) % 16;
-          const int gc = tid % 16 * 8;
-          const __half *ptr = base + (int64_t)g0 * skp + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
-            const int n = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+        if (ok && j * 16 % PS >= 0 && j * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 16 % PS + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = j * 16 % PS + ri * 8 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
             }
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
       {
-        const bool ok = hk < Hkv && hk >= 0;
-        const __half *base = V + (int64_t)hk * svh;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int g0 = (ri * 8 + tid / 16) / 16 == 1 ? t64 : t60;
-          const int gr = (ri * 8 + tid / 16) / 16 == 1 ? t65 + (ri * 8 + tid / 16) % 16 : t61 + (ri * 8 + tid / 16) % 16;
-          const int gc = tid % 16 * 8;
-          const __half *ptr = base + (int64_t)g0 * svp + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
-            const int n = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+        if (ok && j * 16 % PS >= 0 && j * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 16 % PS + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = j * 16 % PS + ri * 8 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
             }
           }
         }
@@ -1095,62 +1064,64 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
     }
     lt_cp_async_commit();
   }
-  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 4 ? 0 : j_stage + 1) {
-    lt_cp_async_wait<3>();   /* this thread's copies for iteration j have landed */
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 5 ? 0 : j_stage + 1) {
+    lt_cp_async_wait<4>();   /* this thread's copies for iteration j have landed */
     __syncthreads();   /* everyone's have; and stage j - 1 is free again */
-    const int j_next = j + 4;
-    const int j_next_stage = j_stage == 0 ? 4 : j_stage - 1;
+    const int j_next = j + 5;
+    const int j_next_stage = j_stage == 0 ? 5 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key = j_next * 32;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t60 = b >= 0 && b < B && key / PS >= 0 && key / PS < MP ? BT[(int64_t)b * MP + key / PS] : -1;
-      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
-      const int t61 = key % PS;
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key_2 = j_next * 32 + 16;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t64 = b >= 0 && b < B && key_2 / PS >= 0 && key_2 / PS < MP ? BT[(int64_t)b * MP + key_2 / PS] : -1;
-      // attention_decode.lua:222: pages[u + 1], firsts[u + 1] = page, key % p.PS
-      const int t65 = key_2 % PS;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+      const int page = b >= 0 && b < B && j_next * 16 / PS >= 0 && j_next * 16 / PS < MP ? BT[(int64_t)b * MP + j_next * 16 / PS] : -1;
+      // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
       {
-        const bool ok = hk < Hkv && hk >= 0;
-        const __half *base = K + (int64_t)hk * skh;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int g0 = (ri * 8 + tid / 16) / 16 == 1 ? t64 : t60;
-          const int gr = (ri * 8 + tid / 16) / 16 == 1 ? t65 + (ri * 8 + tid / 16) % 16 : t61 + (ri * 8 + tid / 16) % 16;
-          const int gc = tid % 16 * 8;
-          const __half *ptr = base + (int64_t)g0 * skp + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
-            const int n = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+        if (ok && j_next * 16 % PS >= 0 && j_next * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 16 % PS + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = j_next * 16 % PS + ri * 8 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
             }
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, row, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
       {
-        const bool ok = hk < Hkv && hk >= 0;
-        const __half *base = V + (int64_t)hk * svh;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          const int g0 = (ri * 8 + tid / 16) / 16 == 1 ? t64 : t60;
-          const int gr = (ri * 8 + tid / 16) / 16 == 1 ? t65 + (ri * 8 + tid / 16) % 16 : t61 + (ri * 8 + tid / 16) % 16;
-          const int gc = tid % 16 * 8;
-          const __half *ptr = base + (int64_t)g0 * svp + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
-            const int n = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && g0 >= 0 && g0 < NP && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+        if (ok && j_next * 16 % PS >= 0 && j_next * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 16 % PS + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = j_next * 16 % PS + ri * 8 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
             }
           }
         }
@@ -1158,27 +1129,27 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
-    float s[16];
+    // attention_decode.lua:223: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
+      for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 2; ++vi) {
-          s[ri * 8 + ci * 2 + vi] = 0.0f;
+          s[ri * 4 + ci * 2 + vi] = 0.0f;
         }
       }
     }
-    // attention_decode.lua:253: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    uint32_t Qs_frag[2][1][4], Ks_frag[2][4][2];   /* [16 of K: even, odd] */
+    // attention_decode.lua:224: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
       const int r = warp_row + mi * 16 + (j_lane & 15);
       lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
     }
     #pragma unroll
-    for (int ni = 0; ni < 4; ni += 2) {
+    for (int ni = 0; ni < 2; ni += 2) {
       uint32_t t[4];
       const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
       lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
@@ -1197,7 +1168,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
         }
         #pragma unroll
-        for (int ni = 0; ni < 4; ni += 2) {
+        for (int ni = 0; ni < 2; ni += 2) {
           uint32_t t[4];
           const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
           lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
@@ -1210,385 +1181,348 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       #pragma unroll
       for (int mi = 0; mi < 1; ++mi) {
         #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) {
-          const int i = mi * 16 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-          float d[4] = {s[i], s[i + 1], s[i + 8], s[i + 9]};
+        for (int ni = 0; ni < 2; ++ni) {
+          const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+          float d[4] = {s[i], s[i + 1], s[i + 4], s[i + 5]};
           lt_mma_16816_f16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
           s[i] = d[0];
           s[i + 1] = d[1];
-          s[i + 8] = d[2];
-          s[i + 9] = d[3];
+          s[i + 4] = d[2];
+          s[i + 5] = d[3];
         }
       }
     }
-    // attention_decode.lua:281: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left);
-    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-    const int t86 = b >= 0 && b < B && j * 32 / PS >= 0 && j * 32 / PS < MP ? BT[(int64_t)b * MP + j * 32 / PS] : -1;
-    // attention_decode.lua:289: local o = tile.either(n:lt(0), n:ge(p.NP))
-    const bool out = t86 < 0 || t86 >= NP;
-    // attention_decode.lua:288: local n = k:load(p.BT:at({ b, (j * BN + 16 * u) // p.PS }), -1)
-    const int t92 = b >= 0 && b < B && (j * 32 + 16) / PS >= 0 && (j * 32 + 16) / PS < MP ? BT[(int64_t)b * MP + (j * 32 + 16) / PS] : -1;
-    // attention_decode.lua:290: out = out and tile.either(out, o) or o
-    const bool out_2 = out || (t92 < 0 || t92 >= NP);
-    // attention_decode.lua:292: run(tile.either(cuts, out))
-    const bool cuts_2 = cuts || out_2;
-    // attention_decode.lua:283: k:when(cuts, function() step(true) end, function() step(false) end)
-    if (cuts_2) {
-      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+    // attention_decode.lua:245: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
+    // attention_decode.lua:250: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:251: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:247: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 8 + ci * 2 + vi] = tanhf(s[ri * 8 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+              }
+            }
+          }
+        } else {
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+              }
             }
           }
         }
-      } else {
-        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:232: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+        int diag[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 16);
+        }
+        // attention_decode.lua:233: local col = k:iota({ BM, BN }, 2)
+        int col[8];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
+              col[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              s[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + ci * 2 + vi] >= diag[ri] - window_left) ? s[ri * 4 + ci * 2 + vi] : -INFINITY;
             }
           }
         }
-      }
-      // attention_decode.lua:261: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
-      int diag[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 32);
-      }
-      // attention_decode.lua:262: local col = k:iota({ BM, BN }, 2)
-      int i_2[16];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t102[2];
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ri = 0; ri < 2; ++ri) {
+          t102[ri] = -INFINITY;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            i_2[ri * 8 + ci * 2 + vi] = ci * 8 + col0 + vi;
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t102[ri] = fmaxf(t102[ri], s[ri * 4 + ci * 2 + vi]);
+            }
           }
         }
-      }
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key_3 = j * 32;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t113 = b >= 0 && b < B && key_3 / PS >= 0 && key_3 / PS < MP ? BT[(int64_t)b * MP + key_3 / PS] : -1;
-      // attention_decode.lua:220: local key = j * BN + 16 * u   -- group u's first key
-      const int key_4 = j * 32 + 16;
-      // attention_decode.lua:221: local page = k:load(p.BT:at({ b, key // p.PS }), -1)
-      const int t117 = b >= 0 && b < B && key_4 / PS >= 0 && key_4 / PS < MP ? BT[(int64_t)b * MP + key_4 / PS] : -1;
-      // attention_decode.lua:227: page, row = tile.where(here, pages[u + 1], page), tile.where(here, firsts[u + 1] + i % 16, row)
-      int t123[16];
-      bool cached[16];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ei = 0; ei < 2; ++ei) {
+          t102[ei] = fmaxf(t102[ei], __shfl_xor_sync(0xffffffffu, t102[ei], 2));
+          t102[ei] = fmaxf(t102[ei], __shfl_xor_sync(0xffffffffu, t102[ei], 1));
+        }
+        float m_new[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t102[ri]);
+        }
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+        }
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t123[ri * 8 + ci * 2 + vi] = i_2[ri * 8 + ci * 2 + vi] / 16 == 1 ? t117 : t113;
-            cached[ri * 8 + ci * 2 + vi] = t123[ri * 8 + ci * 2 + vi] >= 0 && t123[ri * 8 + ci * 2 + vi] < NP;
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 4 + ci * 2 + vi] = lt_exp2(s[ri * 4 + ci * 2 + vi] - mc[ri]);
+            }
           }
         }
-      }
-      // attention_decode.lua:269: k:assign(s, tile.where(also(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), cached), s,
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        float alpha[2];
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha[ri] = lt_exp2(m[ri] - mc[ri]);
+        }
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t108[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t108[ri] = 0.0f;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = i_2[ri * 8 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || i_2[ri * 8 + ci * 2 + vi] >= diag[ri] - window_left) && cached[ri * 8 + ci * 2 + vi] ? s[ri * 8 + ci * 2 + vi] : -INFINITY;
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t108[ri] = t108[ri] + s[ri * 4 + ci * 2 + vi];
+            }
           }
         }
-      }
-      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t137[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t137[ri] = -INFINITY;
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ei = 0; ei < 2; ++ei) {
+          t108[ei] = t108[ei] + __shfl_xor_sync(0xffffffffu, t108[ei], 2);
+          t108[ei] = t108[ei] + __shfl_xor_sync(0xffffffffu, t108[ei], 1);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t108[ri];
+        }
+        // attention_decode.lua:241: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t137[ri] = fmaxf(t137[ri], s[ri * 8 + ci * 2 + vi]);
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
+            }
           }
         }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t137[ei] = fmaxf(t137[ei], __shfl_xor_sync(0xffffffffu, t137[ei], 2));
-        t137[ei] = fmaxf(t137[ei], __shfl_xor_sync(0xffffffffu, t137[ei], 1));
-      }
-      float m_new[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t137[ri]);
-      }
-      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
-      }
-      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - mc[ri]);
-          }
-        }
-      }
-      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
-      float alpha[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        alpha[ri] = lt_exp2(m[ri] - mc[ri]);
-      }
-      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t143[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t143[ri] = 0.0f;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t143[ri] = t143[ri] + s[ri * 8 + ci * 2 + vi];
-          }
-        }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t143[ei] = t143[ei] + __shfl_xor_sync(0xffffffffu, t143[ei], 2);
-        t143[ei] = t143[ei] + __shfl_xor_sync(0xffffffffu, t143[ei], 1);
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t143[ri];
-      }
-      // attention_decode.lua:277: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
-          }
-        }
-      }
-      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
-      #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        uint32_t s_frag[1][4];
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-          s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-          s_frag[mi][1] = lt_pack_f16x2(s[i + 8], s[i + 8 + 1]);
-          s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[mi][3] = lt_pack_f16x2(s[i + 10], s[i + 10 + 1]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 16; ni += 2) {
-          uint32_t t[4];
-          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+        for (int kk = 0; kk < 16; kk += 16) {
+          uint32_t s_frag[1][4];
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+            s_frag[mi][1] = lt_pack_f16x2(s[i + 4], s[i + 4 + 1]);
+            s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[mi][3] = lt_pack_f16x2(s[i + 6], s[i + 6 + 1]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 16; ni += 2) {
+            uint32_t t[4];
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
             #pragma unroll
-            for (int nj = 0; nj < 2; ++nj) {
-              const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-              const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-              float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
-              lt_mma_16816_f16(d, s_frag[mi], b2);
-              o[i] = d[0];
-              o[i + 1] = d[1];
-              o[i + 32] = d[2];
-              o[i + 33] = d[3];
+            for (int mi = 0; mi < 1; ++mi) {
+              #pragma unroll
+              for (int nj = 0; nj < 2; ++nj) {
+                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+                float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
+                lt_mma_16816_f16(d, s_frag[mi], b2);
+                o[i] = d[0];
+                o[i + 1] = d[1];
+                o[i + 32] = d[2];
+                o[i + 33] = d[3];
+              }
             }
           }
         }
-      }
-      // attention_decode.lua:279: k:assign(m, m_new)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m[ri] = m_new[ri];
-      }
-    } else {
-      // attention_decode.lua:257: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:258: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:243: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 8 + ci * 2 + vi] = tanhf(s[ri * 8 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-            }
-          }
+          m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:259: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        if (softcap > 0.0f) {
+          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+              }
+            }
+          }
+        } else {
+          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+              }
+            }
+          }
+        }
+        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        float t120[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t120[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t120[ri] = fmaxf(t120[ri], s[ri * 4 + ci * 2 + vi]);
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t120[ei] = fmaxf(t120[ei], __shfl_xor_sync(0xffffffffu, t120[ei], 2));
+          t120[ei] = fmaxf(t120[ei], __shfl_xor_sync(0xffffffffu, t120[ei], 1));
+        }
+        float m_new_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t120[ri]);
+        }
+        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+        }
+        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 8 + ci * 2 + vi] = s[ri * 8 + ci * 2 + vi] * (scale * 1.442695f);
+              s[ri * 4 + ci * 2 + vi] = lt_exp2(s[ri * 4 + ci * 2 + vi] - mc_2[ri]);
             }
           }
         }
-      }
-      // attention_decode.lua:272: local m_new = tile.max(m, k:reduce_max(s, 2))
-      float t155[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t155[ri] = -INFINITY;
+        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        float alpha_2[2];
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+        }
+        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        float t126[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t126[ri] = 0.0f;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t155[ri] = fmaxf(t155[ri], s[ri * 8 + ci * 2 + vi]);
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t126[ri] = t126[ri] + s[ri * 4 + ci * 2 + vi];
+            }
           }
         }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t155[ei] = fmaxf(t155[ei], __shfl_xor_sync(0xffffffffu, t155[ei], 2));
-        t155[ei] = fmaxf(t155[ei], __shfl_xor_sync(0xffffffffu, t155[ei], 1));
-      }
-      float m_new_2[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t155[ri]);
-      }
-      // attention_decode.lua:273: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-      float mc_2[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
-      }
-      // attention_decode.lua:274: k:assign(s, tile.exp2(s - mc))
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
+        for (int ei = 0; ei < 2; ++ei) {
+          t126[ei] = t126[ei] + __shfl_xor_sync(0xffffffffu, t126[ei], 2);
+          t126[ei] = t126[ei] + __shfl_xor_sync(0xffffffffu, t126[ei], 1);
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t126[ri];
+        }
+        // attention_decode.lua:241: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            s[ri * 8 + ci * 2 + vi] = lt_exp2(s[ri * 8 + ci * 2 + vi] - mc_2[ri]);
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
+            }
           }
         }
-      }
-      // attention_decode.lua:275: local alpha = tile.exp2(m - mc)
-      float alpha_2[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
-      }
-      // attention_decode.lua:276: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-      float t161[2];
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        t161[ri] = 0.0f;
+        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
         #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t161[ri] = t161[ri] + s[ri * 8 + ci * 2 + vi];
-          }
-        }
-      }
-      #pragma unroll
-      for (int ei = 0; ei < 2; ++ei) {
-        t161[ei] = t161[ei] + __shfl_xor_sync(0xffffffffu, t161[ei], 2);
-        t161[ei] = t161[ei] + __shfl_xor_sync(0xffffffffu, t161[ei], 1);
-      }
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t161[ri];
-      }
-      // attention_decode.lua:277: k:assign(o, o * alpha)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
-          }
-        }
-      }
-      // attention_decode.lua:278: k:gemm(s:cast(v.dtype), Vs, o)
-      #pragma unroll
-      for (int kk = 0; kk < 32; kk += 16) {
-        uint32_t s_frag[1][4];
-        #pragma unroll
-        for (int mi = 0; mi < 1; ++mi) {
-          const int i = mi * 16 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-          s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-          s_frag[mi][1] = lt_pack_f16x2(s[i + 8], s[i + 8 + 1]);
-          s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-          s_frag[mi][3] = lt_pack_f16x2(s[i + 10], s[i + 10 + 1]);
-        }
-        #pragma unroll
-        for (int ni = 0; ni < 16; ni += 2) {
-          uint32_t t[4];
-          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+        for (int kk = 0; kk < 16; kk += 16) {
+          uint32_t s_frag[1][4];
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+            s_frag[mi][1] = lt_pack_f16x2(s[i + 4], s[i + 4 + 1]);
+            s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[mi][3] = lt_pack_f16x2(s[i + 6], s[i + 6 + 1]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 16; ni += 2) {
+            uint32_t t[4];
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
             #pragma unroll
-            for (int nj = 0; nj < 2; ++nj) {
-              const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-              const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-              float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
-              lt_mma_16816_f16(d, s_frag[mi], b2);
-              o[i] = d[0];
-              o[i + 1] = d[1];
-              o[i + 32] = d[2];
-              o[i + 33] = d[3];
+            for (int mi = 0; mi < 1; ++mi) {
+              #pragma unroll
+              for (int nj = 0; nj < 2; ++nj) {
+                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+                float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
+                lt_mma_16816_f16(d, s_frag[mi], b2);
+                o[i] = d[0];
+                o[i + 1] = d[1];
+                o[i + 32] = d[2];
+                o[i + 33] = d[3];
+              }
             }
           }
         }
-      }
-      // attention_decode.lua:279: k:assign(m, m_new)
-      #pragma unroll
-      for (int ri = 0; ri < 2; ++ri) {
-        m[ri] = m_new_2[ri];
+        // attention_decode.lua:243: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
       }
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:300: local seen = l:gt(0)
+  // attention_decode.lua:256: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:301: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:257: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:302: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t169[2];
+  // attention_decode.lua:258: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t134[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t169[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t134[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -1603,18 +1537,18 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t169[ri];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t134[ri];
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t169[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t134[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:259: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -1650,32 +1584,32 @@ static int attention_decode_f16_d128_paged_rows64(const void *Q, const void *K, 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:133: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:139: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:198: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:199: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:201: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:202: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:128: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:134: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:191: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:192: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:194: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:195: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 98304 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_decode_f16_d128_paged_rows64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 98304);
+  /* 65536 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_decode_f16_d128_paged_rows64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
   if (err != cudaSuccess) return (int)err;
-  attention_decode_f16_d128_paged_rows64_kernel<<<grid, dim3(128), 98304, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
+  attention_decode_f16_d128_paged_rows64_kernel<<<grid, dim3(128), 65536, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
   return (int)cudaGetLastError();
 }
 
 /* Runs the first of attention_decode_f16_d128_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 extern "C" int attention_decode_f16_d128_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:186: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:181: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_f16_d128_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_f16_d128_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:138) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:133) */
 extern "C" int64_t attention_decode_f16_d128_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

@@ -8,8 +8,7 @@
 ** with the reference: query s of sequence b sees keys 0 .. L[b] - Sq + s
 ** (L clamped to the cache), softmax in float64 over the inputs as stored.
 ** Cases: ragged lengths with a 0 among them, Sq 1, 4, 16 and 17, GQA 8:1,
-** 4:1 and 1:1, page sizes 16, 48 and 256 (paged: blocks of 32 keys
-** gathered from the pages of their two groups of 16; its rows16 build where
+** 4:1 and 1:1, page sizes 16, 48 and 256 (paged: its rows16 build where
 ** the Sq Hq / Hkv rows of a KV head are 16 or fewer, else rows64, both
 ** on each side of the edge), 64, 192 and 256 (paged64) with the pages
 ** in shuffled order, a block table entry of -1 and one past the cache
@@ -285,8 +284,7 @@ int main(void) {
       {3, 4, 8, 2, 256, 16, 0, 0, 0.7, 40},    /* page 16, softcap and window; 16 rows: rows16 */
       {2, 1, 4, 1, 384, 64, 0, 1, 0.7, 100},   /* paged64, softcap and window */
       {5, 1, 16, 2, 512, 256, 0, 0, 0, -1},    /* page 256 in 16-key blocks, GQA 8:1, Sq 1: rows16 */
-      {1, 16, 4, 1, 192, 16, 1, 0, 0, -1},     /* a -1 and a page past the cache inside the sequence, each in a
-                                                  block of 32 keys beside a page inside it */
+      {1, 16, 4, 1, 192, 16, 1, 0, 0, -1},     /* a -1 and a page past the cache inside the sequence */
       {1, 1, 4, 1, 384, 64, 1, 1, 0, -1},      /* the same, paged64 */
       {2, 16, 8, 1, 96, 16, 0, 0, 0, -1},      /* GQA 8:1, Sq 16: 128 rows, two rows64 tiles */
       {3, 16, 2, 2, 160, 16, 0, 0, 0, -1},     /* 1:1, Sq 16: 16 rows, rows16 at its edge */
@@ -296,7 +294,7 @@ int main(void) {
   };
   for (size_t i = 0; i < sizeof variants / sizeof *variants; i++) {
     const Variant *v = &variants[i];
-    /* (d64, the emulator's: the first cases, through the page ids outside the cache in blocks of 2 pages) */
+    /* (d64, the emulator's: the first cases, through the page ids outside the cache) */
     for (size_t j = 0; j < sizeof contig / sizeof *contig; j++)
       if (v->D == 128 || j < 6) run_case(v, &contig[j], "contig");
     for (size_t j = 0; j < sizeof paged / sizeof *paged; j++)

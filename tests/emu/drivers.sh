@@ -19,9 +19,7 @@
 # tests/cpu/attention_decode.c, attention_varlen.c and
 # attention_varlen_bwd.c against their float64
 # references; each driver's outputs (those it writes to $LT_DUMP)
-# must be the same bytes as the c target's.  Then mutants of the drivers'
-# kernels (attention_decode's gathered key blocks, list at the end): one
-# bug each, which the driver must report.  Built with AddressSanitizer and
+# must be the same bytes as the c target's.  Built with AddressSanitizer and
 # UBSan's bounds checks when the compiler has them.
 # Prints PASS / FAIL / SKIP lines; run by tests/emu/run.sh.
 cd "$(dirname "$0")/../.."
@@ -107,35 +105,4 @@ for entry in attention_decode/sm90a:2 attention_decode/gfx942:2 bias_dropout_add
     fi
   done
 done
-# Broken lowerings of the drivers' kernels, as tests/emu/mutants.txt's for
-# check.cpp: one bug put in one generated file (the nth line holding FIND
-# gets its first FIND replaced by REPLACE), the file rebuilt, and the
-# driver, run with ENV, must print a FAIL line or stop the emulator.
-#   name|folder/target|file|find|replace|nth|env
-# attention_decode's gathered key blocks (32 keys from 2 pages of 16 or
-# more, by cp.async): the refill's second page read for the iteration in
-# hand, not the one it copies for; the rows taking the other group's page;
-# a page outside the cache not masked out of the logits.
-while IFS='|' read -r name dir file find repl nth env; do
-  d=$b/$dir m=$b/${dir%%/*}/mut_$name
-  [ -x $d/run ] || continue   # its FAIL was said above
-  awk -v find="$find" -v repl="$repl" -v nth="$nth" '
-    !done && (i = index($0, find)) > 0 && ++seen == nth { $0 = substr($0, 1, i - 1) repl substr($0, i + length(find)); done = 1 }
-    { print }
-    END { exit done ? 0 : 1 }' $d/$file > $m.emu.cpp || { echo "FAIL emu/drivers/mutant $name: it does not apply"; continue; }
-  if ! $CXX -std=c++17 -O1 -pthread $san -c $m.emu.cpp -o $m.o 2> $m.err ||
-     ! $CXX $san $d/drv.o $(ls $d/*.o | grep -v -e /drv.o -e "/${file%.emu.cpp}.o") $m.o -pthread -lm -o $m 2>> $m.err; then
-    echo "FAIL emu/drivers/mutant $name: does not build: $(grep -m1 error $m.err)"
-    continue
-  fi
-  if env $env timeout 600 $m > $m.out 2>&1 && ! grep -q '^FAIL' $m.out; then
-    echo "FAIL emu/drivers/mutant $name: the driver did not report it"
-  else
-    echo "PASS emu/drivers/mutant $name: reported ($(grep -m1 -E '^FAIL|error: lt_emu' $m.out | head -c 120))"
-  fi
-done <<'MUTANTS'
-decode-gather-page-of-iteration-before|attention_decode/sm90a|attention_decode_bf16_d64_paged.emu.cpp|const int key_2 = j_next * 32 + 16;|const int key_2 = j * 32 + 16;|1|LT_EMU_BUCKET=0
-decode-gather-other-group-page|attention_decode/sm90a|attention_decode_bf16_d64_paged.emu.cpp|const int g0 = (ri * 16 + tid / 8) / 16 == 1 ?|const int g0 = (ri * 16 + tid / 8) / 16 != 1 ?|1|LT_EMU_BUCKET=1
-decode-gather-page-mask-dropped|attention_decode/sm90a|attention_decode_bf16_d64_paged.emu.cpp|cached[ri * 8 + ci * 2 + vi] = |cached[ri * 8 + ci * 2 + vi] = true ? true : |1|LT_EMU_BUCKET=0
-MUTANTS
 exit 0

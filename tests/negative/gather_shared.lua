@@ -1,4 +1,4 @@
--- expect: tests/negative/gather_shared.lua:13: error: the row offsets of a gathered copy into a shared tile are made of k:iota and scalars (each thread computes the rows it copies), not of register tile ids
+-- expect: tests/negative/gather_shared.lua:13: error: a view of gathered rows is loaded into registers (k:load), not copied to a shared tile
 local tile = require "tile"
 return tile.kernel {
   name = "gather_shared",

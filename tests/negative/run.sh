@@ -124,8 +124,6 @@ usage tuned_and_no_tuned 2 "says:gen: --tuned and --no-tuned contradict" "$ok" -
 usage list_unknown_target 2 "says:gen: unknown target 'sm99'" "$ok" --list --target sm99
 # a shipped kernel's own config check: attention_decode's combine rows (CM) must divide a split's block of workspace rows (WB)
 usage decode_combine_rows 1 "says:error: CM = 128 does not divide WB = 64" dsl/kernels/attention_decode.lua --target sm80 -D pass=combine -D CM=128 -o "${u}decode_combine_rows/out"
-# and its paged pass's key blocks, gathered a group of 16 keys at a time from the pages
-usage decode_paged_block 1 "says:error: BN = 24: the paged pass's key blocks are whole groups of 16 keys" dsl/kernels/attention_decode.lua --target sm80 -D pass=paged -D BN=24 -o "${u}decode_paged_block/out"
 
 # missing_file NAME PATH ARGS...: exit 1, one line "PATH: error: cannot read ...".
 missing_file() {
