@@ -447,11 +447,7 @@ static void access(E *e, const View *v, const Sym *dst, const Expr *val, const E
   if (interior) interior_copy(e, v, sh, l, ok != NULL);
   int direct = store && !via && e->direct;   /* (smem.c: Stmt.direct) */
   if (via && via->bulk_red) {
-    if (ltL_bulk_reduce(e, v, val, via, l, ok != NULL)) {   /* all of it, the atomics of its "else" too */
-      e->depth--;
-      ltE_line(e, "}");
-      return;
-    }
+    if (ltL_bulk_reduce(e, v, val, via, l, ok != NULL)) return;   /* all of it, the atomics of its "else" too */
   } else if (via) ltL_staged_store(e, v, val, via, l, ok != NULL);
   else if (direct) ltL_direct_store(e, v, val, l, ok != NULL);
   /* (not a split access in the twin: its two-vector chunks ahead ran RMSNorm bf16 rows of 50257 at 0.78x) */
