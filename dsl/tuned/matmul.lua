@@ -15,19 +15,20 @@
 -- through its transpose bit, copy those of nn and nt);
 -- 16 < M <= 32 with N <= 8192 (M=32,N=8192) 32 x 64 swapped, 8 stages
 -- (0.95-0.98x at N = 6144, 0.89-0.91x before); 16 < M <= 64 with N > 8192
--- (M=32,N=16384, the config of M=64,N=8192: the 32-row swapped tiles ran
+-- (M=32,N=16384: 64 x 128, K step 128, 4 stages; the 32-row swapped tiles ran
 -- 0.92-0.95x there, the 64 x 128 ones 0.97-0.98x) and 32 < M <= 64 with
 -- N <= 4096 (bucket M=64,N=4096) 64 x 64 tiles, a K step of 128, 5 stages,
 -- one consumer warpgroup (ping-pong); 32 < M <= 64 with 4096 < N <= 8192 (M=64,N=8192)
--- 64 x 128, K step 128, 4 stages (ping-pong: the ring holds twice the B of
--- the 64 x 64 tiles; 0.85-1.03x cuBLAS at N = 6144 to 14336, where 64 x 64
--- ran 0.72-0.98x); 64 < M <= 128 with N <= 16384 (M=128,N=8192)
+-- the same 64 x 64 config since 2026-11-26 (M = 64, N = 8192: 0.93-0.99x
+-- cuBLAS where 64 x 128, K step 128, 4 stages ran 0.90-0.93x; N = 6144 the
+-- same either way, 0.89-0.93x); 64 < M <= 128 with N <= 16384 (M=128,N=8192)
 -- 128 x 64, K step 128, 4 stages, one consumer warpgroup (ping-pong);
 -- 128 < M <= 256 with N <= 8192 (M=256,N=8192) 128 x 128 in ping-pong, 5
 -- stages; everything else the kernel's 128 x 256 config (M=512,N=32768 and
 -- M=512,N=16384, the same config twice: the second keeps 128 < M <= 256
 -- with 8192 < N <= 16384 off the 128 x 128 tiles, 0.61-0.64x cuBLAS there).
--- bench/results/2026-11-25-h200-matmul-sm90a-{smallm,midm-tiles,buckets,smallm-n,swap}.txt
+-- bench/results/2026-11-25-h200-matmul-sm90a-{smallm,midm-tiles,buckets,smallm-n,swap}.txt,
+-- bench/results/2026-11-26-h200-matmul-sm90a-smallm-layouts.txt
 return {
   entries = {
     {
@@ -115,9 +116,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -199,9 +200,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -283,9 +284,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -367,9 +368,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -451,9 +452,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -535,9 +536,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -619,9 +620,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -703,9 +704,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -787,9 +788,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -871,9 +872,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -955,9 +956,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -1039,9 +1040,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -1123,9 +1124,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -1207,9 +1208,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -1291,9 +1292,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -1375,9 +1376,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -1459,9 +1460,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -1543,9 +1544,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -1627,9 +1628,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -1711,9 +1712,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -1795,9 +1796,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -1879,9 +1880,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -1963,9 +1964,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -2047,9 +2048,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -2131,9 +2132,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -2215,9 +2216,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -2299,9 +2300,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -2383,9 +2384,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -2467,9 +2468,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -2551,9 +2552,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -2635,9 +2636,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -2719,9 +2720,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -2803,9 +2804,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -2887,9 +2888,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -2971,9 +2972,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -3055,9 +3056,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -3139,9 +3140,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -3223,9 +3224,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -3307,9 +3308,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -3391,9 +3392,9 @@ return {
       config = {
         BK = 128,
         BM = 64,
-        BN = 128,
+        BN = 64,
         group_m = 8,
-        stages = 4,
+        stages = 5,
         threads = 128,
       },
       device = "NVIDIA H200",
