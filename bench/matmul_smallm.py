@@ -8,7 +8,8 @@ a zeroed workspace of the largest NAME_workspace() bytes, kept across calls.  Ch
 against float64 with alpha 1.25 and beta 0.5 (C0 read), three runs bitwise
 equal, the counters back to 0; a failed check leaves that build untimed
 there.  Times: triton.testing.do_bench, median, L2 flushed; `--rounds`
-rounds, every other one in reverse order, each side keeping its best.
+rounds, every other one in reverse order, each side keeping its best
+(`--rounds 0`: the checks alone).
 usage: python3 bench/matmul_smallm.py [--dtypes bf16] [--layouts nn,nt,tn,tt] [--epilogues none]
        [--ms 1,16,64] [--ns 4096,6144,14336] [--k 4096] [--rounds 2] NAME=LIB.so ..."""
 import ctypes
@@ -116,6 +117,8 @@ for dt in DTS:
                         ok, why = check(lib, name, lay, epi, st, M, N)
                         good[n] = ok
                         print(f"{'PASS' if ok else 'FAIL'} check {n} {name} {M}x{N}x{K}: {why}", flush=True)
+                    if ROUNDS == 0:   # checks only
+                        continue
                     a, b, av, bv = operands(lay, st, M, N)
                     bias = torch.randn(N, device="cuda", dtype=st) if epi != "none" else None
                     c0 = torch.empty(M, N, device="cuda", dtype=st)
