@@ -110,8 +110,9 @@ static void issue(E *e, const Stmt *s, int BK, const char *frag, const char *sd)
   } else if (l->swap) {   /* C^T = B^T A^T: B's tile is wgmma's A, the warpgroup's 64 of its columns; A's, its B */
     const char *wg = ltU_fmt("(%s & ~63)", l->wcol);
     const char *at = s->trans_b ? ltE_sh_index(e, b, wg, "kk") : ltE_sh_index(e, b, "kk", wg);
-    ltE_line(e, "lt_wgmma_m64n%dk%d_%s_ss_t<%d, 0>(%s, %s, %s, %s);", l->rows, K, ty, !s->trans_b, acc->name,
-             wgmma_desc(b, at, !s->trans_b), wgmma_desc(a, ltE_sh_index(e, a, "0", "kk"), 0), sd);
+    const char *at_a = s->trans_a ? ltE_sh_index(e, a, "kk", "0") : ltE_sh_index(e, a, "0", "kk");   /* [K, M]: TB */
+    ltE_line(e, "lt_wgmma_m64n%dk%d_%s_ss_t<%d, %d>(%s, %s, %s, %s);", l->rows, K, ty, !s->trans_b, s->trans_a,
+             acc->name, wgmma_desc(b, at, !s->trans_b), wgmma_desc(a, at_a, s->trans_a), sd);
   } else if (ss) {   /* A's K from kk for the warpgroup's 64 rows: [M, K] K-major, or [K, M] M-major */
     for (int i = 0; i < blocks; i++) {   /* several m64 blocks: rows 64 i on, registers N / 2 i on */
       const char *wg = i ? ltU_fmt("(%s & ~63) + %d", l->wrow, 64 * i) : ltU_fmt("(%s & ~63)", l->wrow);

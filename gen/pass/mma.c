@@ -381,16 +381,18 @@ static int wgmma_grid(Kernel *k, int nwarps, Site *sites, int n) {
 ** buckets: the rows of A padded to 64 filled most of each stage with
 ** zeros)?  B's tile is then wgmma's A, read by descriptor, each warpgroup
 ** a 64-column block of it (a swizzle row's start where B is stored
-** [K, N]); A's tile wgmma's B, [M, K] K-major (16-bit operands: the
-** layouts with A stored [K, M] keep their own tiles), its rows
-** wgmma's N (8 to 256, a multiple of 8).  The warps split the columns,
-** 16 each: BN = 16 x warps.  And where a tf32 B is stored [K, N]: wgmma's
-** A is then B^T from registers (tf32_words), for a tile of up to 256 rows. */
+** [K, N]); A's tile wgmma's B, its rows wgmma's N (8 to 256, a
+** multiple of 8): K-major where A is stored [M, K], N-major (the
+** transpose bit TB, 16-bit operands) where it is stored [K, M] (its
+** BM columns, under 64, are one swizzle row: one panel).  The warps
+** split the columns, 16 each: BN = 16 x warps.  And where a tf32 B is
+** stored [K, N] and A [M, K]: wgmma's A is then B^T from registers
+** (tf32_words), for a tile of up to 256 rows. */
 static int swap_fits(const Kernel *k, const Stmt *g, int nwarps, int n) {
   const Sym *acc = g->dst, *a = g->shared, *b = g->shared_b;
   int BM = acc->shape[0], BN = acc->shape[1], tf32 = b->dt == DT_F32 && g->tf32;
-  if (n != 1 || nwarps % 4 || !a || g->trans_a || (ltI_dtypes[b->dt].bytes != 2 && !tf32) || a->dt != b->dt) return 0;
-  if (tf32 ? g->trans_b || BM > 256 : BM >= 64) return 0;   /* tf32: a B [K, N] through registers (tf32_words) */
+  if (n != 1 || nwarps % 4 || !a || (ltI_dtypes[b->dt].bytes != 2 && !tf32) || a->dt != b->dt) return 0;
+  if (tf32 ? g->trans_a || g->trans_b || BM > 256 : BM >= 64) return 0;   /* tf32: a B [K, N] through registers */
   if (BM % 8 || BN != 16 * nwarps || !ltP_wgmma_row(a) || !ltP_wgmma_row(b)) return 0;
   if (!tf32 && !g->trans_b && 64 % (ltP_wgmma_row(b) / 2)) return 0;
   return !k->warps_m;

@@ -577,7 +577,12 @@ static double activation(int a, double x) {
 ** 128 x 256 x 64 (128 x 128 on gfx1100) with a ring of 3 stages: 1 x 1 x 1,
 ** ragged edges in every dimension, 2 x 2 tiles (the grouped order), a K
 ** loop long enough to go round the ring twice, a batch, beta (C0 read)
-** and beta 0 (C0 NaN, unread). */
+** and beta 0 (C0 NaN, unread).  Then ragged M around the small-M buckets'
+** tiles (16, 32 and 64 rows; on sm90a under 64 the swapped operands, in
+** every layout): M = 7, 16, 31, 33, 64, 65 over two column tiles of 64
+** and a K loop of two steps of 128 (the last short), rows tight (A's rows
+** of 16 and 64 elements take the TMA kernel in tn and tt, the others its
+** cp.async twin) or padded. */
 struct MmCase {
   int batch, M, N, K;
   float alpha, beta;
@@ -586,7 +591,9 @@ struct MmCase {
 
 static const MmCase mm_cases[] = {
   {1, 1, 1, 1, 1.0f, 0.0f, 1},      {2, 37, 45, 29, 1.5f, 0.5f, 1},  {1, 150, 300, 70, 1.0f, 0.0f, 1},
-  {1, 128, 256, 448, 0.5f, 1.0f, 0}, {2, 136, 8, 64, -1.0f, 0.25f, 0},
+  {1, 128, 256, 448, 0.5f, 1.0f, 0}, {2, 136, 8, 64, -1.0f, 0.25f, 0}, {1, 7, 72, 136, 1.0f, 0.5f, 0},
+  {1, 16, 72, 136, 1.0f, 0.0f, 0},  {1, 31, 72, 136, 1.5f, 0.0f, 1}, {1, 33, 72, 136, 1.0f, 0.5f, 0},
+  {1, 64, 72, 136, 1.0f, 0.0f, 0},  {1, 65, 72, 136, 0.5f, 0.0f, 1},
 };
 
 /* The elements of a buffer as doubles. */

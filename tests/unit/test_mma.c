@@ -7,7 +7,8 @@
 ** multiply-adds with the reason; gfx90a and gfx1100 have no fp8 MFMA or
 ** WMMA.  Tiles of
 ** fewer than 64 rows: wgmma on the swapped operands (Layout.swap) where
-** A is a shared [M, K] tile of 16 bits, else mma.sync.  tf32 with an
+** A is a shared tile of 16 bits, [M, K] or [K, M] (then its rows of M
+** elements at least a 32-byte swizzle row), else mma.sync.  tf32 with an
 ** operand stored MN-major: wgmma with its words read into registers as
 ** the instruction's A (Stmt.a_words; B [K, N] swapped; tn: A's words, B
 ** copied K-major, Stmt.b_t).
@@ -121,7 +122,13 @@ static void test_swap(void) {
   CHECK("mma/swap_64x64_not_swapped", k->mma == MMA_WGMMA && !k->layouts->swap && k->warps_m == 4);
   k = small_kernel(DT_BF16, 128, 16, 64, 1);
   NO_ERROR("mma/swap_16x64_ta_runs", ltP_mma(k, sm90a));
-  CHECK("mma/swap_16x64_ta_mma_sync", k->mma == MMA_SYNC && !k->layouts->swap);
+  CHECK("mma/swap_16x64_ta_swapped", k->mma == MMA_WGMMA && k->layouts->swap && k->warps_n == 4);
+  k = small_kernel(DT_F16, 128, 32, 64, 1);
+  NO_ERROR("mma/swap_32x64_ta_runs", ltP_mma(k, sm90a));
+  CHECK("mma/swap_32x64_ta_swapped", k->mma == MMA_WGMMA && k->layouts->swap && k->layouts->nr == 8);
+  k = small_kernel(DT_BF16, 128, 48, 64, 1);
+  NO_ERROR("mma/swap_48x64_ta_runs", ltP_mma(k, sm90a));
+  CHECK("mma/swap_48x64_ta_rows_not_a_swizzle_row", k->mma == MMA_SYNC && !k->layouts->swap);
   k = small_kernel(DT_BF16, 128, 16, 128, 0);
   NO_ERROR("mma/swap_16x128_runs", ltP_mma(k, sm90a));
   CHECK("mma/swap_16x128_not_16_columns_a_warp", k->mma == MMA_SYNC && !k->layouts->swap);
