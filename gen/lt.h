@@ -386,6 +386,10 @@ typedef struct Kernel {
   const char *tuned;    /* the variant whose tuned entries it takes: launcher, or its tuned_as */
   int nbuckets;         /* how many buckets the variant has (0: no dispatch) */
   int build;            /* the bucket is a build of the kernel's `builds`, not a tuned one (lua/variants.c) */
+  struct Kernel *shared;   /* an earlier bucket of the variant with the same resolved config, whose kernel and
+                           launcher serve this bucket too: this one is not printed (pass/share.c) */
+  const char *serves;   /* a kernel that serves other buckets too: all of them, "M=16,N=8192 and M=16,N=16384"
+                           (pass/share.c), else NULL */
   Expr *when;           /* k:runs_when: the sizes this build runs for (the launcher tries the builds in order) */
   const char *when_text;
   int when_line;
@@ -595,6 +599,8 @@ void ltP_plan_loops(Kernel *k, const Target *t);  /* plan.c: each k:pipelined lo
 void ltP_plan(Kernel *k, const Target *t);     /* plan.c: the rest of the plan, on the final statements */
 void ltP_plan_join(Kernel *k);                 /* join.c: no wgmmas in flight across a branch join */
 void ltP_fastdiv(Kernel *k);                   /* fastdiv.c: a persistent grid's index divisions by multiply and shift */
+void ltP_share(Kernel **ks, int n);            /* share.c: tuned buckets of one resolved config share a kernel */
+const char *ltP_resolved_config(const Kernel *k);   /* share.c: the config and derived values that shape the code */
 int ltP_waits_for(const Sym *const *inflight, int n, const Stmt *s, int chain);  /* must wgmmas in flight be done
                                                                                    before s? */
 int ltP_add_inflight(const Sym **set, int n, const Sym *acc);         /* -1 past 8 */

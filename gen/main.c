@@ -93,6 +93,7 @@ static void print_notes(const Gen *g) {
 static void emit_group(Gen *g) {
   Kernel *k = g->group[0];
   if (g->n == 256) ltU_error(k->line, "more than 256 variants; pick some with -D, or split the kernel");
+  ltP_share(g->group, g->ngroup);   /* share.c: one kernel per distinct resolved config */
   Output o = ltE_emit(g->group, g->ngroup, g->target, g->emulate);
   g->names[g->n] = k->launcher;
   g->srcs[g->n] = o.src;
@@ -103,7 +104,8 @@ static void emit_group(Gen *g) {
 
 /* Called by the front end (lua/) once per variant with its IR, or once per
 ** tuned shape bucket of a variant that has several (k->nbuckets): those are
-** written into one file when the last arrives.  On a target with TMA each
+** written into one file when the last arrives, buckets of one resolved
+** config sharing one kernel (pass/share.c).  On a target with TMA each
 ** comes twice, the second time as its cp.async twin (k->fallback): kept,
 ** as the first's twin, only when the first took the warp-specialized TMA
 ** schedule (k->ws), and neither explained nor noted on its own.  Under

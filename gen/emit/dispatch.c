@@ -1,8 +1,10 @@
 /*
 ** dispatch.c: the shape-bucket dispatch.  A variant with tuned configs for
 ** several shape buckets (tuned.c) becomes one kernel and one static
-** launcher per bucket in its file, and one extern launcher, printed here,
-** that runs the bucket nearest the call's sizes.  Buckets that all name
+** launcher per distinct resolved config in its file (buckets of one config
+** share the first one's: Kernel.shared, pass/share.c), and one extern
+** launcher, printed here, that runs the kernel of the bucket nearest the
+** call's sizes.  Buckets that all name
 ** one size (a row length: "C=4096") make a chain of comparisons on it,
 ** where a bucket's entry may send the rows that start off the 16-byte grid
 ** to another bucket's kernel (off_grid, tuned.c); others, a distance per
@@ -26,6 +28,12 @@ static const char *one_size(Kernel **ks, int n, const char **sizes, int nsizes, 
     vals[i] = v[0];
   }
   return key;
+}
+
+/* The kernel that runs bucket kernel k: k, or the earlier bucket's whose
+** resolved config it shares (Kernel.shared, pass/share.c). */
+static const Kernel *runs(const Kernel *k) {
+  return k->shared ? k->shared : k;
 }
 
 /* The arguments of bucket kernel k's launcher: args, and the workspace
@@ -70,14 +78,14 @@ static void bucket_lines(E *e, Kernel **ks, int n, int i, const char *prefix, co
   int j = 0;
   while (og && j < n && strcmp(ks[j]->bucket, og) != 0) j++;
   if (!og || j == n) {
-    ltE_line(e, "%sreturn %s(%s);", prefix, ks[i]->name, args_of(ks[i], args, ws));
+    ltE_line(e, "%sreturn %s(%s);", prefix, runs(ks[i])->name, args_of(ks[i], args, ws));
     return;
   }
   if (*prefix) ltE_line(e, "%s{", prefix);
   e->depth += !!*prefix;
   ltE_line(e, "if (%s)   /* a row off the 16-byte grid: bucket %s's config */", test, og);
-  ltE_line(e, "  return %s(%s);", ks[j]->name, args_of(ks[j], args, ws));
-  ltE_line(e, "return %s(%s);", ks[i]->name, args_of(ks[i], args, ws));
+  ltE_line(e, "  return %s(%s);", runs(ks[j])->name, args_of(ks[j], args, ws));
+  ltE_line(e, "return %s(%s);", runs(ks[i])->name, args_of(ks[i], args, ws));
   e->depth -= !!*prefix;
   if (*prefix) ltE_line(e, "}");
 }
@@ -193,7 +201,7 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
   if (e->emu) {   /* tests/emu runs each bucket's kernel on its small shapes */
     ltE_line(e, "/* the emulator: LT_EMU_BUCKET=i runs bucket i's config, whatever the sizes */");
     ltE_line(e, "const long forced = lt_emu::env_long(\"LT_EMU_BUCKET\", -1);");
-    for (int i = 0; i < n; i++) ltE_line(e, "if (forced == %d) return %s(%s);", i, ks[i]->name, args_of(ks[i], args.p, ws));
+    for (int i = 0; i < n; i++) ltE_line(e, "if (forced == %d) return %s(%s);", i, runs(ks[i])->name, args_of(ks[i], args.p, ws));
   }
   if (key) {
     one_size_chain(e, ks, n, key, vals, args.p, ws, off_grid_test(e, ps, np));
@@ -201,9 +209,9 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
     for (int i = 0; i < n - 1; i++) {
       Buf c = {0};
       for (int j = i + 1; j < n; j++) ltU_printf(&c, "%sd%d <= d%d", j > i + 1 ? " && " : "", i, j);
-      ltE_line(e, "if (%s) return %s(%s);", c.p, ks[i]->name, args_of(ks[i], args.p, ws));
+      ltE_line(e, "if (%s) return %s(%s);", c.p, runs(ks[i])->name, args_of(ks[i], args.p, ws));
     }
-    ltE_line(e, "return %s(%s);", ks[n - 1]->name, args_of(ks[n - 1], args.p, ws));
+    ltE_line(e, "return %s(%s);", runs(ks[n - 1])->name, args_of(ks[n - 1], args.p, ws));
   }
   e->depth--;
   ltE_line(e, "}");

@@ -290,20 +290,22 @@ void ltE_kernel(E *e, Sym **ps, int n) {
   if (ltE_gpu(e) && k->splitk) ltU_printf(&sig, ", %s", ltL_splitk_params());
   if (ltE_gpu(e) && k->queue) ltU_put(&sig, ", unsigned *__restrict__ lt_queue");
   ltU_put(&sig, ")");
+  const char *srv = k->serves ? ltU_fmt(" One config serves the tuned buckets %s: this kernel runs them all.",
+                                        k->serves) : "";
   if (ltE_gpu(e) && k->pingpong)
     ltE_line(e, "/* One block of %s: two consumer warpgroups of %d threads, each running every other program of the "
                 "block (ping-pong), and a producer warpgroup (%d threads); the k:pipelined loop at %s:%d runs "
-                "warp-specialized (TMA copies into an mbarrier ring that the two take in turn). */", k->name,
-             k->threads, k->producers, e->base, k->ws->line);
+                "warp-specialized (TMA copies into an mbarrier ring that the two take in turn).%s */", k->name,
+             k->threads, k->producers, e->base, k->ws->line, srv);
   else if (ltE_gpu(e) && k->ws)
     ltE_line(e, "/* One block of %s: %d consumer threads and a producer warpgroup (%d threads); the k:pipelined loop "
-                "at %s:%d runs warp-specialized (TMA copies into an mbarrier ring). */", k->name, k->threads,
-             k->producers, e->base, k->ws->line);
+                "at %s:%d runs warp-specialized (TMA copies into an mbarrier ring).%s */", k->name, k->threads,
+             k->producers, e->base, k->ws->line, srv);
   else if (ltE_gpu(e) && e->split)
     ltE_line(e, "/* One block (%d threads) of %s, for rows that start off the 16-byte grid: their chunks move as "
-                "whole vectors. */", k->threads, k->name);
-  else if (ltE_gpu(e)) ltE_line(e, "/* One block (%d threads) of %s. */", k->threads, k->name);
-  else ltE_line(e, "/* One block of %s: what one GPU block computes, with one thread. */", k->name);
+                "whole vectors.%s */", k->threads, k->name, srv);
+  else if (ltE_gpu(e)) ltE_line(e, "/* One block (%d threads) of %s.%s */", k->threads, k->name, srv);
+  else ltE_line(e, "/* One block of %s: what one GPU block computes, with one thread.%s */", k->name, srv);
   ltE_line(e, "%s", sig.p);
   ltE_line(e, "{");
   if (body.n) ltU_put(e->b, body.p);

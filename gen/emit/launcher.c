@@ -9,7 +9,8 @@
 ** shared memory than the default where it needs it (CUDA); and launches
 ** (--emulate: through the emulator; the c target: a loop over the
 ** programs).  A variant tuned for several shape buckets has one launcher
-** per bucket, static, and dispatch.c's picks among them.  A kernel with
+** per distinct config (pass/share.c), static, and dispatch.c's picks among
+** them.  A kernel with
 ** split views (Kernel.split_of) launches its split twin instead where a
 ** row of one of those tensors starts off the 16-byte grid (off_grid).
 */
@@ -59,7 +60,8 @@ void ltE_splitk_entries(E *e, Kernel **ks, int nk, Sym **ps, int n) {
   ltE_line(e, "const int64_t sms = n;");
   ltE_line(e, "int64_t bytes = 0;");
   for (int i = 0; i < nk; i++)
-    if (ks[i]->splitk) {
+    if (ks[i]->shared) {   /* its kernel is an earlier bucket's, counted there */
+    } else if (ks[i]->splitk) {
       ltE_line(e, "if (bytes < %s) bytes = %s;", ltL_splitk_bound(ks[i]), ltL_splitk_bound(ks[i]));
     } else if (ks[i]->queue) {
       ltE_line(e, "if (bytes < 16) bytes = 16;   /* %s: the counter of its programs (lt_queue_next) */", ks[i]->name);
@@ -453,6 +455,7 @@ void ltE_launcher(E *e, Sym **ps, int n) {
   ltU_put(e->b, "\n");
   ltE_line(e, "/* Checks the arguments, then runs %s over its grid%s%s. */", k->name, ltE_gpu(e) ? " on `stream`" : "",
            k->build ? ltU_fmt(" (build %s)", k->bucket)
+           : k->serves ? ltU_fmt(" (the config tuned for %s)", k->serves)
            : k->bucket ? ltU_fmt(" (the config tuned for %s)", k->bucket) : "");
   int ws = ltE_takes_ws(e, k);
   if (k->bucket || k->fallback)

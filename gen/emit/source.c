@@ -1,7 +1,8 @@
 /*
 ** source.c: the output of one variant: the source file (a head comment,
 ** the target's prologue from templates/, each kernel and its launcher,
-** the shape-bucket dispatch) and its header.  Here the symbols the DSL
+** one for each distinct config of the tuned buckets (pass/share.c), the
+** shape-bucket dispatch) and its header.  Here the symbols the DSL
 ** left unnamed get their names, and the parameters their launcher order.
 */
 #include "emit/emit.h"
@@ -63,7 +64,8 @@ static int params(Kernel *k, Sym **out) {
 
 /* Prints the variant of ks[0..n-1] for target t: the source file and its
 ** header.  n is 1, or the number of tuned shape buckets: then each bucket's
-** kernel and launcher are static and one launcher picks among them. */
+** kernel and launcher are static, buckets that share an earlier one's
+** kernel (Kernel.shared) print none, and one launcher picks among them. */
 Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
   Kernel *k = ks[0];
   for (int i = 0; i < n; i++) {
@@ -83,7 +85,11 @@ Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
   } else {
     ltU_printf(&src, k->build ? " *\n * Configs, one per build; the launcher runs the first whose sizes the call's are:\n"
                               : " *\n * Configs, one per tuned shape bucket; the launcher runs the nearest's:\n");
-    for (int i = 0; i < n; i++) ltU_printf(&src, " *   %s: %s\n", ltE_comment_text(ks[i]->bucket), ltE_comment_text(ks[i]->config_desc));
+    for (int i = 0; i < n; i++)
+      if (ks[i]->shared)
+        ltU_printf(&src, " *   %s: the config of %s, whose kernel it runs\n", ltE_comment_text(ks[i]->bucket),
+                   ltE_comment_text(ks[i]->shared->bucket));
+      else ltU_printf(&src, " *   %s: %s\n", ltE_comment_text(ks[i]->bucket), ltE_comment_text(ks[i]->config_desc));
   }
   ltU_printf(&src, " * Build: %s %s%s\n */\n", ltE_build_hint(&e), k->launcher, ltE_src_ext(&e));
   Buf body = {0};   /* the kernels, launchers and exports, printed before the prologue that they decide */
@@ -94,6 +100,7 @@ Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate) {
       if (kk[j] && kk[j]->smem_dynamic && ltE_smem_align(kk[j]) > e.smem_align) e.smem_align = ltE_smem_align(kk[j]);
   }
   for (int i = 0; i < n; i++) {
+    if (ks[i]->shared) continue;   /* an earlier bucket's kernel serves it (pass/share.c) */
     Kernel *kk[2] = {ks[i]->twin, ks[i]};   /* a warp-specialized kernel's cp.async twin first: its launcher calls it */
     for (int j = !ks[i]->twin; j < 2; j++) {
       E ei = e;

@@ -7,13 +7,13 @@
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
  *   N=131072: BM=4 BN=1024 threads=512 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=131072)
  *   N=65536: BM=2 BN=2048 threads=512 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=65536)
- *   N=32768: BM=4 BN=1024 threads=512 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=32768)
+ *   N=32768: the config of N=131072, whose kernel it runs
  *   N=16384: BM=16 BN=256 threads=512 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=16384)
- *   N=4096: BM=16 BN=256 threads=512 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=4096)
+ *   N=4096: the config of N=16384, whose kernel it runs
  *   N=2048: BM=32 BN=128 threads=512 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=2048)
- *   N=512: BM=32 BN=128 threads=512 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=512)
+ *   N=512: the config of N=2048, whose kernel it runs
  *   N=256: BM=32 BN=256 threads=1024 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=256)
- *   N=128: BM=32 BN=128 threads=512 (tuned: dsl/tuned/bias_gelu.lua, NVIDIA H200, N=128)
+ *   N=128: the config of N=2048, whose kernel it runs
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c bias_gelu_f32.cu
  */
 #include <cuda_runtime.h>
@@ -50,7 +50,7 @@ LT_FN float lt_exp2(float x) {
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
 
-/* One block (512 threads) of bias_gelu_f32_N131072. */
+/* One block (512 threads) of bias_gelu_f32_N131072. One config serves the tuned buckets N=131072 and N=32768: this kernel runs them all. */
 __global__ void __launch_bounds__(512) bias_gelu_f32_N131072_kernel(const float *__restrict__ X, const float *__restrict__ B, float *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N131072_kernel(const float 
   }
 }
 
-/* Checks the arguments, then runs bias_gelu_f32_N131072 over its grid on `stream` (the config tuned for N=131072). */
+/* Checks the arguments, then runs bias_gelu_f32_N131072 over its grid on `stream` (the config tuned for N=131072 and N=32768). */
 static int bias_gelu_f32_N131072(const void *X, const void *B, void *Y, int M, int N, void *stream)
 {
   if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
@@ -238,102 +238,7 @@ static int bias_gelu_f32_N65536(const void *X, const void *B, void *Y, int M, in
   return (int)cudaGetLastError();
 }
 
-/* One block (512 threads) of bias_gelu_f32_N32768. */
-__global__ void __launch_bounds__(512) bias_gelu_f32_N32768_kernel(const float *__restrict__ X, const float *__restrict__ B, float *__restrict__ Y, int M, int N)
-{
-  const int tid = threadIdx.x;
-  const int tx = tid % 256;
-  const int ty = tid / 256;
-  const int bn = blockIdx.x;
-  const int bm = blockIdx.y;
-  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
-  float x[8];
-  {
-    const float *base = X;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 4;
-      const float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    }
-  }
-  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[4];
-  {
-    const float *base = B;
-    const int gc = bn * 1024 + tx * 4;
-    const float *ptr = base + gc;
-    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      union { uint4 v[1]; float e[4]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-    } else {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-      }
-    }
-  }
-  // bias_gelu.lua:38: local h = x + b
-  float h_2[8];
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
-      h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
-    }
-  }
-  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
-  {
-    float *base = Y;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 4 + ri * 2 + ty;
-      const int gc = bn * 1024 + tx * 4;
-      float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        ((uint4 *)ptr)[0] = h.v[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        }
-      }
-    }
-  }
-}
-
-/* Checks the arguments, then runs bias_gelu_f32_N32768 over its grid on `stream` (the config tuned for N=32768). */
-static int bias_gelu_f32_N32768(const void *X, const void *B, void *Y, int M, int N, void *stream)
-{
-  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
-  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
-  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
-  if ((uintptr_t)X % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 1024 - 1) / 1024;
-  const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
-  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f32_N32768_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)B, (float *)Y, M, N);
-  return (int)cudaGetLastError();
-}
-
-/* One block (512 threads) of bias_gelu_f32_N16384. */
+/* One block (512 threads) of bias_gelu_f32_N16384. One config serves the tuned buckets N=16384 and N=4096: this kernel runs them all. */
 __global__ void __launch_bounds__(512) bias_gelu_f32_N16384_kernel(const float *__restrict__ X, const float *__restrict__ B, float *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
@@ -413,7 +318,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N16384_kernel(const float *
   }
 }
 
-/* Checks the arguments, then runs bias_gelu_f32_N16384 over its grid on `stream` (the config tuned for N=16384). */
+/* Checks the arguments, then runs bias_gelu_f32_N16384 over its grid on `stream` (the config tuned for N=16384 and N=4096). */
 static int bias_gelu_f32_N16384(const void *X, const void *B, void *Y, int M, int N, void *stream)
 {
   if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
@@ -428,102 +333,7 @@ static int bias_gelu_f32_N16384(const void *X, const void *B, void *Y, int M, in
   return (int)cudaGetLastError();
 }
 
-/* One block (512 threads) of bias_gelu_f32_N4096. */
-__global__ void __launch_bounds__(512) bias_gelu_f32_N4096_kernel(const float *__restrict__ X, const float *__restrict__ B, float *__restrict__ Y, int M, int N)
-{
-  const int tid = threadIdx.x;
-  const int tx = tid % 64;
-  const int ty = tid / 64;
-  const int bn = blockIdx.x;
-  const int bm = blockIdx.y;
-  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
-  float x[8];
-  {
-    const float *base = X;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 16 + ri * 8 + ty;
-      const int gc = bn * 256 + tx * 4;
-      const float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    }
-  }
-  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[4];
-  {
-    const float *base = B;
-    const int gc = bn * 256 + tx * 4;
-    const float *ptr = base + gc;
-    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      union { uint4 v[1]; float e[4]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-    } else {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-      }
-    }
-  }
-  // bias_gelu.lua:38: local h = x + b
-  float h_2[8];
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
-      h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
-    }
-  }
-  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
-  {
-    float *base = Y;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 16 + ri * 8 + ty;
-      const int gc = bn * 256 + tx * 4;
-      float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        ((uint4 *)ptr)[0] = h.v[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        }
-      }
-    }
-  }
-}
-
-/* Checks the arguments, then runs bias_gelu_f32_N4096 over its grid on `stream` (the config tuned for N=4096). */
-static int bias_gelu_f32_N4096(const void *X, const void *B, void *Y, int M, int N, void *stream)
-{
-  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
-  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
-  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
-  if ((uintptr_t)X % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 256 - 1) / 256;
-  const int64_t grid_y = ((int64_t)M + 16 - 1) / 16;
-  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f32_N4096_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)B, (float *)Y, M, N);
-  return (int)cudaGetLastError();
-}
-
-/* One block (512 threads) of bias_gelu_f32_N2048. */
+/* One block (512 threads) of bias_gelu_f32_N2048. One config serves the tuned buckets N=2048, N=512 and N=128: this kernel runs them all. */
 __global__ void __launch_bounds__(512) bias_gelu_f32_N2048_kernel(const float *__restrict__ X, const float *__restrict__ B, float *__restrict__ Y, int M, int N)
 {
   const int tid = threadIdx.x;
@@ -603,7 +413,7 @@ __global__ void __launch_bounds__(512) bias_gelu_f32_N2048_kernel(const float *_
   }
 }
 
-/* Checks the arguments, then runs bias_gelu_f32_N2048 over its grid on `stream` (the config tuned for N=2048). */
+/* Checks the arguments, then runs bias_gelu_f32_N2048 over its grid on `stream` (the config tuned for N=2048, N=512 and N=128). */
 static int bias_gelu_f32_N2048(const void *X, const void *B, void *Y, int M, int N, void *stream)
 {
   if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
@@ -615,101 +425,6 @@ static int bias_gelu_f32_N2048(const void *X, const void *B, void *Y, int M, int
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   bias_gelu_f32_N2048_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)B, (float *)Y, M, N);
-  return (int)cudaGetLastError();
-}
-
-/* One block (512 threads) of bias_gelu_f32_N512. */
-__global__ void __launch_bounds__(512) bias_gelu_f32_N512_kernel(const float *__restrict__ X, const float *__restrict__ B, float *__restrict__ Y, int M, int N)
-{
-  const int tid = threadIdx.x;
-  const int tx = tid % 32;
-  const int ty = tid / 32;
-  const int bn = blockIdx.x;
-  const int bm = blockIdx.y;
-  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
-  float x[8];
-  {
-    const float *base = X;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 32 + ri * 16 + ty;
-      const int gc = bn * 128 + tx * 4;
-      const float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    }
-  }
-  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[4];
-  {
-    const float *base = B;
-    const int gc = bn * 128 + tx * 4;
-    const float *ptr = base + gc;
-    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      union { uint4 v[1]; float e[4]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-    } else {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-      }
-    }
-  }
-  // bias_gelu.lua:38: local h = x + b
-  float h_2[8];
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
-      h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
-    }
-  }
-  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
-  {
-    float *base = Y;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 32 + ri * 16 + ty;
-      const int gc = bn * 128 + tx * 4;
-      float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        ((uint4 *)ptr)[0] = h.v[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        }
-      }
-    }
-  }
-}
-
-/* Checks the arguments, then runs bias_gelu_f32_N512 over its grid on `stream` (the config tuned for N=512). */
-static int bias_gelu_f32_N512(const void *X, const void *B, void *Y, int M, int N, void *stream)
-{
-  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
-  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
-  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
-  if ((uintptr_t)X % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 128 - 1) / 128;
-  const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
-  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f32_N512_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)B, (float *)Y, M, N);
   return (int)cudaGetLastError();
 }
 
@@ -808,112 +523,17 @@ static int bias_gelu_f32_N256(const void *X, const void *B, void *Y, int M, int 
   return (int)cudaGetLastError();
 }
 
-/* One block (512 threads) of bias_gelu_f32_N128. */
-__global__ void __launch_bounds__(512) bias_gelu_f32_N128_kernel(const float *__restrict__ X, const float *__restrict__ B, float *__restrict__ Y, int M, int N)
-{
-  const int tid = threadIdx.x;
-  const int tx = tid % 32;
-  const int ty = tid / 32;
-  const int bn = blockIdx.x;
-  const int bm = blockIdx.y;
-  // bias_gelu.lua:36: local x = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
-  float x[8];
-  {
-    const float *base = X;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 32 + ri * 16 + ty;
-      const int gc = bn * 128 + tx * 4;
-      const float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) x[ri * 4 + vi] = h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          x[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
-        }
-      }
-    }
-  }
-  // bias_gelu.lua:37: local b = k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
-  float b[4];
-  {
-    const float *base = B;
-    const int gc = bn * 128 + tx * 4;
-    const float *ptr = base + gc;
-    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-      union { uint4 v[1]; float e[4]; } h;
-      h.v[0] = ((const uint4 *)ptr)[0];
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) b[vi] = h.e[vi];
-    } else {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        b[vi] = gc + vi < N ? ptr[vi] : 0.0f;
-      }
-    }
-  }
-  // bias_gelu.lua:38: local h = x + b
-  float h_2[8];
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
-      h_2[ri * 4 + vi] = x[ri * 4 + vi] + b[vi];
-    }
-  }
-  // bias_gelu.lua:40: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), 0.5 * h * (1 + tile.erf(h * 0.7071067811865476)))
-  {
-    float *base = Y;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
-      const int gr = bm * 32 + ri * 16 + ty;
-      const int gc = bn * 128 + tx * 4;
-      float *ptr = base + (int64_t)gr * N + gc;
-      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; float e[4]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        ((uint4 *)ptr)[0] = h.v[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          if (gr < M && gc + vi < N) ptr[vi] = 0.5f * h_2[ri * 4 + vi] * (1.0f + erff(h_2[ri * 4 + vi] * 0.70710678f));
-        }
-      }
-    }
-  }
-}
-
-/* Checks the arguments, then runs bias_gelu_f32_N128 over its grid on `stream` (the config tuned for N=128). */
-static int bias_gelu_f32_N128(const void *X, const void *B, void *Y, int M, int N, void *stream)
-{
-  if (X == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
-  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
-  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
-  if ((uintptr_t)X % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)N + 128 - 1) / 128;
-  const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
-  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_gelu_f32_N128_kernel<<<grid, dim3(512), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)B, (float *)Y, M, N);
-  return (int)cudaGetLastError();
-}
-
 /* Runs the config tuned for the bucket of N: N rounded up to a power of two,
 ** the nearest bucket's (ties: the larger). */
 extern "C" int bias_gelu_f32(const void *X, const void *B, void *Y, int M, int N, void *stream)
 {
-  if (N <= 128) return bias_gelu_f32_N128(X, B, Y, M, N, stream);
+  if (N <= 128) return bias_gelu_f32_N2048(X, B, Y, M, N, stream);
   if (N <= 256) return bias_gelu_f32_N256(X, B, Y, M, N, stream);
-  if (N <= 512) return bias_gelu_f32_N512(X, B, Y, M, N, stream);
+  if (N <= 512) return bias_gelu_f32_N2048(X, B, Y, M, N, stream);
   if (N <= 2048) return bias_gelu_f32_N2048(X, B, Y, M, N, stream);
-  if (N <= 4096) return bias_gelu_f32_N4096(X, B, Y, M, N, stream);
+  if (N <= 4096) return bias_gelu_f32_N16384(X, B, Y, M, N, stream);
   if (N <= 16384) return bias_gelu_f32_N16384(X, B, Y, M, N, stream);
-  if (N <= 32768) return bias_gelu_f32_N32768(X, B, Y, M, N, stream);
+  if (N <= 32768) return bias_gelu_f32_N131072(X, B, Y, M, N, stream);
   if (N <= 65536) return bias_gelu_f32_N65536(X, B, Y, M, N, stream);
   return bias_gelu_f32_N131072(X, B, Y, M, N, stream);
 }

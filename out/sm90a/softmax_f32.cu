@@ -8,7 +8,7 @@
  *   C=131072: BC=16384 RB=1 keep_row=false resident=false threads=1024 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=131072)
  *   C=65536: BC=4096 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=65536)
  *   C=32768: BC=16384 RB=1 keep_row=true resident=false threads=1024 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=32768)
- *   C=16384: BC=16384 RB=1 keep_row=false resident=false threads=1024 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=16384)
+ *   C=16384: the config of C=131072, whose kernel it runs
  *   C=8192: BC=8192 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=8192)
  *   C=4096: BC=4096 RB=2 keep_row=false resident=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=4096)
  *   C=2048: BC=2048 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=2048)
@@ -100,7 +100,7 @@ LT_FN void lt_st_hint(T *p, T v) {
 #define lt_st_stream(p, v) lt_st_hint<false>(p, v)
 #define lt_st_keep(p, v) lt_st_hint<true>(p, v)
 
-/* One block (1024 threads) of softmax_f32_C131072. */
+/* One block (1024 threads) of softmax_f32_C131072. One config serves the tuned buckets C=131072 and C=16384: this kernel runs them all. */
 __global__ void __launch_bounds__(1024) softmax_f32_C131072_kernel(const float *__restrict__ X, float *__restrict__ Y, int R, int C)
 {
   const int tid = threadIdx.x;
@@ -344,7 +344,7 @@ __global__ void __launch_bounds__(1024) softmax_f32_C131072_kernel(const float *
   }
 }
 
-/* Checks the arguments, then runs softmax_f32_C131072 over its grid on `stream` (the config tuned for C=131072). */
+/* Checks the arguments, then runs softmax_f32_C131072 over its grid on `stream` (the config tuned for C=131072 and C=16384). */
 static int softmax_f32_C131072(const void *X, void *Y, int R, int C, void *stream)
 {
   if (X == NULL || Y == NULL) return cudaErrorInvalidValue;
@@ -871,264 +871,6 @@ static int softmax_f32_C32768(const void *X, void *Y, int R, int C, void *stream
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   softmax_f32_C32768_kernel<<<grid, dim3(1024), 0, (cudaStream_t)stream>>>((const float *)X, (float *)Y, R, C);
-  return (int)cudaGetLastError();
-}
-
-/* One block (1024 threads) of softmax_f32_C16384. */
-__global__ void __launch_bounds__(1024) softmax_f32_C16384_kernel(const float *__restrict__ X, float *__restrict__ Y, int R, int C)
-{
-  const int tid = threadIdx.x;
-  const int rb = blockIdx.x;
-  __shared__ float m_red[1][32];
-  __shared__ float t10_red[1][32];
-  __shared__ float t13_red[1][32];
-  __shared__ float t21_red[1][32];
-  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 16384 - 1) / 16384;
-  // softmax.lua:48: k:when(nchunks:eq(1), function()
-  if (nchunks == 1) {
-    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
-    float x[16];
-    {
-      const bool ok = rb < R;
-      const float *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 1024 + tid) * 4;
-        const float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) x[ci * 4 + vi] = h.e[vi];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            x[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-          }
-        }
-      }
-    }
-    // softmax.lua:50: local m = k:reduce_max(x, 2)
-    float m[1];
-    m[0] = -INFINITY;
-    #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        m[0] = fmaxf(m[0], x[ci * 4 + vi]);
-      }
-    }
-    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
-    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
-    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
-    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
-    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
-    if (tid % 32 == 0) {
-      m_red[0][tid / 32] = m[0];
-    }
-    __syncthreads();
-    m[0] = m_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 32; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
-    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
-    float e[16];
-    #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        e[ci * 4 + vi] = lt_exp2((x[ci * 4 + vi] - m[0]) * 1.442695f);
-      }
-    }
-    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
-    float t10[1];
-    t10[0] = 0.0f;
-    #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        t10[0] = t10[0] + e[ci * 4 + vi];
-      }
-    }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
-    if (tid % 32 == 0) {
-      t10_red[0][tid / 32] = t10[0];
-    }
-    __syncthreads();
-    t10[0] = t10_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 32; ++wi) t10[0] = t10[0] + t10_red[0][wi];
-    float inv[1];
-    inv[0] = 1.0f / t10[0];
-    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
-    {
-      const bool ok = rb < R;
-      float *base = Y + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int gc = (ci * 1024 + tid) * 4;
-        float *ptr = base + gc;
-        if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; float e[4]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) h.e[vi] = e[ci * 4 + vi] * inv[0];
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = e[ci * 4 + vi] * inv[0];
-          }
-        }
-      }
-    }
-  } else {
-    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
-    float m_2[1];
-    m_2[0] = -INFINITY;
-    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
-    float s[1];
-    s[0] = 0.0f;
-    // softmax.lua:57: k:serial(0, nchunks, function(j)
-    for (int j = 0; j < nchunks; ++j) {
-      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
-      float x_2[16];
-      {
-        const bool ok = rb < R;
-        const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_2[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_2[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      }
-      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
-      float t13[1];
-      t13[0] = -INFINITY;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t13[0] = fmaxf(t13[0], x_2[ci * 4 + vi]);
-        }
-      }
-      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
-      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
-      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
-      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
-      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
-      if (tid % 32 == 0) {
-        t13_red[0][tid / 32] = t13[0];
-      }
-      __syncthreads();
-      t13[0] = t13_red[0][0];
-      #pragma unroll
-      for (int wi = 1; wi < 32; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
-      float m_new[1];
-      m_new[0] = fmaxf(m_2[0], t13[0]);
-      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
-      float t21[1];
-      t21[0] = 0.0f;
-      #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t21[0] = t21[0] + lt_exp2((x_2[ci * 4 + vi] - m_new[0]) * 1.442695f);
-        }
-      }
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
-      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
-      if (tid % 32 == 0) {
-        t21_red[0][tid / 32] = t21[0];
-      }
-      __syncthreads();
-      t21[0] = t21_red[0][0];
-      #pragma unroll
-      for (int wi = 1; wi < 32; ++wi) t21[0] = t21[0] + t21_red[0][wi];
-      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
-      // softmax.lua:61: k:assign(m, m_new)
-      m_2[0] = m_new[0];
-    }
-    // softmax.lua:63: local inv = 1 / s
-    float inv_2[1];
-    inv_2[0] = 1.0f / s[0];
-    // softmax.lua:64: k:serial(0, nchunks, function(j)
-    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
-      float x_3[16];
-      {
-        const bool ok = rb < R;
-        const float *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-          const float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) x_3[ci * 4 + vi] = h.e[vi];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              x_3[ci * 4 + vi] = ok && gc + vi < C ? ptr[vi] : -INFINITY;
-            }
-          }
-        }
-      }
-      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
-      {
-        const bool ok = rb < R;
-        float *base = Y + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 4; ++ci) {
-          const int gc = j_2 * 16384 + (ci * 1024 + tid) * 4;
-          float *ptr = base + gc;
-          if (ok && gc + 4 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; float e[4]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) h.e[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            ((uint4 *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = lt_exp2((x_3[ci * 4 + vi] - m_2[0]) * 1.442695f) * inv_2[0];
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-/* Checks the arguments, then runs softmax_f32_C16384 over its grid on `stream` (the config tuned for C=16384). */
-static int softmax_f32_C16384(const void *X, void *Y, int R, int C, void *stream)
-{
-  if (X == NULL || Y == NULL) return cudaErrorInvalidValue;
-  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
-  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
-  if ((uintptr_t)X % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
-  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)grid_x, 1, 1);
-  softmax_f32_C16384_kernel<<<grid, dim3(1024), 0, (cudaStream_t)stream>>>((const float *)X, (float *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
@@ -3036,10 +2778,10 @@ extern "C" int softmax_f32(const void *X, void *Y, int R, int C, void *stream)
   if (C <= 2048) return softmax_f32_C2048(X, Y, R, C, stream);
   if (C <= 4096) return softmax_f32_C4096(X, Y, R, C, stream);
   if (C <= 8192) return softmax_f32_C8192(X, Y, R, C, stream);
-  if (C <= 16384) return softmax_f32_C16384(X, Y, R, C, stream);
+  if (C <= 16384) return softmax_f32_C131072(X, Y, R, C, stream);
   if (C <= 32768) {
     if (C % 4 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)   /* a row off the 16-byte grid: bucket C=16384's config */
-      return softmax_f32_C16384(X, Y, R, C, stream);
+      return softmax_f32_C131072(X, Y, R, C, stream);
     return softmax_f32_C32768(X, Y, R, C, stream);
   }
   if (C <= 65536) return softmax_f32_C65536(X, Y, R, C, stream);
