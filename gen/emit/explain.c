@@ -63,9 +63,10 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
                s->defer->line, s->open_gemm->line);
   const Stmt *u = unit_skip(&s->body);
   if (u)
-    ltU_printf(b, "    rescale: %s = %s * %s at line %d runs in a warp only where some lane's %s is not 1 (__any_sync): "
-                  "with no row's max moved it would multiply by 1 (pass/rescale.c)\n",
-               u->dst->name, u->dst->name, u->unit_skip->name, u->line, u->unit_skip->name);
+    ltU_printf(b, "    rescale: %s = %s * %s at line %d (%d elements a thread) runs in a warp only where some lane's %s is "
+                  "not 1 (__any_sync): with no row's max moved it would multiply by 1 (pass/rescale.c)\n",
+               u->dst->name, u->dst->name, u->unit_skip->name, u->line, ltP_elems(u->dst->layout, u->dst->shape),
+               u->unit_skip->name);
   if (s->nlates)
     ltU_printf(b, "    deferred: the wgmmas of line %d (and of its twin in the step's other branch) go to the next iteration, "
                   "behind its wgmmas of line %d, a commit group each; the step waits for the groups up to the newest it "

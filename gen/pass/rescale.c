@@ -13,9 +13,21 @@
 ** warp.  A thread reads only the factors of its own rows, so the vote over
 ** the factors it holds covers them.
 **
+** The vote and branch cost the same at any width; what they save grows
+** with the accumulator's elements a thread.  So the pass takes the skip
+** only where the accumulator holds at least SKIP_MIN (128) elements a
+** thread: D = 256's O.  On the H200 (bench/results/
+** 2026-11-26-h200-attention-fwd-rescale.txt) D = 256 gained 4-14% with
+** it, while D = 128 (64 a thread) lost 0-2% at 1K and 4K keys and
+** D = 64 (32) lost 1-4%; D = 96 (48) lies between those two and keeps
+** the plain multiply.
+**
 ** ltP_plan_rescale decides it; emit/stmt.c prints the vote.
 */
 #include "lt.h"
+
+/* The accumulator's elements a thread from which the skip wins. */
+#define SKIP_MIN 128
 
 /* Is e the symbol x itself? */
 static int is_sym(const Expr *e, const Sym *x) { return e && e->kind == E_SYM && e->sym == x; }
@@ -45,19 +57,22 @@ static int accumulates(const Block *b, const Sym *x) {
 }
 
 /* Marks the rescales in block b (and inside it) of the accumulators of
-** loop's wgmmas. */
+** loop's wgmmas that hold at least SKIP_MIN elements a thread. */
 static void mark(const Stmt *loop, Block *b) {
   for (Stmt *s = b->first; s; s = s->next) {
     Sym *r = row_factor(s);
-    if (r && s->dst->dt == DT_F32 && accumulates(&loop->body, s->dst)) s->unit_skip = r;
+    if (r && s->dst->dt == DT_F32 && ltP_elems(s->dst->layout, s->dst->shape) >= SKIP_MIN &&
+        accumulates(&loop->body, s->dst))
+      s->unit_skip = r;
     mark(loop, &s->body);
     mark(loop, &s->orelse);
   }
 }
 
 /* Plans the skipped rescales of warp-specialized loop s (see above): every
-** acc = acc * r in its body whose acc is one of its wgmma accumulators and
-** r a row factor in registers gets Stmt.unit_skip = r. */
+** acc = acc * r in its body whose acc is one of its wgmma accumulators, of
+** at least SKIP_MIN elements a thread, and r a row factor in registers
+** gets Stmt.unit_skip = r. */
 void ltP_plan_rescale(Stmt *s) {
   if (s->kind == S_FOR && s->sched == SCHED_WARPSPEC) mark(s, &s->body);
 }

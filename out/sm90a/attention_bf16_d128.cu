@@ -1507,15 +1507,13 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d128_kernel(const __gri
           lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
           lt_wgmma_settle(o);   /* read below, after the wait */
           // attention.lua:172: k:assign(o, o * alpha)
-          if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {   /* else alpha is 1 in every row of the warp: o as it is */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int ri = 0; ri < 2; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
               #pragma unroll
-              for (int ci = 0; ci < 16; ++ci) {
-                #pragma unroll
-                for (int vi = 0; vi < 2; ++vi) {
-                  o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
-                }
+              for (int vi = 0; vi < 2; ++vi) {
+                o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
               }
             }
           }
@@ -1611,15 +1609,13 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d128_kernel(const __gri
           lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
           lt_wgmma_settle(o);   /* read below, after the wait */
           // attention.lua:172: k:assign(o, o * alpha)
-          if (__any_sync(0xffffffffu, alpha_2[0] != 1.0f || alpha_2[1] != 1.0f)) {   /* else alpha_2 is 1 in every row of the warp: o as it is */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int ri = 0; ri < 2; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
               #pragma unroll
-              for (int ci = 0; ci < 16; ++ci) {
-                #pragma unroll
-                for (int vi = 0; vi < 2; ++vi) {
-                  o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
-                }
+              for (int vi = 0; vi < 2; ++vi) {
+                o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
               }
             }
           }
