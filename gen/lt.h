@@ -266,6 +266,8 @@ struct Stmt {
   int copies_first;     /* S_FOR made by k:pipelined: refill at the body's top, not after the wgmma gemm that opens it */
   Sym *shared_b;        /* S_GEMM: the second operand */
   Sym *via;             /* S_STORE: a shared tile the stored accumulator goes out through (smem.c) */
+  Sym *unit_skip;       /* S_ASSIGN acc = acc * r in a warp-specialized loop, acc a wgmma accumulator, r a row
+                           factor: a warp skips it where every r its lanes hold is 1 (pass/rescale.c) */
   int direct;           /* S_STORE of an accumulator with no tile to go through (via NULL): when the whole tile
                            is inside, each lane's vectors go out from registers with no test (smem.c) */
   Sym *areg;            /* S_GEMM: a register-tile first operand fed from registers (mma.c) */
@@ -609,6 +611,7 @@ int ltP_gemms(const Stmt *first);                /* plan.c: the gemms an iterati
 void ltP_plan_defer(Kernel *k, Stmt *loop);      /* defer.c: Stmt.defer of a warp-specialized loop */
 void ltP_late_stage(Kernel *k, Stmt *loop, const Target *t);  /* defer_bwd.c: a third stage for Stmt.lates */
 void ltP_plan_defer_bwd(Kernel *k, Stmt *loop);  /* defer_bwd.c: Stmt.lates of a warp-specialized loop */
+void ltP_plan_rescale(Stmt *loop);               /* rescale.c: Stmt.unit_skip in a warp-specialized loop */
 int ltP_wait_keep(const Sym *const *inflight, int n, const Stmt *s);  /* defer.c: the newest wgmma groups that
                                                                           may stay in flight before s */
 int ltP_names(const Stmt *s, const Sym *x);       /* does statement s itself name x? */

@@ -3,8 +3,9 @@
 **
 ** Gives generated .cu code what it uses from the CUDA headers (__half,
 ** __nv_bfloat16 and their conversions, __syncthreads, __shfl_xor_sync,
-** error codes, cudaFuncSetAttribute) and the helpers of templates/cuda.h,
-** with the PTX instructions of the sm80 path modelled from the PTX ISA:
+** __any_sync, error codes, cudaFuncSetAttribute) and the helpers of
+** templates/cuda.h, with the PTX instructions of the sm80 path modelled
+** from the PTX ISA:
 ** ldmatrix (m8n8 b16, x2/x4, .trans), mma.sync m16n8k16 (f16/bf16 in, f32
 ** accumulate), cp.async (16 bytes, commit/wait groups, landing only at
 ** a covering wait) and the sm90a path's wgmma (descriptors, swizzled
@@ -131,6 +132,7 @@ static inline cudaError_t cudaFuncSetAttribute(F *kernel, cudaFuncAttribute attr
 
 #define __syncthreads() lt_emu::barrier(__FILE__, __LINE__, "__syncthreads")
 #define __shfl_xor_sync(mask, v, ...) lt_emu::cuda_shfl_xor(mask, v, __FILE__, __LINE__, __VA_ARGS__)
+#define __any_sync(mask, p) lt_emu::cuda_any(mask, p, __FILE__, __LINE__)
 
 namespace lt_emu {
 namespace {
@@ -139,6 +141,30 @@ namespace {
 template <class T>
 LT_EMU_FN T cuda_shfl_xor(unsigned mask, T v, const char *file, int line, int lane_mask, int width = 32) {
   return shfl_xor<T>(mask, v, lane_mask, width, "__shfl_xor_sync", file, line);
+}
+
+/* A vote's operands: this lane's predicate and where the warp's answer goes. */
+struct VoteArgs {
+  int pred, res;
+};
+
+/* __any_sync over a warp: every lane gets 1 where some lane's predicate is
+** true. */
+LT_EMU_FN void vote_any_run(Thread *lanes, int n) {
+  int any = 0;
+  for (int l = 0; l < n; l++) any |= ((VoteArgs *)lanes[l].args)->pred;
+  for (int l = 0; l < n; l++) ((VoteArgs *)lanes[l].args)->res = any;
+}
+
+/* __any_sync(mask, p) with its call site: full warps only, as the
+** shuffles. */
+LT_EMU_FN int cuda_any(unsigned mask, int p, const char *file, int line) {
+  State *s = g;
+  unsigned long long all = s->warps[s->cur->warp].size >= 64 ? ~0ull : (1ull << s->warps[s->cur->warp].size) - 1;
+  if ((mask & all) != all) fail(file, line, "__any_sync with member mask %#x: only full-warp votes are emulated", mask);
+  VoteArgs a = {p != 0, 0};
+  warp_sync(vote_any_run, &a, "__any_sync", file, line);
+  return a.res;
 }
 
 }  // namespace

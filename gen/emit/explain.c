@@ -6,6 +6,16 @@
 */
 #include "emit/emit.h"
 
+/* The first assignment in block b (or inside it) that a warp skips where
+** its row factors are all 1 (pass/rescale.c), or NULL. */
+static const Stmt *unit_skip(const Block *b) {
+  for (const Stmt *s = b->first; s; s = s->next) {
+    const Stmt *x = s->unit_skip ? s : unit_skip(&s->body);
+    if (x || (x = unit_skip(&s->orelse))) return x;
+  }
+  return NULL;
+}
+
 /* --explain lines of warp-specialized loop s (pass/plan.c): the schedule,
 ** the warp roles and their registers, the barrier ring, the tensor maps,
 ** and the kernel the launcher falls back to. */
@@ -53,6 +63,12 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
                   "group each; wgmma.wait_group 1 completes the latter, whose result the warpgroup works on while the "
                   "tensor cores run the former; the stage before goes back once they are done (pass/defer.c)\n",
                s->defer->line, s->open_gemm->line);
+  const Stmt *u = unit_skip(&s->body);
+  if (u)
+    ltU_printf(b, "    rescale: %s = %s * %s at line %d (%d elements a thread) runs in a warp only where some lane's %s is "
+                  "not 1 (__any_sync): with no row's max moved it would multiply by 1 (pass/rescale.c)\n",
+               u->dst->name, u->dst->name, u->unit_skip->name, u->line, ltP_elems(u->dst->layout, u->dst->shape),
+               u->unit_skip->name);
   if (s->nlates)
     ltU_printf(b, "    deferred: the wgmmas of line %d (and of its twin in the step's other branch) go to the next iteration, "
                   "behind its wgmmas of line %d, a commit group each; the step waits for the groups up to the newest it "

@@ -61,6 +61,21 @@ static void tile_assign2(E *e, const Sym *dst, const Expr *val, const Stmt *then
 /* dst[element] = val over dst's elements. */
 static void tile_assign(E *e, const Sym *dst, const Expr *val) { tile_assign2(e, dst, val, NULL); }
 
+/* Assignment s, acc = acc * r, run by a warp only where some lane holds
+** an r other than 1 (pass/rescale.c). */
+static void unit_skip(E *e, const Stmt *s) {
+  const Sym *r = s->unit_skip;
+  Buf c = {0};
+  for (int i = 0, n = ltP_elems(r->layout, r->shape); i < n; i++)
+    ltU_printf(&c, "%s%s[%d] != 1.0f", i ? " || " : "", r->name, i);
+  ltE_line(e, "if (__any_sync(0xffffffffu, %s)) {   /* else %s is 1 in every row of the warp: %s as it is */", c.p,
+           r->name, s->dst->name);
+  e->depth++;
+  tile_assign(e, s->dst, s->val);
+  e->depth--;
+  ltE_line(e, "}");
+}
+
 /* Must the wgmmas in flight be done before statement s (plan.c)? */
 static int waits_for_wgmma(const E *e, const Stmt *s) {
   return ltP_waits_for(e->inflight, e->ninflight, s, e->chain);
@@ -130,7 +145,8 @@ void ltE_stmt(E *e, Stmt *s) {
     else if (s->val) tile_assign(e, s->dst, s->val);
     break;
   case S_ASSIGN:
-    tile_assign(e, s->dst, s->val);
+    if (s->unit_skip) unit_skip(e, s);
+    else tile_assign(e, s->dst, s->val);
     break;
   case S_LOAD:
     if (s->dst->rank == 0) {   /* X:at: one element, read by every thread */

@@ -1535,13 +1535,15 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d256_softcap_kernel(con
             l[ri] = l[ri] * alpha[ri] + t90[ri];
           }
           // attention.lua:172: k:assign(o, o * alpha)
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
+          if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {   /* else alpha is 1 in every row of the warp: o as it is */
             #pragma unroll
-            for (int ci = 0; ci < 32; ++ci) {
+            for (int ri = 0; ri < 2; ++ri) {
               #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                o[ri * 64 + ci * 2 + vi] = o[ri * 64 + ci * 2 + vi] * alpha[ri];
+              for (int ci = 0; ci < 32; ++ci) {
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) {
+                  o[ri * 64 + ci * 2 + vi] = o[ri * 64 + ci * 2 + vi] * alpha[ri];
+                }
               }
             }
           }
@@ -1652,13 +1654,15 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d256_softcap_kernel(con
             l[ri] = l[ri] * alpha_2[ri] + t105[ri];
           }
           // attention.lua:172: k:assign(o, o * alpha)
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
+          if (__any_sync(0xffffffffu, alpha_2[0] != 1.0f || alpha_2[1] != 1.0f)) {   /* else alpha_2 is 1 in every row of the warp: o as it is */
             #pragma unroll
-            for (int ci = 0; ci < 32; ++ci) {
+            for (int ri = 0; ri < 2; ++ri) {
               #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                o[ri * 64 + ci * 2 + vi] = o[ri * 64 + ci * 2 + vi] * alpha_2[ri];
+              for (int ci = 0; ci < 32; ++ci) {
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) {
+                  o[ri * 64 + ci * 2 + vi] = o[ri * 64 + ci * 2 + vi] * alpha_2[ri];
+                }
               }
             }
           }

@@ -509,6 +509,12 @@ __global__ void shfl_ok_kernel(int *x) {
   x[threadIdx.x] = v;
 }
 
+/* Each lane's vote: x[i] != 0; each lane gets its warp's answer in x. */
+__global__ void any_kernel(int *x) {
+  int p = x[threadIdx.x] != 0;
+  x[threadIdx.x] = __any_sync(0xffffffffu, p);
+}
+
 /* Stores n bytes of value v at p one by one, as plain stores (memset
 ** would be one call, which the tracing of loads and stores does not see). */
 __device__ void fill(unsigned char *p, int v, int n) {
@@ -696,6 +702,13 @@ static void test_detections(void) {
   int rc = lt_emu_launch(shfl_ok_kernel, dim3(1), dim3(64), 0, NULL, xi);
   for (int i = 0; i < 64; i++) good &= xi[i] == (i < 32 ? 496 : 1520);
   verdict("__shfl_xor_sync butterfly sums each warp", rc == 0 && good, "wrong sums");
+  for (int i = 0; i < 64; i++) xi[i] = 0;
+  xi[45] = 1;   /* warp 1's lane 13 alone: warp 0 votes no, warp 1 yes */
+  rc = lt_emu_launch(any_kernel, dim3(1), dim3(64), 0, NULL, xi);
+  good = 1;
+  for (int i = 0; i < 64; i++) good &= xi[i] == (i >= 32);
+  verdict("__any_sync: one lane's predicate reaches its warp's lanes, not the other warp's", rc == 0 && good,
+          "wrong votes");
   expect_error("ldmatrix of shared memory no thread wrote",
                lt_emu_launch(ldm_bad_kernel, dim3(1), dim3(32), 1024, NULL, g, 0), 719, "that no thread wrote");
   expect_error("ldmatrix of rows another thread wrote with no barrier",

@@ -3,8 +3,9 @@
 ** flight must be waited for (ltP_waits_for), with and without the chaining
 ** of the warp-specialized loop; and the Target fields that turn the Hopper
 ** execution model on (sm90a only: every other target's output is what it
-** was without them); and which index divisions of a persistent kernel's
-** per-program scalars pass/fastdiv.c takes.
+** was without them); which index divisions of a persistent kernel's
+** per-program scalars pass/fastdiv.c takes; and which rescales of an
+** accumulator pass/rescale.c lets a warp skip.
 */
 #include "check.h"
 
@@ -110,9 +111,63 @@ static void test_fastdiv(void) {
   CHECK(ltU_fmt("fastdiv/one_divisor_kept"), K->ndivs == 0 && !q->val->div && !r->val->div);
 }
 
+/* A register tile of rows x cols f32, with a layout, declared by a let: a
+** warpgroup's wgmma accumulator, cols / 2 elements a thread (a row or a
+** column tile: one). */
+static Sym *tile(const char *name, int rows, int cols) {
+  Sym *s = frag(name);
+  s->kind = SYM_LET;
+  s->shape[0] = rows;
+  s->shape[1] = cols;
+  s->layout = ltU_alloc(sizeof *s->layout);
+  *s->layout = (Layout){.rows = rows, .cols = cols, .vec = cols >= 8 ? 2 : 1, .nr = 2, .nc = cols >= 8 ? cols / 8 : 1};
+  s->def = ltI_stmt(S_LET, 1);
+  s->def->dst = s;
+  return s;
+}
+
+/* acc = a * b, appended to block bl. */
+static Stmt *scale(Block *bl, Sym *acc, Expr *a, Expr *b) {
+  Stmt *s = ltI_stmt(S_ASSIGN, 1);
+  s->dst = acc;
+  s->val = ltI_binary(B_MUL, a, b, 1);
+  ltI_append(bl, s);
+  return s;
+}
+
+/* Marks acc = acc * r (either order, in a branch too) where acc is a wgmma
+** accumulator of the warp-specialized loop of 128 elements a thread (64 x
+** 256) and r an f32 row tile; not by a constant, a column, or a tile of
+** another loop, nor another tile's, nor an accumulator of 64 a thread. */
+static void test_rescale(void) {
+  for (int ws = 0; ws < 2; ws++) {
+    K = ltU_alloc(sizeof *K);
+    Stmt *loop = ltI_stmt(S_FOR, 1), *br = ltI_stmt(S_IF, 1);
+    loop->sched = ws ? SCHED_WARPSPEC : SCHED_RING;
+    Sym *o = tile("o", 64, 256), *other = tile("other", 64, 256), *alpha = tile("alpha", 64, 1);
+    Sym *col = tile("col", 1, 256), *seen = tile("seen", 64, 1), *narrow = tile("narrow", 64, 128);
+    seen->def->fuse = 1;
+    o->kind = other->kind = narrow->kind = SYM_FRAG;
+    ltI_append(&loop->body, gemm(o, NULL));
+    ltI_append(&loop->body, gemm(narrow, NULL));
+    Stmt *a = scale(&loop->body, o, ref(o), ref(alpha)), *b = scale(&br->orelse, o, ref(alpha), ref(o));
+    ltI_append(&loop->body, br);
+    Stmt *c = scale(&loop->body, o, ref(o), ltI_const(2, DT_F32, 1, 1)), *d = scale(&loop->body, o, ref(o), ref(col));
+    Stmt *e = scale(&loop->body, other, ref(other), ref(alpha)), *f = scale(&loop->body, o, ref(o), ref(seen));
+    Stmt *g = scale(&loop->body, narrow, ref(narrow), ref(alpha));
+    ltP_plan_rescale(loop);
+    const char *w = ws ? "warpspec" : "ring";
+    CHECK(ltU_fmt("rescale/%s_acc_times_row", w), a->unit_skip == (ws ? alpha : NULL));
+    CHECK(ltU_fmt("rescale/%s_row_times_acc_in_branch", w), b->unit_skip == (ws ? alpha : NULL));
+    CHECK(ltU_fmt("rescale/%s_others_kept", w), !c->unit_skip && !d->unit_skip && !e->unit_skip && !f->unit_skip);
+    CHECK(ltU_fmt("rescale/%s_64_a_thread_kept", w), !g->unit_skip);
+  }
+}
+
 int main(void) {
   test_waits();
   test_targets();
   test_fastdiv();
+  test_rescale();
   return 0;
 }
