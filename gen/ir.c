@@ -705,6 +705,16 @@ int ltI_view_never_inside(const View *v) {
   return 0;
 }
 
+/* Are expressions a and b the same computation: the same tree of
+** operators, constants and symbols? */
+int ltI_same(const Expr *a, const Expr *b) {
+  if (a == b) return 1;
+  if (!a || !b || a->kind != b->kind || a->op != b->op || a->dt != b->dt || a->rank != b->rank) return 0;
+  if (a->kind == E_CONST) return a->cval == b->cval;
+  if (a->kind == E_SYM) return a->sym == b->sym;
+  return ltI_same(a->a, b->a) && ltI_same(a->b, b->b) && ltI_same(a->c, b->c);
+}
+
 /* If e folds to an integer constant, stores it and returns 1. */
 int ltI_const_int(const Expr *e, long long *out) {
   if (e->kind != E_CONST || e->cval != floor(e->cval)) return 0;

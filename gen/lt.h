@@ -492,6 +492,7 @@ int ltI_multiple_of(const Expr *e, long long m);   /* known a multiple of m? (ir
 long long ltI_shift_bits(const Expr *x);   /* k of a tile >> k or & (2^k - 1), else 0 (ir.c) */
 int ltI_column_sum(const Expr *x, int cols, long long k, const Expr **sc, int *n);   /* (ir.c) */
 int ltI_const_int(const Expr *e, long long *out); /* folds constants */
+int ltI_same(const Expr *a, const Expr *b);       /* the same tree of operators, constants and symbols (ir.c) */
 void ltI_view_shape(const View *v, int shape[2]); /* its [rows, cols] as a tile */
 int ltI_view_never_inside(const View *v);        /* statically runs past its tensor's end */
 int ltI_view_gathers(const View *v);
@@ -591,6 +592,8 @@ int ltP_is_producer(const Stmt *s);            /* a pipelined body's copies and 
 void ltP_layout(Kernel *k, const Target *t);   /* layout.c */
 void ltP_colshift(Kernel *k);                  /* colshift.c */
 void ltP_issue(Kernel *k, const Target *t);    /* issue.c */
+void ltP_note(Kernel *k, const Target *t, int line, const char *fmt, ...)   /* plan.c: "file:line: note: ..." (none on c) */
+    __attribute__((format(printf, 4, 5)));
 void ltP_resident(Kernel *k, const Target *t); /* resident.c: rows read twice kept in shared memory (config resident) */
 void ltP_resident_place(Kernel *k, const Target *t);   /* resident.c: their tile, after smem.c's */
 long long ltP_resident_room(const Kernel *k, const Target *t);   /* resident.c: the bytes of rows a program may keep */

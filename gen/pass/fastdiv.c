@@ -28,16 +28,6 @@
 */
 #include "lt.h"
 
-/* Are expressions a and b the same computation (operators, constants
-** and symbols)? */
-static int same(const Expr *a, const Expr *b) {
-  if (!a || !b) return a == b;
-  if (a->kind != b->kind || a->op != b->op || a->dt != b->dt || a->rank != b->rank) return 0;
-  if (a->kind == E_CONST) return a->cval == b->cval;
-  if (a->kind == E_SYM) return a->sym == b->sym;
-  return same(a->a, b->a) && same(a->b, b->b) && same(a->c, b->c);
-}
-
 /* The place of x's divisor in k->divs, added if new (-1 where k->divs is
 ** full), or -1 where x is no division this pass takes. */
 static int slot(Kernel *k, Expr *x) {
@@ -50,7 +40,7 @@ static int slot(Kernel *k, Expr *x) {
   ltI_range(x->a, &lo, &hi);
   if (lo < 0) return -1;
   for (int i = 0; i < k->ndivs; i++)
-    if (same(k->divs[i], d)) return i;
+    if (ltI_same(k->divs[i], d)) return i;
   if (k->ndivs == LT_MAXDIVS) return -1;
   k->divs[k->ndivs] = d;
   k->div_line[k->ndivs] = x->line;

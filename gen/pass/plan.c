@@ -23,12 +23,10 @@
 
 #include "lt.h"
 
-static void note(Kernel *k, const Target *t, int line, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
 /* Adds the note "file:line: note: msg" to kernel k.  None on a target of
 ** one thread a block (c): it runs every kernel plainly by design, so what a
 ** kernel sets for the GPUs' schedules is not worth a note there. */
-static void note(Kernel *k, const Target *t, int line, const char *fmt, ...) {
+void ltP_note(Kernel *k, const Target *t, int line, const char *fmt, ...) {
   if (t->warp == 1) return;
   char msg[1024];
   va_list ap;
@@ -560,13 +558,13 @@ static void plan_loop(Kernel *k, Stmt *loop, const Target *t) {
   } else if (t->reg_prefetch && !(why = no_prefetch(k, loop, consumers(loop)))) {
     loop->sched = SCHED_PREFETCH;
     if (loop->stages > 2)
-      note(k, t, loop->line, "k:pipelined's stages = %d has no effect on %s: without cp.async, iteration i + 1's copies "
+      ltP_note(k, t, loop->line, "k:pipelined's stages = %d has no effect on %s: without cp.async, iteration i + 1's copies "
                           "go through registers into a double buffer, as with stages = 2", loop->stages, t->name);
   } else {
     loop->sched = SCHED_PLAIN;
     if (t->warp == 1) why = "one thread runs each block, so there is nothing to overlap";
     else if (!why) why = "it has neither cp.async nor the register prefetch";
-    note(k, t, loop->line, "k:pipelined's stages = %d has no effect on %s: %s; the loop runs one tile at a time",
+    ltP_note(k, t, loop->line, "k:pipelined's stages = %d has no effect on %s: %s; the loop runs one tile at a time",
          loop->stages, t->name, why);
   }
 }
@@ -720,7 +718,7 @@ static void plan_gemm(Kernel *k, Stmt *s, const Target *t) {
   s->inst = k->mma;
   s->ldsm_ring = s->inst == MMA_SYNC && !s->areg && s->dst->layout->wtn / 8 <= 8;
   if (s->tf32 && s->inst != MMA_TF32 && s->inst != MMA_WGMMA)   /* wgmma: .tf32 on f32 operands */
-    note(k, t, s->line, "k:gemm's tf32 = true has no effect on %s: it has no tf32 matrix instruction; the f32 gemm runs "
+    ltP_note(k, t, s->line, "k:gemm's tf32 = true has no effect on %s: it has no tf32 matrix instruction; the f32 gemm runs "
                      "as multiply-adds (%s), in full f32", t->name, ltP_mma_name(s->inst));
 }
 
@@ -892,7 +890,7 @@ static void plan_ring(Kernel *k, Stmt *s, const Target *t) {
     s->sched = SCHED_GEMM;
     s->open_gemm = g;
     if (s->copies_first)
-      note(k, t, s->line, "k:pipelined's copies_first = true has no effect on %s: the loop and its one gemm run as one "
+      ltP_note(k, t, s->line, "k:pipelined's copies_first = true has no effect on %s: the loop and its one gemm run as one "
                        "software pipeline, the copies spread between the gemm's K steps", t->name);
     return;
   }
@@ -910,7 +908,7 @@ static void plan_ring(Kernel *k, Stmt *s, const Target *t) {
     s->open_gemm = w;
   } else if (!w && s->copies_first) {
     const char *why = t->wgmma ? "the loop's body does not open with a wgmma gemm" : "it has no wgmma";
-    note(k, t, s->line, "k:pipelined's copies_first = true has no effect on %s: %s, so its copies are issued at the "
+    ltP_note(k, t, s->line, "k:pipelined's copies_first = true has no effect on %s: %s, so its copies are issued at the "
                      "body's top anyway", t->name, why);
   }
 }
@@ -980,7 +978,7 @@ static void plan_block(Kernel *k, Block *b, const Target *t) {
       ltP_plan_rescale(s);
     }
     if (s->kind == S_FOR && s->sched == SCHED_PREFETCH && s->copies_first)
-      note(k, t, s->line, "k:pipelined's copies_first = true has no effect on %s: without cp.async, iteration i + 1's "
+      ltP_note(k, t, s->line, "k:pipelined's copies_first = true has no effect on %s: without cp.async, iteration i + 1's "
                        "copies are loaded into registers at the body's top anyway", t->name);
   }
 }

@@ -23,15 +23,6 @@
 */
 #include "lt.h"
 
-/* Are expressions a and b the same computation (same tree)? */
-static int same(const Expr *a, const Expr *b) {
-  if (a == b) return 1;
-  if (!a || !b || a->kind != b->kind || a->op != b->op || a->dt != b->dt) return 0;
-  if (a->kind == E_CONST) return a->cval == b->cval;
-  if (a->kind == E_SYM) return a->sym == b->sym;
-  return same(a->a, b->a) && same(a->b, b->b) && same(a->c, b->c);
-}
-
 /* Is x the same in every iteration of every loop of a program: over
 ** constants, sizes, scalars and grid ids only? */
 static int per_program(const Expr *x) {
@@ -79,7 +70,7 @@ static int row_chunk(const Stmt *s, const Sym **var, long long *at) {
 ** register tiles of one layout (each thread the same elements)? */
 static int same_rows(const Stmt *a, const Stmt *b) {
   const View *u = a->view, *v = b->view;
-  return u->t == v->t && u->ext[0] == v->ext[0] && u->ext[1] == v->ext[1] && same(u->origin[u->rdim], v->origin[v->rdim]) &&
+  return u->t == v->t && u->ext[0] == v->ext[0] && u->ext[1] == v->ext[1] && ltI_same(u->origin[u->rdim], v->origin[v->rdim]) &&
          a->dst->layout && a->dst->layout == b->dst->layout && a->dst->dt == b->dst->dt;
 }
 
@@ -117,7 +108,7 @@ static int covered(const Cover *cv, int n, const Expr *hi, int *used) {
   long long at = 0;           /* where the chain has got to: the constant at, */
   const Expr *end = NULL;     /* or a loop's end */
   for (int steps = 0; steps <= n; steps++) {
-    if (end && same(end, hi)) return 1;
+    if (end && ltI_same(end, hi)) return 1;
     int next = -1;
     for (int i = 0; i < n && next < 0; i++) {
       if (used[i] || end) continue;   /* (past a loop's end, only that end itself) */
@@ -171,13 +162,7 @@ void ltP_resident(Kernel *k, const Target *t) {
   if (t->lang != LANG_CUDA) {
     k->why_res = ltU_fmt("the shared-memory rows are built for the CUDA targets; %s reads global memory twice",
                          t->name);
-    if (t->warp > 1) {
-      Note *nt = ltU_alloc(sizeof *nt), **tail = &k->notes;
-      nt->text = ltU_fmt("%s:%d: note: config resident has no effect on %s (CUDA targets only)", ltU_file, k->line,
-                         t->name);
-      while (*tail) tail = &(*tail)->next;
-      *tail = nt;
-    }
+    ltP_note(k, t, k->line, "config resident has no effect on %s (CUDA targets only)", t->name);
     return;
   }
   if (!mark_block(k, &k->body))
