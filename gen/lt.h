@@ -469,6 +469,15 @@ typedef struct Kernel {
   int row_res_offset;   /* where that tile starts in the dynamic shared memory */
   Expr *row_res_len;    /* elements of one row there: the later pass's chunks times a chunk's columns (host-evaluable) */
   int row_res_rows;     /* rows of it: the view's rows */
+  Stmt *row_res_at;     /* where the rows are copied whole into the tile before the first pass (cp.async targets,
+                           16-byte chunks): before this statement of the block that holds both passes; the first
+                           pass's RES_STAGE loads then read the tile as RES_READ's do (lower/copy.c,
+                           ltL_resident_copy); NULL: each RES_STAGE load stores its chunk.  The split twin keeps
+                           the chunk stores (its rows are off the 16-byte grid) */
+  View *row_res_view;   /* that copy's view: the later load's, its column origin row_res_j * its columns */
+  Sym *row_res_j;       /* the copy loop's chunk index, 0 .. row_res_n - 1 */
+  Expr *row_res_n;      /* chunks a row (host-evaluable) */
+  const Sym *row_res_dst;   /* the later load's tile: its layout gives each thread the elements it reads back */
   const char *why_res;  /* config resident and no row_res: why not (--explain) */
 } Kernel;
 

@@ -308,6 +308,7 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
     else if (k->mma == MMA_WMMA) amd = ltX_hip_wmma;
     for (int i = 0; i < k->nsyms; i++)   /* a stage ring is filled with cp.async */
       if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->stages > 1 && t->async_copy) cuda = ltX_cuda_mma;
+    if (k->row_res && k->row_res_at) cuda = ltX_cuda_mma;   /* the rows' whole copy (pass/resident.c) */
     if (k->ws || k->bulk_reds) tma = ltX_cuda_tma;
     for (int i = 0; i < k->nmaps; i++)
       if (k->maps[i].rows) rows = ltX_cuda_tma_rows;

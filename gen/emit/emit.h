@@ -46,6 +46,7 @@ typedef struct E {
   int direct;           /* the store being emitted has the fast case of Stmt.direct (store_staged.c) */
   int resident;         /* the load being emitted is Stmt.resident's RES_STAGE or RES_READ (pass/resident.c) */
   int from_row;         /* printing a RES_READ load's read of the kept row (<tensor>_row), not of global memory */
+  int row_copied;       /* that load is a first pass's, of a row copied whole (Kernel.row_res_at) (copy.c) */
   int divs;             /* Kernel.divs are prepared (lt_div0, ...): divisions with Expr.div print as lt_div / lt_mod
                            (sched_warpspec.c) */
   const char *barrier;  /* the block barrier: the target's, or with wgmma the one that also orders
@@ -161,6 +162,7 @@ void ltL_fixed_dim(E *e, const View *v, int d, const char **ok, const char **bas
 void ltL_shared_rw(E *e, Stmt *s);
 void ltL_early_issue(E *e);   /* early.c: the staged loads' copies at a program's top */
 void ltL_early_read(E *e, Stmt *s);   /* early.c: a staged load */
+void ltL_resident_copy(E *e);   /* copy.c: config resident's whole-row copy (Kernel.row_res_at) */
 const char *ltL_whole_tile(E *e, const View *v, int per16, int has_ok);
 const char *ltL_row_offset(E *e, const View *v, const Layout *l, const Ctx *c);
 void ltL_staged_store(E *e, const View *v, const Expr *val, const Sym *o, const Layout *l, int has_ok);

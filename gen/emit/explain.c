@@ -278,6 +278,10 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
                k->row_res_rows > 1 ? ltU_fmt("the program's %d rows", k->row_res_rows) : "the program's row",
                ltE_itext(&e, k->row_res_len), k->row_res_offset, k->row_res_rows > 1 ? "they fit" : "it fits",
                ltP_resident_room(k, t), k->row_res->name, at.p);
+    if (k->row_res_at)
+      ltU_printf(b, "      copied whole before %s:%d by cp.async, every chunk in flight at once; the loads that store "
+                    "it read it back from there but in the split twin (rows off the 16-byte grid)\n", e.base,
+                 k->row_res_at->line);
   } else if (k->resident_cfg) {
     ltU_printf(b, "    config resident: no rows kept in shared memory (%s)\n", k->why_res);
   }

@@ -123,6 +123,7 @@ void ltE_stmt(E *e, Stmt *s) {
   if (s == e->fused || s == e->fused2) return;   /* done inside the load before it */
   if (e->ordered) ltL_wgmma_wait_keep(e, ltP_wait_keep(e->inflight, e->ninflight, s));
   else if (waits_for_wgmma(e, s)) ltL_wgmma_wait(e);
+  if (s == e->k->row_res_at && e->k->row_res && !e->split) ltL_resident_copy(e);   /* (pass/resident.c) */
   if (s->kind != S_BARRIER) ltE_comment(e, s->line);
   if (s->issue_first == s) ltL_issue(e, s);   /* the vectors of its step's loads (pass/issue.c) */
   switch (s->kind) {
@@ -155,6 +156,8 @@ void ltE_stmt(E *e, Stmt *s) {
     }
     if (s->dst->kind == SYM_LET) ltE_declare_regs(e, s->dst);
     e->resident = e->k->row_res ? s->resident : RES_NONE;   /* (pass/resident.c) */
+    e->row_copied = e->resident == RES_STAGE && e->k->row_res_at && !e->split;   /* (copied whole) */
+    if (e->row_copied) e->resident = RES_READ;
     if (s->early) {   /* staged through shared memory before the loop (pass/early.c) */
       ltL_early_read(e, s);
     } else if (s->fuse) {
@@ -167,6 +170,7 @@ void ltE_stmt(E *e, Stmt *s) {
       ltL_load_store(e, s->view, s->dst, NULL, s->other, NULL, NULL, NULL);
     }
     e->resident = RES_NONE;
+    e->row_copied = 0;
     break;
   case S_STORE:
     e->atomic = s->atomic;

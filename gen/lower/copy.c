@@ -388,7 +388,8 @@ static void access(E *e, const View *v, const Sym *dst, const Expr *val, const E
 void ltL_load_store(E *e, const View *v, const Sym *dst, const Expr *val, const Expr *other, const Sym *sh,
                     const Stmt *then, const Sym *via) {
   if (e->resident == RES_READ && dst && !sh) {   /* (pass/resident.c) */
-    ltE_line(e, "if (resident) {   /* the chunk from %s_row, where the first pass left it */", v->t->name);
+    ltE_line(e, "if (resident) {   /* the chunk from %s_row, where the %s left it */", v->t->name,
+             e->row_copied ? "whole row's copy" : "first pass");
     e->depth++;
     e->from_row = 1;
     access(e, v, dst, val, other, sh, then, via);
@@ -412,6 +413,59 @@ static void stage(E *e, const View *v, const Ctx *c, const char *col, const char
   const char *at = row ? ltU_fmt("%s * (%s) + %s", row, ltE_itext(e, e->k->row_res_len), col) : col;
   if (vt) ltE_line(e, "if (resident) ((%s *)(%s_row + %s))[0] = %s;", vt, v->t->name, at, what);
   else ltE_line(e, "if (resident) %s_row[%s] = %s;", v->t->name, at, what);
+}
+
+/* The whole-row copy of config resident (Kernel.row_res_at,
+** pass/resident.c), before the first pass where the rows fit: every
+** 16-byte chunk of the rows that this thread's loads read, in the later
+** load's layout, copied into <tensor>_row by cp.async, all in flight at
+** once; a chunk at the row's end or off the 16-byte grid element by
+** element.  Then this thread waits for its own copies: each thread reads
+** back only the elements it copied, so no barrier. */
+void ltL_resident_copy(E *e) {
+  const Kernel *k = e->k;
+  const View *v = k->row_res_view;
+  const Sym *t = v->t;
+  const char *tn = ltE_stype(e, t->dt), *j = k->row_res_j->name;
+  const Layout *l = k->row_res_dst->layout;
+  int shape[2];
+  ltI_view_shape(v, shape);
+  ltE_line(e, "if (resident) {   /* the whole %s of %s into %s_row first, every chunk's copy in flight at once "
+              "(cp.async), each thread the elements its loads read back */",
+           k->row_res_rows > 1 ? "rows" : "row", t->name, t->name);
+  e->depth++;
+  const char *ok = NULL, *base = NULL;
+  for (int d = 0; d < t->trank; d++)
+    if (!((d == v->rdim || d == v->cdim) && v->ext[d] > 1)) ltL_fixed_dim(e, v, d, &ok, &base);
+  if (ok) ltE_line(e, "const bool ok = %s;", ok);
+  ltE_line(e, "const %s *base = %s%s;", tn, t->name, base ? ltU_fmt(" + %s", base) : "");
+  ltE_line(e, "for (int %s = 0; %s < %s; ++%s) {", j, j, ltE_itext(e, k->row_res_n), j);
+  e->depth++;
+  Ctx c = {0};
+  int n = ltE_open_loops(e, &c, l, shape, 1, 1, 0);
+  const char *rowc = chunk_ptr(e, v, l, &c, 0, tn);
+  const char *chunk_ok = all_of(ok ? "ok" : NULL, rowc), *lim = ltE_itext(e, t->dims[v->cdim]);
+  const char *row = ltE_tile_row(&c);
+  const char *at = row ? ltU_fmt("%s * (%s) + gc", row, ltE_itext(e, k->row_res_len)) : "gc";
+  ltE_line(e, "if (%s) {", all_of(all_of(chunk_ok, ltU_fmt("gc + %d <= %s", l->vec, lim)), "(uintptr_t)ptr % 16 == 0"));
+  e->depth++;
+  ltE_line(e, "lt_cp_async16(%s_row + %s, ptr, 16);", t->name, at);
+  e->depth--;
+  ltE_line(e, "} else {");
+  e->depth++;
+  if (ltE_gpu(e)) ltE_line(e, "#pragma unroll");
+  ltE_line(e, "for (int vi = 0; vi < %d; ++vi) {", l->vec);
+  ltE_line(e, "  if (%s) %s_row[%s + vi] = ptr[vi];", all_of(chunk_ok, ltU_fmt("gc + vi < %s", lim)), t->name, at);
+  ltE_line(e, "}");
+  e->depth--;
+  ltE_line(e, "}");
+  ltE_close_loops(e, n);
+  e->depth--;
+  ltE_line(e, "}");
+  ltE_line(e, "lt_cp_async_commit();");
+  ltE_line(e, "lt_cp_async_wait<0>();   /* this thread's copies have landed: the elements it reads back */");
+  e->depth--;
+  ltE_line(e, "}");
 }
 
 /* ltL_load_store's access, inside its braces. */

@@ -20,6 +20,16 @@
 ** memory as without the config (emit/kernel.c, emit/launcher.c,
 ** lower/copy.c).  CUDA targets only: on the HIP and C targets the config
 ** changes nothing (a note says so).
+**
+** Where the target copies by cp.async, the loads move 16-byte chunks and
+** the first pass reduces no tile chunk by chunk (RMSNorm, LayerNorm; not
+** softmax), the rows are copied whole before the first pass instead
+** (Kernel.row_res_at): every chunk of the row in flight at once, each
+** thread the elements its loads read, then one wait for its own copies;
+** both passes then read the tile (the first pass's loads as RES_READ).
+** Storing chunk by chunk left one chunk of loads in flight a block, the
+** first pass waiting for each before its reductions.  The split twin (rows
+** off the 16-byte grid) keeps the chunk stores.
 */
 #include "lt.h"
 
@@ -78,6 +88,7 @@ static int same_rows(const Stmt *a, const Stmt *b) {
 ** chunks it covers: [lo, hi) of its loop, or (lo NULL) the constant c. */
 typedef struct Cover {
   Stmt *st;
+  Stmt *top;             /* st, or the loop of block b that holds it */
   const Expr *lo, *hi;   /* a loop's bounds, or NULL */
   long long c;           /* a constant chunk */
 } Cover;
@@ -91,13 +102,13 @@ static int covers(Block *b, const Stmt *loop, const Stmt *later, Cover *out, int
     const Sym *var;
     long long at;
     if (s->kind == S_LOAD && row_chunk(s, &var, &at) && !var && same_rows(s, later))
-      out[n++] = (Cover){s, NULL, NULL, at};
+      out[n++] = (Cover){s, s, NULL, NULL, at};
     if (s->kind != S_FOR || s->sched != SCHED_PLAIN || s->stages) continue;
     long long step = 1;
     if (s->step && (!ltI_const_int(s->step, &step) || step != 1)) continue;
     for (Stmt *x = s->body.first; x && n < max; x = x->next)
       if (x->kind == S_LOAD && row_chunk(x, &var, &at) && var == s->var && same_rows(x, later))
-        out[n++] = (Cover){x, s->lo, s->hi, 0};
+        out[n++] = (Cover){x, s, s->lo, s->hi, 0};
   }
   return n;
 }
@@ -124,11 +135,55 @@ static int covered(const Cover *cv, int n, const Expr *hi, int *used) {
   return 0;
 }
 
+/* Does block b (or a block inside it) reduce a tile? */
+static int reduces(const Block *b) {
+  for (const Stmt *s = b->first; s; s = s->next)
+    if (s->kind == S_REDUCE || reduces(&s->body) || reduces(&s->orelse)) return 1;
+  return 0;
+}
+
+/* The whole-row copy (Kernel.row_res_at) of kernel k, whose later load x
+** (RES_READ) reads chunks [0, n) and whose staging loads cv[i] (used[i])
+** come at the top level of block b: before the first of those, where
+** target t copies by cp.async, x moves 16-byte chunks and no staging loop
+** reduces a tile (softmax's running max and sum: copied whole, its bf16
+** and f16 rows of 32000 ran 0.95-0.96x the chunk stores on the H200,
+** bench/results/2026-11-26-h200-rowops-resident-copy.txt; RMSNorm and
+** LayerNorm, whose first pass adds lane by lane, 1.04-1.18x). */
+static void whole_copy(Kernel *k, const Target *t, Block *b, const Stmt *x, Expr *n, const Cover *cv, int nc,
+                       const int *used) {
+  const View *v = x->view;
+  if (!t->async_copy || !x->dst->layout || x->dst->layout->mma != MMA_FMA ||
+      x->dst->layout->vec * ltI_dtypes[v->t->dt].bytes != 16)
+    return;
+  for (int i = 0; i < nc; i++)
+    if (used[i] && cv[i].top->kind == S_FOR && reduces(&cv[i].top->body)) return;
+  Stmt *at = NULL;
+  for (Stmt *s = b->first; s && !at; s = s->next)
+    for (int i = 0; i < nc && !at; i++)
+      if (used[i] && cv[i].top == s) at = s;
+  if (!at) return;
+  Sym *j = ltI_sym(k, SYM_LOOP, DT_I32, x->line);
+  j->name = "lt_chunk";
+  j->extent = n;
+  View *w = ltU_alloc(sizeof *w);
+  *w = *v;
+  w->origin[w->cdim] = ltI_binary(B_MUL, ltI_ref(j, x->line), ltI_const(v->ext[v->cdim], DT_I32, 0, x->line), x->line);
+  w->cache = 0;
+  w->ahead = 0;
+  w->split = 0;
+  k->row_res_at = at;
+  k->row_res_view = w;
+  k->row_res_j = j;
+  k->row_res_n = n;
+  k->row_res_dst = x->dst;
+}
+
 /* Marks the first later load found in block b (and the blocks inside it)
 ** whose chunks are all staged before it; 1 when one was. */
-static int mark_block(Kernel *k, Block *b) {
+static int mark_block(Kernel *k, const Target *t, Block *b) {
   for (Stmt *s = b->first; s; s = s->next) {
-    if (mark_block(k, &s->body) || mark_block(k, &s->orelse)) return 1;
+    if (mark_block(k, t, &s->body) || mark_block(k, t, &s->orelse)) return 1;
     long long lo;
     if (s->kind != S_FOR || s->sched != SCHED_PLAIN || s->stages || !ltI_const_int(s->lo, &lo) || lo != 0) continue;
     Expr *n = ltI_host_expr(s->hi);
@@ -148,6 +203,7 @@ static int mark_block(Kernel *k, Block *b) {
       x->resident = RES_READ;
       for (int i = 0; i < nc; i++)
         if (used[i]) cv[i].st->resident = RES_STAGE;
+      whole_copy(k, t, b, x, n, cv, nc, used);
       return 1;
     }
   }
@@ -165,7 +221,7 @@ void ltP_resident(Kernel *k, const Target *t) {
     ltP_note(k, t, k->line, "config resident has no effect on %s (CUDA targets only)", t->name);
     return;
   }
-  if (!mark_block(k, &k->body))
+  if (!mark_block(k, t, &k->body))
     k->why_res = "no k:serial loop reads chunks [0, n) of rows that loads before it read whole";
 }
 

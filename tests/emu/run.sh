@@ -415,7 +415,10 @@ done
 # 1024 takes two passes, the second from shared memory where the row fits
 # (not at 128259 16-bit and f32), in both thread orders; into
 # build/tests/emu/<target>/resident, which mutants.txt names as
-# <target>/resident
+# <target>/resident.  RMSNorm's and LayerNorm's rows are copied whole
+# before the first pass (cp.async: their loads move 16-byte chunks),
+# softmax's stored chunk by chunk (its first pass reduces each chunk), as
+# are the split twins' (rows off the 16-byte grid).
 for t in sm80 sm90a; do
   case " $targets " in *" $t "*) ;; *) continue ;; esac
   d=$b/$t/resident
