@@ -11,6 +11,8 @@
 -- resident (the row kept in shared memory between the passes, gen/pass/resident.c) of bf16 and f16 C=65536,
 -- and f16 C=65536's 512 threads (was 256): set by hand from the A/B of
 -- bench/results/2026-11-26-h200-rowops-resident{,-confirm}.txt (bf16 0.97-1.12x, f16 1.23-1.58x).
+-- resident of bf16 and f16 C=8192 to 32768 (the row copied whole before the first pass): set by hand from
+-- the A/B of bench/results/2026-11-26-h200-rowops-resident-copy.txt (1.07-1.18x at C = 5120-32000).
 return {
   kernel = "layernorm",
   entries = {
@@ -98,6 +100,7 @@ return {
         BC = 1024,
         RB = 1,
         keep_row = true,
+        resident = true,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -112,6 +115,7 @@ return {
         BC = 2048,
         RB = 1,
         keep_row = true,
+        resident = true,
         threads = 256,
       },
       device = "NVIDIA H200",
@@ -125,6 +129,7 @@ return {
       config = {
         BC = 4096,
         RB = 1,
+        resident = true,
         threads = 512,
       },
       device = "NVIDIA H200",
@@ -244,6 +249,7 @@ return {
         BC = 1024,
         RB = 1,
         keep_row = true,
+        resident = true,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -258,6 +264,7 @@ return {
         BC = 2048,
         RB = 1,
         keep_row = true,
+        resident = true,
         threads = 256,
       },
       device = "NVIDIA H200",
@@ -271,6 +278,7 @@ return {
       config = {
         BC = 4096,
         RB = 1,
+        resident = true,
         threads = 512,
       },
       device = "NVIDIA H200",

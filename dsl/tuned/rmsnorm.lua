@@ -8,6 +8,9 @@
 -- The bf16 and f16 C=6144 bucket (the old C=8192 config), C=8192 (BC 2048, 256 threads), f16
 -- C=16384 (bf16's config) and keep_row at C=4096 to 8192: set by hand from that sweep and the
 -- A/B of bench/results/2026-11-25-h200-rowops-buckets-keep.txt.
+-- resident (the row copied whole into shared memory before the first pass, gen/pass/resident.c) of
+-- bf16 and f16 C=6144 to 32768: set by hand from the A/B of
+-- bench/results/2026-11-26-h200-rowops-resident-copy.txt (1.04-1.16x at C = 5120-32000).
 return {
   kernel = "rmsnorm",
   entries = {
@@ -96,6 +99,7 @@ return {
         BC = 1024,
         RB = 1,
         keep_row = true,
+        resident = true,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -110,6 +114,7 @@ return {
         BC = 2048,
         RB = 1,
         keep_row = true,
+        resident = true,
         threads = 256,
       },
       device = "NVIDIA H200",
@@ -123,6 +128,7 @@ return {
       config = {
         BC = 4096,
         RB = 1,
+        resident = true,
         threads = 256,
       },
       device = "NVIDIA H200",
@@ -136,6 +142,7 @@ return {
       config = {
         BC = 8192,
         RB = 1,
+        resident = true,
         threads = 512,
       },
       device = "NVIDIA H200",
@@ -255,6 +262,7 @@ return {
         BC = 1024,
         RB = 1,
         keep_row = true,
+        resident = true,
         threads = 128,
       },
       device = "NVIDIA H200",
@@ -269,6 +277,7 @@ return {
         BC = 2048,
         RB = 1,
         keep_row = true,
+        resident = true,
         threads = 256,
       },
       device = "NVIDIA H200",
@@ -282,6 +291,7 @@ return {
       config = {
         BC = 4096,
         RB = 1,
+        resident = true,
         threads = 256,
       },
       device = "NVIDIA H200",
@@ -295,6 +305,7 @@ return {
       config = {
         BC = 8192,
         RB = 1,
+        resident = true,
         threads = 512,
       },
       device = "NVIDIA H200",

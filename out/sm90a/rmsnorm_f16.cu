@@ -7,11 +7,11 @@
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
  *   C=131072: BC=2048 RB=2 keep_row=false resident=false threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=131072)
  *   C=65536: BC=8192 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=65536)
- *   C=32768: the config of C=65536, whose kernel it runs
- *   C=16384: BC=4096 RB=1 keep_row=false resident=false threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=16384)
- *   C=8192: BC=2048 RB=1 keep_row=true resident=false threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=8192)
- *   C=6144: BC=1024 RB=1 keep_row=true resident=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=6144)
- *   C=4096: the config of C=6144, whose kernel it runs
+ *   C=32768: BC=8192 RB=1 keep_row=false resident=true threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=32768)
+ *   C=16384: BC=4096 RB=1 keep_row=false resident=true threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=16384)
+ *   C=8192: BC=2048 RB=1 keep_row=true resident=true threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=8192)
+ *   C=6144: BC=1024 RB=1 keep_row=true resident=true threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=6144)
+ *   C=4096: BC=1024 RB=1 keep_row=true resident=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=4096)
  *   C=2048: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=2048)
  *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=1024)
  *   C=512: BC=512 RB=2 keep_row=false resident=false threads=64 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=512)
@@ -52,6 +52,79 @@ LT_FN float lt_exp2(float x) {
 /* *p += v in global memory, atomically (k:atomic_add); the result is not
 ** used, so this is one RED.ADD.F32. */
 LT_FN void lt_atomic_add(float *p, float v) { atomicAdd(p, v); }
+
+/* Tensor-core helpers (PTX, sm_80 and later). */
+
+/* ldmatrix .x4: lanes 8i..8i+7 give the addresses of the eight 16-byte rows
+** of matrix i; r[i] receives this lane's part of matrix i: row lane / 4,
+** elements 2 (lane % 4) and 2 (lane % 4) + 1 (in the low and high halves).
+** _trans delivers each matrix transposed. */
+LT_FN void lt_ldmatrix_x4(uint32_t r[4], const void *row) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(row);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+}
+LT_FN void lt_ldmatrix_x4_trans(uint32_t r[4], const void *row) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(row);
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(a));
+}
+
+/* Two floats rounded to f16 / bf16 in one register, the first in the low
+** half: how an mma operand register holds two consecutive k (one cvt). */
+LT_FN uint32_t lt_pack_f16x2(float lo, float hi) {
+  __half2 v = __floats2half2_rn(lo, hi);
+  return *(uint32_t *)&v;
+}
+LT_FN uint32_t lt_pack_bf16x2(float lo, float hi) {
+  __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
+  return *(uint32_t *)&v;
+}
+
+/* d += a @ b for one 16x8x16 tile of the warp, f32 accumulate (fragment
+** layouts: PTX ISA, "Matrix Fragments for mma.m16n8k16"). */
+LT_FN void lt_mma_16816_f16(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+               "{%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+LT_FN void lt_mma_16816_bf16(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+               "{%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* An f32 rounded to tf32 (10-bit mantissa, to nearest, ties away), in the
+** f32 bits an m16n8k8 tf32 operand register holds. */
+LT_FN uint32_t lt_tf32(float x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+}
+
+/* d += a @ b for one 16x8x8 tile of the warp in tf32, f32 accumulate
+** (PTX ISA, "Matrix Fragments for mma.m16n8k8"; d is laid out as above). */
+LT_FN void lt_mma_1688_tf32(float d[4], const uint32_t a[4], const uint32_t b[2]) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+               "{%8, %9}, {%0, %1, %2, %3};\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+/* cp.async: 16 bytes from global to shared without passing through
+** registers; src_bytes (0..16) are read, the rest zero-filled.  The copy
+** lands when a wait covers its commit group. */
+LT_FN void lt_cp_async16(void *smem, const void *gmem, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(a), "l"(gmem), "r"(src_bytes) : "memory");
+}
+LT_FN void lt_cp_async_commit(void) { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+/* Waits until at most N of this thread's commit groups are in flight. */
+template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
 
 /* 16-byte pieces of rows that do not start 16-byte aligned (a row length
 ** not a multiple of the vector, 50257 bf16 say): a load reads the two
@@ -717,7 +790,7 @@ static int rmsnorm_f16_C131072(const void *X, const void *W, void *Y, int R, int
   return (int)cudaGetLastError();
 }
 
-/* One block (512 threads) of rmsnorm_f16_C65536. One config serves the tuned buckets C=65536 and C=32768: this kernel runs them all. */
+/* One block (512 threads) of rmsnorm_f16_C65536. */
 __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
@@ -984,7 +1057,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_kernel(const __half *_
   }
 }
 
-/* One block (512 threads) of rmsnorm_f16_C65536, for rows that start off the 16-byte grid: their chunks move as whole vectors. One config serves the tuned buckets C=65536 and C=32768: this kernel runs them all. */
+/* One block (512 threads) of rmsnorm_f16_C65536, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
 __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
@@ -1250,7 +1323,7 @@ __global__ void __launch_bounds__(512) rmsnorm_f16_C65536_split_kernel(const __h
   }
 }
 
-/* Checks the arguments, then runs rmsnorm_f16_C65536 over its grid on `stream` (the config tuned for C=65536 and C=32768). */
+/* Checks the arguments, then runs rmsnorm_f16_C65536 over its grid on `stream` (the config tuned for C=65536). */
 static int rmsnorm_f16_C65536(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
 {
   if (X == NULL || W == NULL || Y == NULL) return cudaErrorInvalidValue;
@@ -1268,13 +1341,670 @@ static int rmsnorm_f16_C65536(const void *X, const void *W, void *Y, int R, int 
   return (int)cudaGetLastError();
 }
 
+/* One block (512 threads) of rmsnorm_f16_C32768. */
+__global__ void __launch_bounds__(512) rmsnorm_f16_C32768_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[16] = (float (*)[16])(lt_smem + 0);
+  float (*t18_red)[16] = (float (*)[16])(lt_smem + 64);
+  /* X_row: the row of X this program reads twice, (C + 8192 - 1) / 8192 * 8192 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115584 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 8192 - 1) / 8192 * 8192) * 2 <= 115584;
+  __half *const X_row = (__half *)(lt_smem + 128);
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 8192 - 1) / 8192;
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[16];
+    {
+      const __half *base = W;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + x[ci * 8 + vi] * x[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
+          }
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        ss[ci * 8 + vi] = 0.0f;
+      }
+    }
+    if (resident) {   /* the whole row of X into X_row first, every chunk's copy in flight at once (cp.async), each thread the elements its loads read back */
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      for (int lt_chunk = 0; lt_chunk < (C + 8192 - 1) / 8192; ++lt_chunk) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = lt_chunk * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            lt_cp_async16(X_row + gc, ptr, 16);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) X_row[gc + vi] = ptr[vi];
+            }
+          }
+        }
+      }
+      lt_cp_async_commit();
+      lt_cp_async_wait<0>();   /* this thread's copies have landed: the elements it reads back */
+    }
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      float x_2[16];
+      if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+          }
+        }
+      } else {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t18[0] = t18[0] + ss[ci * 8 + vi];
+      }
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    if (tid % 32 == 0) {
+      t18_red[0][tid / 32] = t18[0];
+    }
+    __syncthreads();
+    t18[0] = t18_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      float x_3[16];
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[16];
+      {
+        const __half *base = W;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (512 threads) of rmsnorm_f16_C32768, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(512) rmsnorm_f16_C32768_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[16] = (float (*)[16])(lt_smem + 0);
+  float (*t18_red)[16] = (float (*)[16])(lt_smem + 64);
+  /* X_row: the row of X this program reads twice, (C + 8192 - 1) / 8192 * 8192 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115584 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 8192 - 1) / 8192 * 8192) * 2 <= 115584;
+  __half *const X_row = (__half *)(lt_smem + 128);
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 8192 - 1) / 8192;
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[16];
+    {
+      const __half *base = W;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + x[ci * 8 + vi] * x[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 512 + tid) * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
+          }
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        ss[ci * 8 + vi] = 0.0f;
+      }
+    }
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              if (resident) X_row[gc + vi] = __float2half_rn(x_2[ci * 8 + vi]);
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+          }
+        }
+      }
+    }
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t18[0] = t18[0] + ss[ci * 8 + vi];
+      }
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    if (tid % 32 == 0) {
+      t18_red[0][tid / 32] = t18[0];
+    }
+    __syncthreads();
+    t18[0] = t18_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      float x_3[16];
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[16];
+      {
+        const __half *base = W;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 8192 + (ci * 512 + tid) * 8;
+          __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs rmsnorm_f16_C32768 over its grid on `stream` (the config tuned for C=32768). */
+static int rmsnorm_f16_C32768(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
+  const int64_t row_bytes = (int64_t)((C + 8192 - 1) / 8192 * 8192) * 2;
+  const int smem = row_bytes <= 115584 ? 128 + (int)row_bytes : 128;
+  if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
+    const cudaError_t err = cudaFuncSetAttribute(rmsnorm_f16_C32768_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return (int)err;
+    const cudaError_t err_split = cudaFuncSetAttribute(rmsnorm_f16_C32768_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err_split != cudaSuccess) return (int)err_split;
+  }
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    rmsnorm_f16_C32768_split_kernel<<<grid, dim3(512), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+  else
+    rmsnorm_f16_C32768_kernel<<<grid, dim3(512), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
 /* One block (256 threads) of rmsnorm_f16_C16384. */
 __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][8];
-  __shared__ float t18_red[1][8];
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[8] = (float (*)[8])(lt_smem + 0);
+  float (*t18_red)[8] = (float (*)[8])(lt_smem + 32);
+  /* X_row: the row of X this program reads twice, (C + 4096 - 1) / 4096 * 4096 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2 <= 115648;
+  __half *const X_row = (__half *)(lt_smem + 64);
   // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
   // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
@@ -1391,11 +2121,55 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_kernel(const __half *_
         ss[ci * 8 + vi] = 0.0f;
       }
     }
+    if (resident) {   /* the whole row of X into X_row first, every chunk's copy in flight at once (cp.async), each thread the elements its loads read back */
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      for (int lt_chunk = 0; lt_chunk < (C + 4096 - 1) / 4096; ++lt_chunk) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = lt_chunk * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            lt_cp_async16(X_row + gc, ptr, 16);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) X_row[gc + vi] = ptr[vi];
+            }
+          }
+        }
+      }
+      lt_cp_async_commit();
+      lt_cp_async_wait<0>();   /* this thread's copies have landed: the elements it reads back */
+    }
     // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
-      {
+      if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         uint4 raw[2];   /* every chunk's vector, issued before any is used */
@@ -1455,7 +2229,26 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_kernel(const __half *_
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         uint4 raw[2];   /* every chunk's vector, issued before any is used */
@@ -1540,8 +2333,12 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_split_kernel(const __h
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][8];
-  __shared__ float t18_red[1][8];
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[8] = (float (*)[8])(lt_smem + 0);
+  float (*t18_red)[8] = (float (*)[8])(lt_smem + 32);
+  /* X_row: the row of X this program reads twice, (C + 4096 - 1) / 4096 * 4096 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2 <= 115648;
+  __half *const X_row = (__half *)(lt_smem + 64);
   // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
   // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
@@ -1675,15 +2472,18 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_split_kernel(const __h
             h.v[0] = ((const uint4 *)ptr)[0];
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
           } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
             union { uint4 v[1]; __half e[8]; } h;
             h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
+            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
               x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+              if (resident) X_row[gc + vi] = __float2half_rn(x_2[ci * 8 + vi]);
             }
           }
           #pragma unroll
@@ -1721,7 +2521,26 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_split_kernel(const __h
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
+          const __half *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         #pragma unroll
@@ -1811,11 +2630,20 @@ static int rmsnorm_f16_C16384(const void *X, const void *W, void *Y, int R, int 
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
+  /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
+  const int64_t row_bytes = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2;
+  const int smem = row_bytes <= 115648 ? 64 + (int)row_bytes : 64;
+  if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
+    const cudaError_t err = cudaFuncSetAttribute(rmsnorm_f16_C16384_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return (int)err;
+    const cudaError_t err_split = cudaFuncSetAttribute(rmsnorm_f16_C16384_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err_split != cudaSuccess) return (int)err_split;
+  }
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    rmsnorm_f16_C16384_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+    rmsnorm_f16_C16384_split_kernel<<<grid, dim3(256), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
   else
-    rmsnorm_f16_C16384_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+    rmsnorm_f16_C16384_kernel<<<grid, dim3(256), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 
@@ -1824,8 +2652,12 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C8192_kernel(const __half *__
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][8];
-  __shared__ float t18_red[1][8];
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[8] = (float (*)[8])(lt_smem + 0);
+  float (*t18_red)[8] = (float (*)[8])(lt_smem + 32);
+  /* X_row: the row of X this program reads twice, (C + 2048 - 1) / 2048 * 2048 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 2048 - 1) / 2048 * 2048) * 2 <= 115648;
+  __half *const X_row = (__half *)(lt_smem + 64);
   // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
   // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
@@ -1913,11 +2745,49 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C8192_kernel(const __half *__
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
+    if (resident) {   /* the whole row of X into X_row first, every chunk's copy in flight at once (cp.async), each thread the elements its loads read back */
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      for (int lt_chunk = 0; lt_chunk < (C + 2048 - 1) / 2048; ++lt_chunk) {
+        const int gc = lt_chunk * 2048 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          lt_cp_async16(X_row + gc, ptr, 16);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) X_row[gc + vi] = ptr[vi];
+          }
+        }
+      }
+      lt_cp_async_commit();
+      lt_cp_async_wait<0>();   /* this thread's copies have landed: the elements it reads back */
+    }
     // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
-      {
+      if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j * 2048 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        }
+      } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         const int gc = j * 2048 + tid * 8;
@@ -1964,7 +2834,23 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C8192_kernel(const __half *__
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j_2 * 2048 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         const int gc = j_2 * 2048 + tid * 8;
@@ -2026,8 +2912,12 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C8192_split_kernel(const __ha
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][8];
-  __shared__ float t18_red[1][8];
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[8] = (float (*)[8])(lt_smem + 0);
+  float (*t18_red)[8] = (float (*)[8])(lt_smem + 32);
+  /* X_row: the row of X this program reads twice, (C + 2048 - 1) / 2048 * 2048 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 2048 - 1) / 2048 * 2048) * 2 <= 115648;
+  __half *const X_row = (__half *)(lt_smem + 64);
   // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
   // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
@@ -2137,15 +3027,18 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C8192_split_kernel(const __ha
           h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
             x_2[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
+            if (resident) X_row[gc + vi] = __float2half_rn(x_2[vi]);
           }
         }
         #pragma unroll
@@ -2179,7 +3072,23 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C8192_split_kernel(const __ha
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j_2 * 2048 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         const int gc = j_2 * 2048 + tid * 8;
@@ -2253,16 +3162,557 @@ static int rmsnorm_f16_C8192(const void *X, const void *W, void *Y, int R, int C
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
+  /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
+  const int64_t row_bytes = (int64_t)((C + 2048 - 1) / 2048 * 2048) * 2;
+  const int smem = row_bytes <= 115648 ? 64 + (int)row_bytes : 64;
+  if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
+    const cudaError_t err = cudaFuncSetAttribute(rmsnorm_f16_C8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return (int)err;
+    const cudaError_t err_split = cudaFuncSetAttribute(rmsnorm_f16_C8192_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err_split != cudaSuccess) return (int)err_split;
+  }
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    rmsnorm_f16_C8192_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+    rmsnorm_f16_C8192_split_kernel<<<grid, dim3(256), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
   else
-    rmsnorm_f16_C8192_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+    rmsnorm_f16_C8192_kernel<<<grid, dim3(256), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 
-/* One block (128 threads) of rmsnorm_f16_C6144. One config serves the tuned buckets C=6144 and C=4096: this kernel runs them all. */
+/* One block (128 threads) of rmsnorm_f16_C6144. */
 __global__ void __launch_bounds__(128) rmsnorm_f16_C6144_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[4] = (float (*)[4])(lt_smem + 0);
+  float (*t18_red)[4] = (float (*)[4])(lt_smem + 16);
+  /* X_row: the row of X this program reads twice, (C + 1024 - 1) / 1024 * 1024 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115680 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 1024 - 1) / 1024 * 1024) * 2 <= 115680;
+  __half *const X_row = (__half *)(lt_smem + 32);
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[8];
+    {
+      const __half *base = W;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
+    }
+    if (resident) {   /* the whole row of X into X_row first, every chunk's copy in flight at once (cp.async), each thread the elements its loads read back */
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      for (int lt_chunk = 0; lt_chunk < (C + 1024 - 1) / 1024; ++lt_chunk) {
+        const int gc = lt_chunk * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          lt_cp_async16(X_row + gc, ptr, 16);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) X_row[gc + vi] = ptr[vi];
+          }
+        }
+      }
+      lt_cp_async_commit();
+      lt_cp_async_wait<0>();   /* this thread's copies have landed: the elements it reads back */
+    }
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      float x_2[8];
+      if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        }
+      } else {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        }
+      }
+    }
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    if (tid % 32 == 0) {
+      t18_red[0][tid / 32] = t18[0];
+    }
+    __syncthreads();
+    t18[0] = t18_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      float x_3[8];
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(lt_ld_stream(&ptr[vi])) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __half *base = W;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]));
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (128 threads) of rmsnorm_f16_C6144, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) rmsnorm_f16_C6144_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[4] = (float (*)[4])(lt_smem + 0);
+  float (*t18_red)[4] = (float (*)[4])(lt_smem + 16);
+  /* X_row: the row of X this program reads twice, (C + 1024 - 1) / 1024 * 1024 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115680 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 1024 - 1) / 1024 * 1024) * 2 <= 115680;
+  __half *const X_row = (__half *)(lt_smem + 32);
+  // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
+    float w[8];
+    {
+      const __half *base = W;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
+        }
+      }
+    }
+  } else {
+    // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
+    float ss[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
+    }
+    // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_ld_keep(&((const uint4 *)ptr)[0]);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(lt_ld_keep(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_keep(&((const uint4 *)(ptr - off / 2))[1]), off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(lt_ld_keep(&ptr[vi])) : 0.0f;
+            if (resident) X_row[gc + vi] = __float2half_rn(x_2[vi]);
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        }
+      }
+    }
+    // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
+    float t18[1];
+    t18[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
+    }
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
+    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    if (tid % 32 == 0) {
+      t18_red[0][tid / 32] = t18[0];
+    }
+    __syncthreads();
+    t18[0] = t18_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      float x_3[8];
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_ld_stream(&((const uint4 *)ptr)[0]);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(lt_ld_stream(&((const uint4 *)(ptr - off / 2))[0]), lt_ld_stream(&((const uint4 *)(ptr - off / 2))[1]), off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(lt_ld_stream(&ptr[vi])) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __half *base = W;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          if ((uintptr_t)ptr % 16 == 0) lt_st_stream(&((uint4 *)ptr)[0], h.v[0]);
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) lt_st_stream(&ptr[vi], __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]));
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs rmsnorm_f16_C6144 over its grid on `stream` (the config tuned for C=6144). */
+static int rmsnorm_f16_C6144(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
+  const int64_t row_bytes = (int64_t)((C + 1024 - 1) / 1024 * 1024) * 2;
+  const int smem = row_bytes <= 115680 ? 32 + (int)row_bytes : 32;
+  if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
+    const cudaError_t err = cudaFuncSetAttribute(rmsnorm_f16_C6144_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return (int)err;
+    const cudaError_t err_split = cudaFuncSetAttribute(rmsnorm_f16_C6144_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err_split != cudaSuccess) return (int)err_split;
+  }
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    rmsnorm_f16_C6144_split_kernel<<<grid, dim3(128), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+  else
+    rmsnorm_f16_C6144_kernel<<<grid, dim3(128), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of rmsnorm_f16_C4096. */
+__global__ void __launch_bounds__(128) rmsnorm_f16_C4096_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
@@ -2463,8 +3913,8 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C6144_kernel(const __half *__
   }
 }
 
-/* One block (128 threads) of rmsnorm_f16_C6144, for rows that start off the 16-byte grid: their chunks move as whole vectors. One config serves the tuned buckets C=6144 and C=4096: this kernel runs them all. */
-__global__ void __launch_bounds__(128) rmsnorm_f16_C6144_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+/* One block (128 threads) of rmsnorm_f16_C4096, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) rmsnorm_f16_C4096_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
@@ -2685,8 +4135,8 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C6144_split_kernel(const __ha
   }
 }
 
-/* Checks the arguments, then runs rmsnorm_f16_C6144 over its grid on `stream` (the config tuned for C=6144 and C=4096). */
-static int rmsnorm_f16_C6144(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
+/* Checks the arguments, then runs rmsnorm_f16_C4096 over its grid on `stream` (the config tuned for C=4096). */
+static int rmsnorm_f16_C4096(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
 {
   if (X == NULL || W == NULL || Y == NULL) return cudaErrorInvalidValue;
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
@@ -2697,9 +4147,9 @@ static int rmsnorm_f16_C6144(const void *X, const void *W, void *Y, int R, int C
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    rmsnorm_f16_C6144_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+    rmsnorm_f16_C4096_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
   else
-    rmsnorm_f16_C6144_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+    rmsnorm_f16_C4096_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 
@@ -4982,11 +6432,11 @@ extern "C" int rmsnorm_f16(const void *X, const void *W, void *Y, int R, int C, 
   if (C <= 512) return rmsnorm_f16_C512(X, W, Y, R, C, eps, stream);
   if (C <= 1024) return rmsnorm_f16_C1024(X, W, Y, R, C, eps, stream);
   if (C <= 2048) return rmsnorm_f16_C2048(X, W, Y, R, C, eps, stream);
-  if (C <= 4096) return rmsnorm_f16_C6144(X, W, Y, R, C, eps, stream);
+  if (C <= 4096) return rmsnorm_f16_C4096(X, W, Y, R, C, eps, stream);
   if (C <= 6144) return rmsnorm_f16_C6144(X, W, Y, R, C, eps, stream);
   if (C <= 8192) return rmsnorm_f16_C8192(X, W, Y, R, C, eps, stream);
   if (C <= 16384) return rmsnorm_f16_C16384(X, W, Y, R, C, eps, stream);
-  if (C <= 32768) return rmsnorm_f16_C65536(X, W, Y, R, C, eps, stream);
+  if (C <= 32768) return rmsnorm_f16_C32768(X, W, Y, R, C, eps, stream);
   if (C <= 65536) return rmsnorm_f16_C65536(X, W, Y, R, C, eps, stream);
   return rmsnorm_f16_C131072(X, W, Y, R, C, eps, stream);
 }
