@@ -3,7 +3,8 @@ tt), several builds side by side with cuBLAS (torch.matmul on the same
 operands, transposed views where the layout stores them so) in the same
 process.  Each build is called through NAME_ws (what luatile.matmul calls:
 split-K where the tiles leave SMs idle; NAME where a build has none) with
-a zeroed workspace of the largest NAME_workspace() bytes, kept across calls.  Checked first, per
+a zeroed workspace of the largest NAME_workspace() bytes, kept across calls
+(a build without the variant: "-").  Checked first, per
 (build, variant, shape), on fresh random inputs with a NaN-poisoned output:
 against float64 with alpha 1.25 and beta 0.5 (C0 read), three runs bitwise
 equal, the counters back to 0; a failed check leaves that build untimed
@@ -46,7 +47,13 @@ def ws_bytes(lib, name):
     return f()
 
 
-WS_BYTES = max(ws_bytes(lib, f"matmul_{d}_{e}_{l}") for _, lib in libs for d in DTS for e in EPIS for l in LAYOUTS)
+def has(lib, name):
+    """Whether build lib holds variant name (a candidate build may hold some layouts only)."""
+    return hasattr(lib.lib, name)
+
+
+WS_BYTES = max(ws_bytes(lib, f"matmul_{d}_{e}_{l}") for _, lib in libs for d in DTS for e in EPIS for l in LAYOUTS
+               if has(lib, f"matmul_{d}_{e}_{l}"))
 ws = torch.zeros(max(WS_BYTES, 16), dtype=torch.uint8, device="cuda")
 COUNTERS = (torch.cuda.get_device_properties(0).multi_processor_count * 4 + 255) // 256 * 256
 print(f"# workspace: {WS_BYTES} bytes; builds: {', '.join(n for n, _ in libs)}", flush=True)
@@ -114,6 +121,8 @@ for dt in DTS:
                 for N in NS:
                     good = {}
                     for n, lib in libs:
+                        if not has(lib, name):   # not in this build: "-" in the table
+                            continue
                         ok, why = check(lib, name, lay, epi, st, M, N)
                         good[n] = ok
                         print(f"{'PASS' if ok else 'FAIL'} check {n} {name} {M}x{N}x{K}: {why}", flush=True)
@@ -125,7 +134,7 @@ for dt in DTS:
                     c = torch.empty(M, N, device="cuda", dtype=st)
                     sides = {"cublas": lambda: torch.matmul(av, bv)}
                     for n, lib in libs:
-                        if good[n]:
+                        if good.get(n):
                             sides[n] = (lambda lib=lib: call(lib, name, lay, c0, a, b, c, bias, M, N, 1.0, 0.0))
                     best = {}
                     order = list(sides)
@@ -134,5 +143,6 @@ for dt in DTS:
                             t = bench(sides[s])
                             best[s] = min(best.get(s, t), t)
                     tf = 2 * M * N * K / best["cublas"] * 1e-9
-                    cols = " | ".join(f"{best['cublas'] / best[n]:.2f}x" if n in best else "FAIL" for n in names)
+                    cols = " | ".join(f"{best['cublas'] / best[n]:.2f}x" if n in best else "FAIL" if n in good else "-"
+                                      for n in names)
                     print(f"| {name} | {M}x{N}x{K} | {cols} | {tf:.1f} |", flush=True)
