@@ -8,8 +8,10 @@
 -- cache is contiguous, K and V [B, Smax, Hkv, D] (pass = "contig"), or
 -- paged: K and V [pages, PS, Hkv, D] and a block table BT [B, MP] of page
 -- numbers, key t of sequence b at row t % PS of page BT[b, t / PS]; pass =
--- "paged" reads 16 keys at a time (PS a multiple of 16), "paged64" 64 (PS
--- a multiple of 64: 64, 128, 256, ...), as the contiguous cache.
+-- "paged" reads blocks of 16 keys (PS a multiple of 16), KB of them a step
+-- (its rows64 build 2 on the CPU and NVIDIA targets, each from its own
+-- page into a shared tile of its own), "paged64" 64 keys a step (PS a
+-- multiple of 64: 64, 128, 256, ...), as the contiguous cache.
 --
 -- Two launchers run one after the other on a stream:
 --   contig / paged / paged64: one program per (KV head, block of BM query rows,
@@ -79,7 +81,8 @@ return tile.kernel {
     pass = { "contig", "paged", "paged64", "combine" },
   },
   -- WB: the rows of Ws a split takes come in blocks of WB (BM of rows64)
-  config = { BM = 64, BN = 64, stages = 3, threads = 128, MAXS = 64, CM = 8, CU = 8, WB = 64 },
+  -- KB: the key blocks of BN keys a step (the paged pass: its pages of 16 keys, each copied from its own page)
+  config = { BM = 64, BN = 64, KB = 1, stages = 3, threads = 128, MAXS = 64, CM = 8, CU = 8, WB = 64 },
   -- a key block lies in one page: 16 keys for every page size that is a
   -- multiple of 16, 64 for the multiples of 64.  The contiguous cache on
   -- sm90a: blocks of 32 keys, 5 stages (3 blocks in flight a program, 96 KB
@@ -90,11 +93,19 @@ return tile.kernel {
     if v.pass == "contig" and target == "sm90a" then return { BN = 32, stages = 5 } end
   end,
   -- the paged pass (16-key blocks): 16-row tiles of one warp (wave) where
-  -- the body's k:runs_when holds, the 64-row ones elsewhere
+  -- the body's k:runs_when holds, the 64-row ones elsewhere.  On the CPU
+  -- and NVIDIA targets rows64 takes 2 blocks a step, each a plain copy
+  -- from its page into a shared tile of its own, in 4 stages (H200, Sq 16,
+  -- B 8: 1035 / 91.6 us against 1198 / 99.9 for one block in 6 stages at
+  -- 64K / 4K keys, bench/results/2026-11-26-h200-attention-decode-blocks.txt);
+  -- rows16 keeps one (2 or 4 a step: 2 programs of one warp a
+  -- multiprocessor at B 8 went no faster, and fewer fitted at B 64).  On
+  -- AMD one block a step in both (the 32-key blocks spilled SGPRs there at d128).
   builds = function(v, target)
     if v.pass ~= "paged" then return nil end
     local warp = (target == "gfx90a" or target == "gfx942") and 64 or 32
-    return { { "rows16", { BM = 16, threads = warp } }, { "rows64", {} } }
+    if target:match("^gfx") then return { { "rows16", { BM = 16, threads = warp } }, { "rows64", {} } } end
+    return { { "rows16", { BM = 16, threads = warp } }, { "rows64", { KB = 2, stages = 4 } } }
   end,
   params = function(v, c)
     local D = tonumber(v.hdim:sub(2))
@@ -194,11 +205,13 @@ return tile.kernel {
     k:require(p.softcap:ge(0), "softcap is 0 (none) or positive")
     k:require(p.window_left:lt(2^30), "window_left below 2^30, as sizes")
     local wl = p.window_left
+    local KB = c.KB
+    local W = KB * BN   -- the keys of a step: KB blocks of BN
     local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-    local nkb = tile.cdiv(len, BN)
-    -- the key blocks [kb0, nkb) hold every visible key (query 0's window
+    local nkb = tile.cdiv(len, W)
+    -- the steps [kb0, nkb) hold every visible key (query 0's window
     -- starts at key len - Sq - wl), cut into NS chunks
-    local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+    local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
     local chunk = tile.cdiv(nkb - kb0, NS)
     local first = tile.min(nkb, kb0 + split * chunk)
     local last = tile.min(nkb, first + chunk)
@@ -206,47 +219,79 @@ return tile.kernel {
     local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
     local Qs = k:shared(v.dtype, { BM, D })
     k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-    local Ks = k:shared(v.dtype, { BN, D })
-    local Vs = k:shared(v.dtype, { BN, D })
+    local Kq, Vq, Ks, Vs = {}, {}   -- block q of a step in Kq[q], Vq[q] (Ks, Vs: locals that name the tiles)
+    for q = 1, KB do
+      Ks = k:shared(v.dtype, { BN, D })
+      Vs = k:shared(v.dtype, { BN, D })
+      Kq[q], Vq[q] = Ks, Vs
+    end
     local o = k:fragment("f32", { BM, D }, 0)
     local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
     local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+    -- the page of block jb (-1 past MP: outside K; KB > 1, -1 past the
+    -- sequence's length: a block of the last step there is never read)
+    local function page_of(jb)
+      local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    end
     k:pipelined(first, last, c.stages, function(j)
-      if paged then
-        local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
-        k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
-        k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
-      else
-        k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
-        k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
-      end
-      local s = k:fragment("f32", { BM, BN }, 0)
-      k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-      -- one step of the online softmax, in place in s; `masked` for a block
-      -- that holds a key some query must not see
-      local function step(masked)
-        k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-          k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        end, function() k:assign(s, s * (p.scale * LOG2E)) end)
-        if masked then   -- query sq sees the keys from len - Sq + sq - wl (wl >= 0) up to len - Sq + sq
-          local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
-          local col = k:iota({ BM, BN }, 2)
-          k:assign(s, tile.where(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))), s, -math.huge))
+      for q = 1, KB do
+        if paged then
+          local jb = KB == 1 and j or j * KB + (q - 1)
+          local page = page_of(jb)
+          k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+          k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+        else
+          k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
+          k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
         end
-        local m_new = tile.max(m, k:reduce_max(s, 2))
+      end
+      -- held[q] / lost[q]: block q's page is inside the cache / outside it (the copies' page is theirs only)
+      local sq, held, lost = {}, {}, {}
+      for q = 1, KB do
+        local s = k:fragment("f32", { BM, BN }, 0)
+        k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+        sq[q] = s
+        if paged and KB > 1 then
+          local pg = page_of(j * KB + (q - 1))
+          held[q], lost[q] = tile.both(pg:ge(0), pg:lt(p.NP)), tile.either(pg:lt(0), pg:ge(p.NP))
+        end
+      end
+      -- one step of the online softmax, in place in s; `masked` for a step
+      -- that holds a key some query must not see (or, KB > 1, a page
+      -- outside the cache)
+      local function step(masked)
+        for q = 1, KB do
+          k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+            k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          if masked then   -- query sq sees the keys from len - Sq + sq - wl (wl >= 0) up to len - Sq + sq
+            local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+            local col = k:iota({ BM, BN }, 2)
+            local function seen(x) return held[q] and tile.both(x, held[q]) or x end   -- (an expression: no array)
+            k:assign(sq[q], tile.where(seen(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl)))), sq[q],
+                                       -math.huge))
+          end
+        end
+        local m_new = m
+        for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
         local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-        k:assign(s, tile.exp2(s - mc))
+        for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         local alpha = tile.exp2(m - mc)
-        k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        local function total(n)   -- the row sums of blocks 1 .. n
+          return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        end
+        k:assign(l, l * alpha + total(KB))
         k:assign(o, o * alpha)
-        k:gemm(s:cast(v.dtype), Vs, o)
+        for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         k:assign(m, m_new)
       end
-      local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+      local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+      for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
       local function run()
         k:when(cuts, function() step(true) end, function() step(false) end)
       end
-      if paged then   -- a page number outside the cache read zeros: its keys are left out
+      if paged and KB == 1 then   -- a page number outside the cache read zeros: its keys are left out
         local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
         k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
       else

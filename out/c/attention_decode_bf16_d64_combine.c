@@ -4,7 +4,7 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 CM=8 CU=8 MAXS=64 WB=64 stages=3 threads=128.
+ * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 WB=64 stages=3 threads=128.
  * Build: cc -O2 -std=c11 -c attention_decode_bf16_d64_combine.c
  */
 #include <math.h>
@@ -65,32 +65,32 @@ static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) 
 /* One block of attention_decode_bf16_d64_combine: what one GPU block computes, with one thread. */
 static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict O, float *restrict LSE, const float *restrict Ws, int B, int Sq, int Hq, int Hkv, int WR, int64_t sob, int64_t sos, int64_t soh, int sm_count)
 {
-  // attention_decode.lua:56: local G = p.Hq // p.Hkv
+  // attention_decode.lua:58: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:57: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:58: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:59: local want = 2 * k:sm_count()
+  // attention_decode.lua:61: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:62: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:63: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:142: local nrc = tile.cdiv(p.Sq * G, CM)
+  // attention_decode.lua:153: local nrc = tile.cdiv(p.Sq * G, CM)
   const int nrc = (Sq * G + 8 - 1) / 8;
-  // attention_decode.lua:144: local rc = prog % nrc   -- this program's block of CM rows
+  // attention_decode.lua:155: local rc = prog % nrc   -- this program's block of CM rows
   const int rc = prog % nrc;
-  // attention_decode.lua:145: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
+  // attention_decode.lua:156: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
   const int b = prog / nrc / Hkv;
   const int hk = prog / nrc % Hkv;
-  // attention_decode.lua:146: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
+  // attention_decode.lua:157: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
   int t29[8];
   for (int ri = 0; ri < 8; ++ri) {
     t29[ri] = ri + rc * 8;
   }
-  // attention_decode.lua:69: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s[8];
   for (int ri = 0; ri < 8; ++ri) {
     s[ri] = lt_imin(t29[ri] / G, Sq - 1);
@@ -103,38 +103,38 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
   for (int ri = 0; ri < 8; ++ri) {
     inside[ri] = t29[ri] < Sq * G;
   }
-  // attention_decode.lua:147: local rb0, off = rc * CM // WB, rc * CM % WB   -- the rows' block of WB rows, and their first row in it
+  // attention_decode.lua:158: local rb0, off = rc * CM // WB, rc * CM % WB   -- the rows' block of WB rows, and their first row in it
   const int rb0 = rc * 8 / 64;
   const int off_2 = rc * 8 % 64;
-  // attention_decode.lua:148: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
+  // attention_decode.lua:159: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
   float m[8];
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:149: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
+  // attention_decode.lua:160: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
   float l[8];
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:150: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
+  // attention_decode.lua:161: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
   float o[512];
   for (int ri = 0; ri < 8; ++ri) {
     for (int ci = 0; ci < 64; ++ci) {
       o[ri * 64 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:151: k:serial(0, tile.cdiv(NS, CU), function(i)   -- (the padding rows and the splits past NS are not read)
+  // attention_decode.lua:162: k:serial(0, tile.cdiv(NS, CU), function(i)   -- (the padding rows and the splits past NS are not read)
   for (int i = 0; i < (NS + 8 - 1) / 8; ++i) {
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp = i * 8;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0 = (lt_imin(sp, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_2[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_2[ri] = inside[ri] && sp < NS;
     }
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t47[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -145,7 +145,7 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         t47[ri] = ok && gr >= 0 && gr < WR && ok_2[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t48[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -159,16 +159,16 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         }
       }
     }
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_2 = i * 8 + 1;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0_2 = (lt_imin(sp_2, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_3[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_3[ri] = inside[ri] && sp_2 < NS;
     }
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t56[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -179,7 +179,7 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         t56[ri] = ok && gr >= 0 && gr < WR && ok_3[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t57[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -193,16 +193,16 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         }
       }
     }
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_3 = i * 8 + 2;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0_3 = (lt_imin(sp_3, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_4[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_4[ri] = inside[ri] && sp_3 < NS;
     }
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t65[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -213,7 +213,7 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         t65[ri] = ok && gr >= 0 && gr < WR && ok_4[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t66[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -227,16 +227,16 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         }
       }
     }
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_4 = i * 8 + 3;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0_4 = (lt_imin(sp_4, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_5[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_5[ri] = inside[ri] && sp_4 < NS;
     }
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t74[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -247,7 +247,7 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         t74[ri] = ok && gr >= 0 && gr < WR && ok_5[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t75[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -261,16 +261,16 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         }
       }
     }
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_5 = i * 8 + 4;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0_5 = (lt_imin(sp_5, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_6[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_6[ri] = inside[ri] && sp_5 < NS;
     }
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t83[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -281,7 +281,7 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         t83[ri] = ok && gr >= 0 && gr < WR && ok_6[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t84[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -295,16 +295,16 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         }
       }
     }
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_6 = i * 8 + 5;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0_6 = (lt_imin(sp_6, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_7[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_7[ri] = inside[ri] && sp_6 < NS;
     }
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t92[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -315,7 +315,7 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         t92[ri] = ok && gr >= 0 && gr < WR && ok_7[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t93[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -329,16 +329,16 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         }
       }
     }
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_7 = i * 8 + 6;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0_7 = (lt_imin(sp_7, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_8[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_8[ri] = inside[ri] && sp_7 < NS;
     }
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t101[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -349,7 +349,7 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         t101[ri] = ok && gr >= 0 && gr < WR && ok_8[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t102[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -363,16 +363,16 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         }
       }
     }
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_8 = i * 8 + 7;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0_8 = (lt_imin(sp_8, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_9[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_9[ri] = inside[ri] && sp_8 < NS;
     }
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t110[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -383,7 +383,7 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         t110[ri] = ok && gr >= 0 && gr < WR && ok_9[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t111[512];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -397,22 +397,22 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         }
       }
     }
-    // attention_decode.lua:161: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
+    // attention_decode.lua:172: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
     float m_new[8];
     for (int ri = 0; ri < 8; ++ri) {
       m_new[ri] = fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(m[ri], t47[ri]), t56[ri]), t65[ri]), t74[ri]), t83[ri]), t92[ri]), t101[ri]), t110[ri]);
     }
-    // attention_decode.lua:162: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
+    // attention_decode.lua:173: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
     float mc[8];
     for (int ri = 0; ri < 8; ++ri) {
       mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
     }
-    // attention_decode.lua:163: local alpha = tile.exp2((m - mc) * LOG2E)
+    // attention_decode.lua:174: local alpha = tile.exp2((m - mc) * LOG2E)
     float alpha[8];
     for (int ri = 0; ri < 8; ++ri) {
       alpha[ri] = exp2f((m[ri] - mc[ri]) * 1.442695f);
     }
-    // attention_decode.lua:166: local w = tile.exp2((lse[u] - mc) * LOG2E)
+    // attention_decode.lua:177: local w = tile.exp2((lse[u] - mc) * LOG2E)
     float t126[8];
     for (int ri = 0; ri < 8; ++ri) {
       t126[ri] = exp2f((t47[ri] - mc[ri]) * 1.442695f);
@@ -445,7 +445,7 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
     for (int ri = 0; ri < 8; ++ri) {
       t168[ri] = exp2f((t110[ri] - mc[ri]) * 1.442695f);
     }
-    // attention_decode.lua:167: l_new, o_new = l_new + w, o_new + oi[u] * w
+    // attention_decode.lua:178: l_new, o_new = l_new + w, o_new + oi[u] * w
     float l_new[8];
     for (int ri = 0; ri < 8; ++ri) {
       l_new[ri] = l[ri] * alpha[ri] + t126[ri] + t132[ri] + t138[ri] + t144[ri] + t150[ri] + t156[ri] + t162[ri] + t168[ri];
@@ -456,27 +456,27 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
         o_new[ri * 64 + ci] = o[ri * 64 + ci] * alpha[ri] + t48[ri * 64 + ci] * t126[ri] + t57[ri * 64 + ci] * t132[ri] + t66[ri * 64 + ci] * t138[ri] + t75[ri * 64 + ci] * t144[ri] + t84[ri * 64 + ci] * t150[ri] + t93[ri * 64 + ci] * t156[ri] + t102[ri * 64 + ci] * t162[ri] + t111[ri * 64 + ci] * t168[ri];
       }
     }
-    // attention_decode.lua:169: k:assign(l, l_new)
+    // attention_decode.lua:180: k:assign(l, l_new)
     for (int ri = 0; ri < 8; ++ri) {
       l[ri] = l_new[ri];
     }
-    // attention_decode.lua:170: k:assign(o, o_new)
+    // attention_decode.lua:181: k:assign(o, o_new)
     for (int ri = 0; ri < 8; ++ri) {
       for (int ci = 0; ci < 64; ++ci) {
         o[ri * 64 + ci] = o_new[ri * 64 + ci];
       }
     }
-    // attention_decode.lua:171: k:assign(m, m_new)
+    // attention_decode.lua:182: k:assign(m, m_new)
     for (int ri = 0; ri < 8; ++ri) {
       m[ri] = m_new[ri];
     }
   }
-  // attention_decode.lua:173: local seen = l:gt(0)
+  // attention_decode.lua:184: local seen = l:gt(0)
   bool seen[8];
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:174: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:185: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t171[8];
   for (int ri = 0; ri < 8; ++ri) {
     t171[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
@@ -494,7 +494,7 @@ static void attention_decode_bf16_d64_combine_block(int prog, lt_bf16 *restrict 
       }
     }
   }
-  // attention_decode.lua:175: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
+  // attention_decode.lua:186: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
   {
     const bool ok = b < B && b >= 0;
     float *base = LSE + (int64_t)b * Sq * Hq;
@@ -524,8 +524,8 @@ int attention_decode_bf16_d64_combine(void *O, void *LSE, const void *Ws, int B,
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:128: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:134: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 * (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647) return 1;
   for (int prog = 0; prog < grid_x; ++prog)
@@ -533,7 +533,7 @@ int attention_decode_bf16_d64_combine(void *O, void *LSE, const void *Ws, int B,
   return 0;
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:133) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:144) */
 int64_t attention_decode_bf16_d64_combine_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   const int sm_count = 1;   /* the blocks run one after another */

@@ -5,8 +5,8 @@
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   rows16: BM=16 BN=16 CM=8 CU=8 MAXS=64 WB=64 stages=6 threads=32
- *   rows64: BM=64 BN=16 CM=8 CU=8 MAXS=64 WB=64 stages=6 threads=128
+ *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 WB=64 stages=6 threads=32
+ *   rows64: BM=64 BN=16 CM=8 CU=8 KB=1 MAXS=64 WB=64 stages=6 threads=128
  * Build: hipcc -O3 --offload-arch=gfx1100 -c attention_decode_bf16_d128_paged.hip
  */
 #include <hip/hip_runtime.h>
@@ -100,48 +100,48 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
   __shared__ __attribute__((aligned(16))) lt_bf16 Ks[16][128];
   __shared__ __attribute__((aligned(16))) lt_bf16 Vs[16][128];
   __shared__ __attribute__((aligned(16))) lt_bf16 s_sh[16][16];
-  // attention_decode.lua:56: local G = p.Hq // p.Hkv
+  // attention_decode.lua:58: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:57: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:58: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:59: local want = 2 * k:sm_count()
+  // attention_decode.lua:61: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:62: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:63: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:184: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:186: local rb = prog % ntb
+  // attention_decode.lua:197: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:187: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:189: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:200: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:197: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t36 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t36, 0), Sk);
-  // attention_decode.lua:198: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:201: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:202: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:203: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:204: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:206: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t54[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     t54[ri] = ri * 2 + row0 + rb * 16;
   }
-  // attention_decode.lua:69: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
   for (int ri = 0; ri < 8; ++ri) {
     inside[ri] = t54[ri] < Sq * G;
   }
-  // attention_decode.lua:208: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t60[64];
   {
     const bool ok = b < B && b >= 0;
@@ -181,7 +181,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
       Qs[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(t60[ri * 8 + ci]);
     }
   }
-  // attention_decode.lua:211: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -190,24 +190,24 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
       o[ri * 8 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:212: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:213: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:214: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -226,7 +226,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
         }
       }
     }
-    // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -245,14 +245,14 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
         }
       }
     }
-    // attention_decode.lua:223: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
       s[ri] = 0.0f;
     }
     lt_syncthreads();
-    // attention_decode.lua:224: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll 1
     for (int kk = 0; kk < 128; kk += 16) {
       union { uint32_t u[8]; lt_bf16 h[16]; } Qs_frag[1], Ks_frag;
@@ -278,42 +278,42 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
         }
       }
     }
-    // attention_decode.lua:245: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    // attention_decode.lua:289: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:250: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:295: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:251: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:296: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:247: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
           }
         } else {
-          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = s[ri] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:232: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+        // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           diag[ri] = (ri * 2 + row0 + rb * 16) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:233: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
         int col[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           col[ri] = col0;
           s[ri] = col[ri] <= diag[ri] && (window_left < 0 || col[ri] >= diag[ri] - window_left) ? s[ri] : -INFINITY;
         }
-        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
         float t105[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -332,24 +332,24 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
         for (int ri = 0; ri < 8; ++ri) {
           m_new[ri] = fmaxf(m[ri], t105[ri]);
         }
-        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s[ri] = lt_exp2(s[ri] - mc[ri]);
         }
-        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
         float alpha[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
         float t111[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -363,11 +363,12 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
           t111[ei] = t111[ei] + __shfl_xor(t111[ei], 2);
           t111[ei] = t111[ei] + __shfl_xor(t111[ei], 1);
         }
+        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           l[ri] = l[ri] * alpha[ri] + t111[ri];
         }
-        // attention_decode.lua:241: k:assign(o, o * alpha)
+        // attention_decode.lua:285: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -375,7 +376,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             o[ri * 8 + ci] = o[ri * 8 + ci] * alpha[ri];
           }
         }
-        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(s[ri]));
@@ -406,27 +407,27 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         }
-        // attention_decode.lua:243: k:assign(m, m_new)
+        // attention_decode.lua:287: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
           }
         } else {
-          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = s[ri] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
         float t123[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -445,24 +446,24 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
         for (int ri = 0; ri < 8; ++ri) {
           m_new_2[ri] = fmaxf(m[ri], t123[ri]);
         }
-        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s[ri] = lt_exp2(s[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
         float alpha_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
         float t129[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -476,11 +477,12 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
           t129[ei] = t129[ei] + __shfl_xor(t129[ei], 2);
           t129[ei] = t129[ei] + __shfl_xor(t129[ei], 1);
         }
+        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           l[ri] = l[ri] * alpha_2[ri] + t129[ri];
         }
-        // attention_decode.lua:241: k:assign(o, o * alpha)
+        // attention_decode.lua:285: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -488,7 +490,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             o[ri * 8 + ci] = o[ri * 8 + ci] * alpha_2[ri];
           }
         }
-        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(s[ri]));
@@ -519,7 +521,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         }
-        // attention_decode.lua:243: k:assign(m, m_new)
+        // attention_decode.lua:287: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new_2[ri];
@@ -527,15 +529,15 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
       }
     }
   }
-  // attention_decode.lua:256: local seen = l:gt(0)
+  // attention_decode.lua:301: local seen = l:gt(0)
   bool seen[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:257: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 16;
-  // attention_decode.lua:258: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t137[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -555,7 +557,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
       }
     }
   }
-  // attention_decode.lua:259: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -592,12 +594,12 @@ static int attention_decode_bf16_d128_paged_rows16(const void *Q, const void *K,
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:128: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:134: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:191: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:192: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:194: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:195: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:202: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:203: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
@@ -623,48 +625,48 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
   __shared__ __attribute__((aligned(16))) lt_bf16 Ks[16][128];
   __shared__ __attribute__((aligned(16))) lt_bf16 Vs[16][128];
   __shared__ __attribute__((aligned(16))) lt_bf16 s_sh[64][16];
-  // attention_decode.lua:56: local G = p.Hq // p.Hkv
+  // attention_decode.lua:58: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:57: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:58: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:59: local want = 2 * k:sm_count()
+  // attention_decode.lua:61: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:62: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:63: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:184: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:186: local rb = prog % ntb
+  // attention_decode.lua:197: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:187: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:189: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:200: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:197: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t33 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:198: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:201: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:202: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:203: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:204: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:206: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t51[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     t51[ri] = ri * 2 + row0 + rb * 64;
   }
-  // attention_decode.lua:69: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -680,7 +682,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
   for (int ri = 0; ri < 8; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:208: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t57[64];
   {
     const bool ok = b < B && b >= 0;
@@ -704,7 +706,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
       Qs[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(t57[ri * 8 + ci]);
     }
   }
-  // attention_decode.lua:211: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -713,24 +715,24 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
       o[ri * 8 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:212: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:213: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:214: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
+    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -749,7 +751,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
         }
       }
     }
-    // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
+    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -768,14 +770,14 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
         }
       }
     }
-    // attention_decode.lua:223: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
       s[ri] = 0.0f;
     }
     lt_syncthreads();
-    // attention_decode.lua:224: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll 1
     for (int kk = 0; kk < 128; kk += 16) {
       union { uint32_t u[8]; lt_bf16 h[16]; } Qs_frag[1], Ks_frag;
@@ -801,42 +803,42 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
         }
       }
     }
-    // attention_decode.lua:245: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    // attention_decode.lua:289: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:250: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:295: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:251: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:296: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:247: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
           }
         } else {
-          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = s[ri] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:232: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+        // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           diag[ri] = (ri * 2 + row0 + rb * 64) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:233: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
         int col[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           col[ri] = col0;
           s[ri] = col[ri] <= diag[ri] && (window_left < 0 || col[ri] >= diag[ri] - window_left) ? s[ri] : -INFINITY;
         }
-        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
         float t102[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -855,24 +857,24 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
         for (int ri = 0; ri < 8; ++ri) {
           m_new[ri] = fmaxf(m[ri], t102[ri]);
         }
-        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s[ri] = lt_exp2(s[ri] - mc[ri]);
         }
-        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
         float alpha[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
         float t108[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -886,11 +888,12 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           t108[ei] = t108[ei] + __shfl_xor(t108[ei], 2);
           t108[ei] = t108[ei] + __shfl_xor(t108[ei], 1);
         }
+        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           l[ri] = l[ri] * alpha[ri] + t108[ri];
         }
-        // attention_decode.lua:241: k:assign(o, o * alpha)
+        // attention_decode.lua:285: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -898,7 +901,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
             o[ri * 8 + ci] = o[ri * 8 + ci] * alpha[ri];
           }
         }
-        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(s[ri]));
@@ -929,27 +932,27 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
             }
           }
         }
-        // attention_decode.lua:243: k:assign(m, m_new)
+        // attention_decode.lua:287: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
           }
         } else {
-          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = s[ri] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
         float t120[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -968,24 +971,24 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
         for (int ri = 0; ri < 8; ++ri) {
           m_new_2[ri] = fmaxf(m[ri], t120[ri]);
         }
-        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s[ri] = lt_exp2(s[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
         float alpha_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
         float t126[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -999,11 +1002,12 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           t126[ei] = t126[ei] + __shfl_xor(t126[ei], 2);
           t126[ei] = t126[ei] + __shfl_xor(t126[ei], 1);
         }
+        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           l[ri] = l[ri] * alpha_2[ri] + t126[ri];
         }
-        // attention_decode.lua:241: k:assign(o, o * alpha)
+        // attention_decode.lua:285: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -1011,7 +1015,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
             o[ri * 8 + ci] = o[ri * 8 + ci] * alpha_2[ri];
           }
         }
-        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(s[ri]));
@@ -1042,7 +1046,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
             }
           }
         }
-        // attention_decode.lua:243: k:assign(m, m_new)
+        // attention_decode.lua:287: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new_2[ri];
@@ -1050,15 +1054,15 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
       }
     }
   }
-  // attention_decode.lua:256: local seen = l:gt(0)
+  // attention_decode.lua:301: local seen = l:gt(0)
   bool seen[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:257: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:258: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t134[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -1078,7 +1082,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
       }
     }
   }
-  // attention_decode.lua:259: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -1115,12 +1119,12 @@ static int attention_decode_bf16_d128_paged_rows64(const void *Q, const void *K,
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:128: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:134: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:191: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:192: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:194: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:195: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:202: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:203: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
@@ -1132,12 +1136,12 @@ static int attention_decode_bf16_d128_paged_rows64(const void *Q, const void *K,
 /* Runs the first of attention_decode_bf16_d128_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 extern "C" int attention_decode_bf16_d128_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:181: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:192: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_bf16_d128_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_bf16_d128_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:133) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:144) */
 extern "C" int64_t attention_decode_bf16_d128_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

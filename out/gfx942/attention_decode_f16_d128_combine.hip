@@ -4,7 +4,7 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 CM=8 CU=8 MAXS=64 WB=64 stages=3 threads=128.
+ * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 WB=64 stages=3 threads=128.
  * Build: hipcc -O3 --offload-arch=gfx942 -c attention_decode_f16_d128_combine.hip
  */
 #include <hip/hip_runtime.h>
@@ -65,61 +65,61 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int prog = blockIdx.x;
-  // attention_decode.lua:56: local G = p.Hq // p.Hkv
+  // attention_decode.lua:58: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:57: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:58: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:59: local want = 2 * k:sm_count()
+  // attention_decode.lua:61: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:62: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:63: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:142: local nrc = tile.cdiv(p.Sq * G, CM)
+  // attention_decode.lua:153: local nrc = tile.cdiv(p.Sq * G, CM)
   const int nrc = (Sq * G + 8 - 1) / 8;
-  // attention_decode.lua:144: local rc = prog % nrc   -- this program's block of CM rows
+  // attention_decode.lua:155: local rc = prog % nrc   -- this program's block of CM rows
   const int rc = prog % nrc;
-  // attention_decode.lua:145: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
+  // attention_decode.lua:156: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
   const int b = prog / nrc / Hkv;
   const int hk = prog / nrc % Hkv;
-  // attention_decode.lua:146: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
+  // attention_decode.lua:157: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
   int t29[1];
   t29[0] = ty + rc * 8;
-  // attention_decode.lua:69: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s[1];
   s[0] = lt_imin(t29[0] / G, Sq - 1);
   int h_2[1];
   h_2[0] = hk * G + t29[0] % G;
   bool inside[1];
   inside[0] = t29[0] < Sq * G;
-  // attention_decode.lua:147: local rb0, off = rc * CM // WB, rc * CM % WB   -- the rows' block of WB rows, and their first row in it
+  // attention_decode.lua:158: local rb0, off = rc * CM // WB, rc * CM % WB   -- the rows' block of WB rows, and their first row in it
   const int rb0 = rc * 8 / 64;
   const int off_2 = rc * 8 % 64;
-  // attention_decode.lua:148: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
+  // attention_decode.lua:159: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
   float m[1];
   m[0] = -INFINITY;
-  // attention_decode.lua:149: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
+  // attention_decode.lua:160: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_decode.lua:150: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
+  // attention_decode.lua:161: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
   float o[8];
   #pragma unroll
   for (int vi = 0; vi < 8; ++vi) {
     o[vi] = 0.0f;
   }
-  // attention_decode.lua:151: k:serial(0, tile.cdiv(NS, CU), function(i)   -- (the padding rows and the splits past NS are not read)
+  // attention_decode.lua:162: k:serial(0, tile.cdiv(NS, CU), function(i)   -- (the padding rows and the splits past NS are not read)
   for (int i = 0; i < (NS + 8 - 1) / 8; ++i) {
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp = i * 8;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0 = (lt_imin(sp, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_2[1];
     ok_2[0] = inside[0] && sp < NS;
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t47[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -128,7 +128,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
       const float *ptr = base + (int64_t)gr * 132;
       t47[0] = ok && gr >= 0 && gr < WR && ok_2[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t48[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -149,14 +149,14 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
         }
       }
     }
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_2 = i * 8 + 1;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0_2 = (lt_imin(sp_2, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_3[1];
     ok_3[0] = inside[0] && sp_2 < NS;
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t56[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
       const float *ptr = base + (int64_t)gr * 132;
       t56[0] = ok && gr >= 0 && gr < WR && ok_3[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t57[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -186,14 +186,14 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
         }
       }
     }
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_3 = i * 8 + 2;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0_3 = (lt_imin(sp_3, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_4[1];
     ok_4[0] = inside[0] && sp_3 < NS;
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t65[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -202,7 +202,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
       const float *ptr = base + (int64_t)gr * 132;
       t65[0] = ok && gr >= 0 && gr < WR && ok_4[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t66[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -223,14 +223,14 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
         }
       }
     }
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_4 = i * 8 + 3;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0_4 = (lt_imin(sp_4, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_5[1];
     ok_5[0] = inside[0] && sp_4 < NS;
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t74[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -239,7 +239,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
       const float *ptr = base + (int64_t)gr * 132;
       t74[0] = ok && gr >= 0 && gr < WR && ok_5[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t75[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -260,14 +260,14 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
         }
       }
     }
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_5 = i * 8 + 4;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0_5 = (lt_imin(sp_5, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_6[1];
     ok_6[0] = inside[0] && sp_5 < NS;
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t83[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -276,7 +276,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
       const float *ptr = base + (int64_t)gr * 132;
       t83[0] = ok && gr >= 0 && gr < WR && ok_6[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t84[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -297,14 +297,14 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
         }
       }
     }
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_6 = i * 8 + 5;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0_6 = (lt_imin(sp_6, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_7[1];
     ok_7[0] = inside[0] && sp_6 < NS;
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t92[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -313,7 +313,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
       const float *ptr = base + (int64_t)gr * 132;
       t92[0] = ok && gr >= 0 && gr < WR && ok_7[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t93[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -334,14 +334,14 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
         }
       }
     }
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_7 = i * 8 + 6;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0_7 = (lt_imin(sp_7, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_8[1];
     ok_8[0] = inside[0] && sp_7 < NS;
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t101[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -350,7 +350,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
       const float *ptr = base + (int64_t)gr * 132;
       t101[0] = ok && gr >= 0 && gr < WR && ok_8[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t102[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -371,14 +371,14 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
         }
       }
     }
-    // attention_decode.lua:154: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
     const int sp_8 = i * 8 + 7;
-    // attention_decode.lua:155: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
+    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
     const int r0_8 = (lt_imin(sp_8, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:156: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
     bool ok_9[1];
     ok_9[0] = inside[0] && sp_8 < NS;
-    // attention_decode.lua:157: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t110[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -387,7 +387,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
       const float *ptr = base + (int64_t)gr * 132;
       t110[0] = ok && gr >= 0 && gr < WR && ok_9[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:158: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t111[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -408,16 +408,16 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
         }
       }
     }
-    // attention_decode.lua:161: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
+    // attention_decode.lua:172: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
     float m_new[1];
     m_new[0] = fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(m[0], t47[0]), t56[0]), t65[0]), t74[0]), t83[0]), t92[0]), t101[0]), t110[0]);
-    // attention_decode.lua:162: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
+    // attention_decode.lua:173: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
     float mc[1];
     mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-    // attention_decode.lua:163: local alpha = tile.exp2((m - mc) * LOG2E)
+    // attention_decode.lua:174: local alpha = tile.exp2((m - mc) * LOG2E)
     float alpha[1];
     alpha[0] = lt_exp2((m[0] - mc[0]) * 1.442695f);
-    // attention_decode.lua:166: local w = tile.exp2((lse[u] - mc) * LOG2E)
+    // attention_decode.lua:177: local w = tile.exp2((lse[u] - mc) * LOG2E)
     float t126[1];
     t126[0] = lt_exp2((t47[0] - mc[0]) * 1.442695f);
     float t132[1];
@@ -434,7 +434,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
     t162[0] = lt_exp2((t101[0] - mc[0]) * 1.442695f);
     float t168[1];
     t168[0] = lt_exp2((t110[0] - mc[0]) * 1.442695f);
-    // attention_decode.lua:167: l_new, o_new = l_new + w, o_new + oi[u] * w
+    // attention_decode.lua:178: l_new, o_new = l_new + w, o_new + oi[u] * w
     float l_new[1];
     l_new[0] = l[0] * alpha[0] + t126[0] + t132[0] + t138[0] + t144[0] + t150[0] + t156[0] + t162[0] + t168[0];
     float o_new[8];
@@ -442,20 +442,20 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
     for (int vi = 0; vi < 8; ++vi) {
       o_new[vi] = o[vi] * alpha[0] + t48[vi] * t126[0] + t57[vi] * t132[0] + t66[vi] * t138[0] + t75[vi] * t144[0] + t84[vi] * t150[0] + t93[vi] * t156[0] + t102[vi] * t162[0] + t111[vi] * t168[0];
     }
-    // attention_decode.lua:169: k:assign(l, l_new)
+    // attention_decode.lua:180: k:assign(l, l_new)
     l[0] = l_new[0];
-    // attention_decode.lua:170: k:assign(o, o_new)
+    // attention_decode.lua:181: k:assign(o, o_new)
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       o[vi] = o_new[vi];
     }
-    // attention_decode.lua:171: k:assign(m, m_new)
+    // attention_decode.lua:182: k:assign(m, m_new)
     m[0] = m_new[0];
   }
-  // attention_decode.lua:173: local seen = l:gt(0)
+  // attention_decode.lua:184: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_decode.lua:174: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:185: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t171[1];
   t171[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
@@ -477,7 +477,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_combine_kernel(
       }
     }
   }
-  // attention_decode.lua:175: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
+  // attention_decode.lua:186: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
   {
     const bool ok = b < B && b >= 0 && tx == 0;
     float *base = LSE + (int64_t)b * Sq * Hq;
@@ -511,8 +511,8 @@ extern "C" int attention_decode_f16_d128_combine(void *O, void *LSE, const void 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:128: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:134: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 * (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
@@ -520,7 +520,7 @@ extern "C" int attention_decode_f16_d128_combine(void *O, void *LSE, const void 
   return (int)hipGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:133) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:144) */
 extern "C" int64_t attention_decode_f16_d128_combine_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

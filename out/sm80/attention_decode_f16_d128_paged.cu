@@ -5,8 +5,8 @@
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   rows16: BM=16 BN=16 CM=8 CU=8 MAXS=64 WB=64 stages=6 threads=32
- *   rows64: BM=64 BN=16 CM=8 CU=8 MAXS=64 WB=64 stages=6 threads=128
+ *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 WB=64 stages=6 threads=32
+ *   rows64: BM=64 BN=16 CM=8 CU=8 KB=2 MAXS=64 WB=64 stages=4 threads=128
  * Build: nvcc -O3 -arch=sm_80 -c attention_decode_f16_d128_paged.cu
  */
 #include <cuda_runtime.h>
@@ -141,48 +141,48 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
   __half (*Ks)[16][128] = (__half (*)[16][128])(lt_smem + 4096);
   /* Vs (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Vs)[16][128] = (__half (*)[16][128])(lt_smem + 28672);
-  // attention_decode.lua:56: local G = p.Hq // p.Hkv
+  // attention_decode.lua:58: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:57: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:58: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:59: local want = 2 * k:sm_count()
+  // attention_decode.lua:61: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:62: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:63: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:184: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:186: local rb = prog % ntb
+  // attention_decode.lua:197: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:187: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:189: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:200: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:197: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t36 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t36, 0), Sk);
-  // attention_decode.lua:198: local nkb = tile.cdiv(len, BN)
+  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:201: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
+  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:202: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:203: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:204: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:206: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t54[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     t54[ri] = ri * 8 + row0 + rb * 16;
   }
-  // attention_decode.lua:69: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t54[ri] < Sq * G;
   }
-  // attention_decode.lua:208: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t60[64];
   {
     const bool ok = b < B && b >= 0;
@@ -235,7 +235,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       }
     }
   }
-  // attention_decode.lua:211: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -247,27 +247,27 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       }
     }
   }
-  // attention_decode.lua:212: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:213: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:214: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 5 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 5; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-      // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -294,7 +294,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -330,9 +330,9 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
     const int j_next = j + 5;
     const int j_next_stage = j_stage == 0 ? 5 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
+      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int page = b >= 0 && b < B && j_next * 16 / PS >= 0 && j_next * 16 / PS < MP ? BT[(int64_t)b * MP + j_next * 16 / PS] : -1;
-      // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -359,7 +359,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -389,7 +389,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:223: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -401,7 +401,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
         }
       }
     }
-    // attention_decode.lua:224: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -452,17 +452,17 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
         }
       }
     }
-    // attention_decode.lua:245: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
+    // attention_decode.lua:289: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:250: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:295: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:251: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:296: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:247: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -474,7 +474,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         } else {
-          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -486,13 +486,13 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:232: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
+        // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           diag[ri] = (ri * 8 + row0 + rb * 16) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:233: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
         int col[8];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -505,7 +505,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
         float t105[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -528,13 +528,13 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
         for (int ri = 0; ri < 2; ++ri) {
           m_new[ri] = fmaxf(m[ri], t105[ri]);
         }
-        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -545,13 +545,13 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
         float alpha[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
         float t111[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -569,11 +569,12 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 2);
           t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 1);
         }
+        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           l[ri] = l[ri] * alpha[ri] + t111[ri];
         }
-        // attention_decode.lua:241: k:assign(o, o * alpha)
+        // attention_decode.lua:285: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -584,7 +585,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           uint32_t s_frag[1][4];
@@ -617,15 +618,15 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:243: k:assign(m, m_new)
+        // attention_decode.lua:287: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -637,7 +638,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         } else {
-          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
+          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -649,7 +650,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
+        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
         float t123[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -672,13 +673,13 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
         for (int ri = 0; ri < 2; ++ri) {
           m_new_2[ri] = fmaxf(m[ri], t123[ri]);
         }
-        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -689,13 +690,13 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
         float alpha_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
         float t129[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -713,11 +714,12 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           t129[ei] = t129[ei] + __shfl_xor_sync(0xffffffffu, t129[ei], 2);
           t129[ei] = t129[ei] + __shfl_xor_sync(0xffffffffu, t129[ei], 1);
         }
+        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           l[ri] = l[ri] * alpha_2[ri] + t129[ri];
         }
-        // attention_decode.lua:241: k:assign(o, o * alpha)
+        // attention_decode.lua:285: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -728,7 +730,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
+        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           uint32_t s_frag[1][4];
@@ -761,7 +763,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:243: k:assign(m, m_new)
+        // attention_decode.lua:287: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
@@ -770,15 +772,15 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:256: local seen = l:gt(0)
+  // attention_decode.lua:301: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:257: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 16;
-  // attention_decode.lua:258: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t137[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -808,7 +810,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       }
     }
   }
-  // attention_decode.lua:259: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -844,12 +846,12 @@ static int attention_decode_f16_d128_paged_rows16(const void *Q, const void *K, 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:128: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:134: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:191: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:192: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:194: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:195: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:202: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:203: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -877,52 +879,56 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
   extern __shared__ __align__(16) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Qs)[128] = (__half (*)[128])(lt_smem + 0);
-  /* Ks (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  /* Ks (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Ks)[16][128] = (__half (*)[16][128])(lt_smem + 16384);
-  /* Vs (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Vs)[16][128] = (__half (*)[16][128])(lt_smem + 40960);
-  // attention_decode.lua:56: local G = p.Hq // p.Hkv
+  /* Vs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __half (*Vs)[16][128] = (__half (*)[16][128])(lt_smem + 32768);
+  /* Ks_2 (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __half (*Ks_2)[16][128] = (__half (*)[16][128])(lt_smem + 49152);
+  /* Vs_2 (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __half (*Vs_2)[16][128] = (__half (*)[16][128])(lt_smem + 65536);
+  // attention_decode.lua:58: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:57: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:58: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:59: local want = 2 * k:sm_count()
+  // attention_decode.lua:61: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:62: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:63: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:184: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:186: local rb = prog % ntb
+  // attention_decode.lua:197: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:187: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:189: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:200: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:197: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t33 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:198: local nkb = tile.cdiv(len, BN)
-  const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:201: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // BN, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:202: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
+  const int nkb = (len + 32 - 1) / 32;
+  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
+  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:203: local first = tile.min(nkb, kb0 + split * chunk)
+  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
   const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:204: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:206: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t51[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     t51[ri] = ri * 8 + row0 + rb * 64;
   }
-  // attention_decode.lua:69: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -938,7 +944,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:208: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t57[64];
   {
     const bool ok = b < B && b >= 0;
@@ -975,7 +981,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       }
     }
   }
-  // attention_decode.lua:211: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -987,39 +993,43 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       }
     }
   }
-  // attention_decode.lua:212: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:213: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:214: k:pipelined(first, last, c.stages, function(j)
-  /* prologue: start the copies of the first 5 iterations, one commit group each */
-  for (int j_stage = 0; j_stage < 5; ++j_stage) {
+  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  /* prologue: start the copies of the first 3 iterations, one commit group each */
+  for (int j_stage = 0; j_stage < 3; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
-      const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-      // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:240: local jb = KB == 1 and j or j * KB + (q - 1)
+      const int jb = j * 2;
+      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int t61 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
+      // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      const int page = jb * 16 < len ? t61 : -1;
+      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
-        if (ok && j * 16 % PS >= 0 && j * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        if (ok && jb * 16 % PS >= 0 && jb * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 16 % PS + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
+            lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(jb * 16 % PS + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
-            const int gr = j * 16 % PS + ri * 8 + tid / 16;
+            const int gr = jb * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
@@ -1034,19 +1044,19 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
-        if (ok && j * 16 % PS >= 0 && j * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && jb * 16 % PS >= 0 && jb * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 16 % PS + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
+            lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(jb * 16 % PS + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
-            const int gr = j * 16 % PS + ri * 8 + tid / 16;
+            const int gr = jb * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
@@ -1061,30 +1071,94 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-    }
-    lt_cp_async_commit();
-  }
-  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 5 ? 0 : j_stage + 1) {
-    lt_cp_async_wait<4>();   /* this thread's copies for iteration j have landed */
-    __syncthreads();   /* everyone's have; and stage j - 1 is free again */
-    const int j_next = j + 5;
-    const int j_next_stage = j_stage == 0 ? 5 : j_stage - 1;
-    if (j_next < last) {
-      // attention_decode.lua:216: local page = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- -1 past MP: outside K
-      const int page = b >= 0 && b < B && j_next * 16 / PS >= 0 && j_next * 16 / PS < MP ? BT[(int64_t)b * MP + j_next * 16 / PS] : -1;
-      // attention_decode.lua:217: k:copy(p.K:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Ks)
+      // attention_decode.lua:240: local jb = KB == 1 and j or j * KB + (q - 1)
+      const int jb_2 = j * 2 + 1;
+      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int t71 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
+      // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      const int page_2 = jb_2 * 16 < len ? t71 : -1;
+      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
-        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
-        const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
-        if (ok && j_next * 16 % PS >= 0 && j_next * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+        const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
+        if (ok && jb_2 * 16 % PS >= 0 && jb_2 * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 16 % PS + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
+            lt_cp_async16(&Ks_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(jb_2 * 16 % PS + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
-            const int gr = j_next * 16 % PS + ri * 8 + tid / 16;
+            const int gr = jb_2 * 16 % PS + ri * 8 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      {
+        const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
+        if (ok && jb_2 * 16 % PS >= 0 && jb_2 * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Vs_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(jb_2 * 16 % PS + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = jb_2 * 16 % PS + ri * 8 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 3 ? 0 : j_stage + 1) {
+    lt_cp_async_wait<2>();   /* this thread's copies for iteration j have landed */
+    __syncthreads();   /* everyone's have; and stage j - 1 is free again */
+    const int j_next = j + 3;
+    const int j_next_stage = j_stage == 0 ? 3 : j_stage - 1;
+    if (j_next < last) {
+      // attention_decode.lua:240: local jb = KB == 1 and j or j * KB + (q - 1)
+      const int jb = j_next * 2;
+      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int t61 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
+      // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      const int page = jb * 16 < len ? t61 : -1;
+      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+        if (ok && jb * 16 % PS >= 0 && jb * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(jb * 16 % PS + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = jb * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
@@ -1099,19 +1173,19 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:218: k:copy(p.V:view({ page, hk, j * BN % p.PS, 0 }, { 1, 1, BN, D }), Vs)
+      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
-        if (ok && j_next * 16 % PS >= 0 && j_next * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+        if (ok && jb * 16 % PS >= 0 && jb * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
-            lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 16 % PS + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
+            lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(jb * 16 % PS + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
-            const int gr = j_next * 16 % PS + ri * 8 + tid / 16;
+            const int gr = jb * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
@@ -1126,10 +1200,70 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
+      // attention_decode.lua:240: local jb = KB == 1 and j or j * KB + (q - 1)
+      const int jb_2 = j_next * 2 + 1;
+      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int t71 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
+      // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      const int page_2 = jb_2 * 16 < len ? t71 : -1;
+      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      {
+        const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
+        if (ok && jb_2 * 16 % PS >= 0 && jb_2 * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Ks_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(jb_2 * 16 % PS + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = jb_2 * 16 % PS + ri * 8 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      {
+        const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
+        if (ok && jb_2 * 16 % PS >= 0 && jb_2 * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lt_cp_async16(&Vs_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(jb_2 * 16 % PS + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            const int gr = jb_2 * 16 % PS + ri * 8 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:223: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1141,8 +1275,79 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         }
       }
     }
-    // attention_decode.lua:224: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
-    uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
+    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    {
+      uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        const int r = warp_row + mi * 16 + (j_lane & 15);
+        lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+      }
+      #pragma unroll
+      for (int ni = 0; ni < 2; ni += 2) {
+        uint32_t t[4];
+        const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+        lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
+        Ks_frag[0][ni][0] = t[0];
+        Ks_frag[0][ni][1] = t[1];
+        Ks_frag[0][ni + 1][0] = t[2];
+        Ks_frag[0][ni + 1][1] = t[3];
+      }
+      #pragma unroll
+      for (int kk = 0; kk < 128; kk += 16) {
+        const int cur = kk / 16 % 2;
+        if (kk + 16 < 128) {   /* the next 16 of K into the other set */
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 2; ni += 2) {
+            uint32_t t[4];
+            const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+            lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+            Ks_frag[cur ^ 1][ni][0] = t[0];
+            Ks_frag[cur ^ 1][ni][1] = t[1];
+            Ks_frag[cur ^ 1][ni + 1][0] = t[2];
+            Ks_frag[cur ^ 1][ni + 1][1] = t[3];
+          }
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni) {
+            const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {s[i], s[i + 1], s[i + 4], s[i + 5]};
+            lt_mma_16816_f16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
+            s[i] = d[0];
+            s[i + 1] = d[1];
+            s[i + 4] = d[2];
+            s[i + 5] = d[3];
+          }
+        }
+      }
+    }
+    // attention_decode.lua:256: local pg = page_of(j * KB + (q - 1))
+    const int jb_3 = j * 2;
+    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int t81 = b >= 0 && b < B && jb_3 * 16 / PS >= 0 && jb_3 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_3 * 16 / PS] : -1;
+    // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    const int t84 = jb_3 * 16 < len ? t81 : -1;
+    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    float s_2[8];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          s_2[ri * 4 + ci * 2 + vi] = 0.0f;
+        }
+      }
+    }
+    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    uint32_t Qs_frag[2][1][4], Ks_2_frag[2][2][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
       const int r = warp_row + mi * 16 + (j_lane & 15);
@@ -1152,11 +1357,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
     for (int ni = 0; ni < 2; ni += 2) {
       uint32_t t[4];
       const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-      lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
-      Ks_frag[0][ni][0] = t[0];
-      Ks_frag[0][ni][1] = t[1];
-      Ks_frag[0][ni + 1][0] = t[2];
-      Ks_frag[0][ni + 1][1] = t[3];
+      lt_ldmatrix_x4(t, &Ks_2[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
+      Ks_2_frag[0][ni][0] = t[0];
+      Ks_2_frag[0][ni][1] = t[1];
+      Ks_2_frag[0][ni + 1][0] = t[2];
+      Ks_2_frag[0][ni + 1][1] = t[3];
     }
     #pragma unroll
     for (int kk = 0; kk < 128; kk += 16) {
@@ -1171,11 +1376,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         for (int ni = 0; ni < 2; ni += 2) {
           uint32_t t[4];
           const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
-          lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
-          Ks_frag[cur ^ 1][ni][0] = t[0];
-          Ks_frag[cur ^ 1][ni][1] = t[1];
-          Ks_frag[cur ^ 1][ni + 1][0] = t[2];
-          Ks_frag[cur ^ 1][ni + 1][1] = t[3];
+          lt_ldmatrix_x4(t, &Ks_2[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+          Ks_2_frag[cur ^ 1][ni][0] = t[0];
+          Ks_2_frag[cur ^ 1][ni][1] = t[1];
+          Ks_2_frag[cur ^ 1][ni + 1][0] = t[2];
+          Ks_2_frag[cur ^ 1][ni + 1][1] = t[3];
         }
       }
       #pragma unroll
@@ -1183,346 +1388,582 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         #pragma unroll
         for (int ni = 0; ni < 2; ++ni) {
           const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
-          float d[4] = {s[i], s[i + 1], s[i + 4], s[i + 5]};
-          lt_mma_16816_f16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
-          s[i] = d[0];
-          s[i + 1] = d[1];
-          s[i + 4] = d[2];
-          s[i + 5] = d[3];
+          float d[4] = {s_2[i], s_2[i + 1], s_2[i + 4], s_2[i + 5]};
+          lt_mma_16816_f16(d, Qs_frag[cur][mi], Ks_2_frag[cur][ni]);
+          s_2[i] = d[0];
+          s_2[i + 1] = d[1];
+          s_2[i + 4] = d[2];
+          s_2[i + 5] = d[3];
         }
       }
     }
-    // attention_decode.lua:245: local cuts = tile.either(((j + 1) * BN):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * BN):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:250: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
-    const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:251: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
-    if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:247: k:when(cuts, function() step(true) end, function() step(false) end)
-      if (cuts) {
-        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-              }
-            }
-          }
-        } else {
-          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
-              }
-            }
-          }
-        }
-        // attention_decode.lua:232: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - j * BN)   -- its own key, in block columns
-        int diag[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 16);
-        }
-        // attention_decode.lua:233: local col = k:iota({ BM, BN }, 2)
-        int col[8];
+    // attention_decode.lua:256: local pg = page_of(j * KB + (q - 1))
+    const int jb_4 = j * 2 + 1;
+    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int t94 = b >= 0 && b < B && jb_4 * 16 / PS >= 0 && jb_4 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_4 * 16 / PS] : -1;
+    // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    const int t97 = jb_4 * 16 < len ? t94 : -1;
+    // attention_decode.lua:290: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
+    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left) || (t84 < 0 || t84 >= NP) || (t97 < 0 || t97 >= NP);
+    // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
+    if (cuts) {
+      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      if (softcap > 0.0f) {
+        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              col[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
-              s[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + ci * 2 + vi] >= diag[ri] - window_left) ? s[ri * 4 + ci * 2 + vi] : -INFINITY;
+              s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
             }
           }
-        }
-        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
-        float t102[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          t102[ri] = -INFINITY;
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t102[ri] = fmaxf(t102[ri], s[ri * 4 + ci * 2 + vi]);
-            }
-          }
-        }
-        #pragma unroll
-        for (int ei = 0; ei < 2; ++ei) {
-          t102[ei] = fmaxf(t102[ei], __shfl_xor_sync(0xffffffffu, t102[ei], 2));
-          t102[ei] = fmaxf(t102[ei], __shfl_xor_sync(0xffffffffu, t102[ei], 1));
-        }
-        float m_new[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t102[ri]);
-        }
-        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-        float mc[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
-        }
-        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 4 + ci * 2 + vi] = lt_exp2(s[ri * 4 + ci * 2 + vi] - mc[ri]);
-            }
-          }
-        }
-        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
-        float alpha[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          alpha[ri] = lt_exp2(m[ri] - mc[ri]);
-        }
-        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        float t108[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          t108[ri] = 0.0f;
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t108[ri] = t108[ri] + s[ri * 4 + ci * 2 + vi];
-            }
-          }
-        }
-        #pragma unroll
-        for (int ei = 0; ei < 2; ++ei) {
-          t108[ei] = t108[ei] + __shfl_xor_sync(0xffffffffu, t108[ei], 2);
-          t108[ei] = t108[ei] + __shfl_xor_sync(0xffffffffu, t108[ei], 1);
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t108[ri];
-        }
-        // attention_decode.lua:241: k:assign(o, o * alpha)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
-            }
-          }
-        }
-        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
-        #pragma unroll
-        for (int kk = 0; kk < 16; kk += 16) {
-          uint32_t s_frag[1][4];
-          #pragma unroll
-          for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-            s_frag[mi][1] = lt_pack_f16x2(s[i + 4], s[i + 4 + 1]);
-            s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-            s_frag[mi][3] = lt_pack_f16x2(s[i + 6], s[i + 6 + 1]);
-          }
-          #pragma unroll
-          for (int ni = 0; ni < 16; ni += 2) {
-            uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
-            #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              #pragma unroll
-              for (int nj = 0; nj < 2; ++nj) {
-                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-                float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
-                lt_mma_16816_f16(d, s_frag[mi], b2);
-                o[i] = d[0];
-                o[i + 1] = d[1];
-                o[i + 32] = d[2];
-                o[i + 33] = d[3];
-              }
-            }
-          }
-        }
-        // attention_decode.lua:243: k:assign(m, m_new)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:228: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:229: k:assign(s, tile.tanh(s * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-              }
-            }
-          }
-        } else {
-          // attention_decode.lua:230: end, function() k:assign(s, s * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
-              }
-            }
-          }
-        }
-        // attention_decode.lua:236: local m_new = tile.max(m, k:reduce_max(s, 2))
-        float t120[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          t120[ri] = -INFINITY;
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t120[ri] = fmaxf(t120[ri], s[ri * 4 + ci * 2 + vi]);
-            }
-          }
-        }
-        #pragma unroll
-        for (int ei = 0; ei < 2; ++ei) {
-          t120[ei] = fmaxf(t120[ei], __shfl_xor_sync(0xffffffffu, t120[ei], 2));
-          t120[ei] = fmaxf(t120[ei], __shfl_xor_sync(0xffffffffu, t120[ei], 1));
-        }
-        float m_new_2[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t120[ri]);
-        }
-        // attention_decode.lua:237: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
-        float mc_2[2];
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
-        }
-        // attention_decode.lua:238: k:assign(s, tile.exp2(s - mc))
+        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 4 + ci * 2 + vi] = lt_exp2(s[ri * 4 + ci * 2 + vi] - mc_2[ri]);
+              s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
             }
           }
         }
-        // attention_decode.lua:239: local alpha = tile.exp2(m - mc)
-        float alpha_2[2];
+      }
+      // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      int diag[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 2 * 16);
+      }
+      // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+      int col[8];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            col[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + ci * 2 + vi] >= diag[ri] - window_left) && (t84 >= 0 && t84 < NP) ? s[ri * 4 + ci * 2 + vi] : -INFINITY;
+          }
         }
-        // attention_decode.lua:240: k:assign(l, l * alpha + k:reduce_sum(s, 2))
-        float t126[2];
+      }
+      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      if (softcap > 0.0f) {
+        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t126[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t126[ri] = t126[ri] + s[ri * 4 + ci * 2 + vi];
+              s_2[ri * 4 + ci * 2 + vi] = tanhf(s_2[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
             }
           }
         }
-        #pragma unroll
-        for (int ei = 0; ei < 2; ++ei) {
-          t126[ei] = t126[ei] + __shfl_xor_sync(0xffffffffu, t126[ei], 2);
-          t126[ei] = t126[ei] + __shfl_xor_sync(0xffffffffu, t126[ei], 1);
-        }
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t126[ri];
-        }
-        // attention_decode.lua:241: k:assign(o, o * alpha)
+      } else {
+        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ci = 0; ci < 16; ++ci) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
+              s_2[ri * 4 + ci * 2 + vi] = s_2[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
             }
           }
         }
-        // attention_decode.lua:242: k:gemm(s:cast(v.dtype), Vs, o)
+      }
+      // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      int diag_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        diag_2[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - (j * 2 + 1) * 16);
+      }
+      // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+      int col_2[8];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int kk = 0; kk < 16; kk += 16) {
-          uint32_t s_frag[1][4];
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            col_2[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s_2[ri * 4 + ci * 2 + vi] = col_2[ri * 4 + ci * 2 + vi] <= diag_2[ri] && (window_left < 0 || col_2[ri * 4 + ci * 2 + vi] >= diag_2[ri] - window_left) && (t97 >= 0 && t97 < NP) ? s_2[ri * 4 + ci * 2 + vi] : -INFINITY;
+          }
+        }
+      }
+      // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t167[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t167[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t167[ri] = fmaxf(t167[ri], s[ri * 4 + ci * 2 + vi]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t167[ei] = fmaxf(t167[ei], __shfl_xor_sync(0xffffffffu, t167[ei], 2));
+        t167[ei] = fmaxf(t167[ei], __shfl_xor_sync(0xffffffffu, t167[ei], 1));
+      }
+      float m_new[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_new[ri] = fmaxf(m[ri], t167[ri]);
+      }
+      float t168[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t168[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t168[ri] = fmaxf(t168[ri], s_2[ri * 4 + ci * 2 + vi]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t168[ei] = fmaxf(t168[ei], __shfl_xor_sync(0xffffffffu, t168[ei], 2));
+        t168[ei] = fmaxf(t168[ei], __shfl_xor_sync(0xffffffffu, t168[ei], 1));
+      }
+      float m_new_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_new_2[ri] = fmaxf(m_new[ri], t168[ri]);
+      }
+      // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      float mc[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        mc[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+      }
+      // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 4 + ci * 2 + vi] = lt_exp2(s[ri * 4 + ci * 2 + vi] - mc[ri]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s_2[ri * 4 + ci * 2 + vi] = lt_exp2(s_2[ri * 4 + ci * 2 + vi] - mc[ri]);
+          }
+        }
+      }
+      // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+      float alpha[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        alpha[ri] = lt_exp2(m[ri] - mc[ri]);
+      }
+      // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t176[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t176[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t176[ri] = t176[ri] + s[ri * 4 + ci * 2 + vi];
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t176[ei] = t176[ei] + __shfl_xor_sync(0xffffffffu, t176[ei], 2);
+        t176[ei] = t176[ei] + __shfl_xor_sync(0xffffffffu, t176[ei], 1);
+      }
+      float t177[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t177[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t177[ri] = t177[ri] + s_2[ri * 4 + ci * 2 + vi];
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t177[ei] = t177[ei] + __shfl_xor_sync(0xffffffffu, t177[ei], 2);
+        t177[ei] = t177[ei] + __shfl_xor_sync(0xffffffffu, t177[ei], 1);
+      }
+      // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        l[ri] = l[ri] * alpha[ri] + (t176[ri] + t177[ri]);
+      }
+      // attention_decode.lua:285: k:assign(o, o * alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
+          }
+        }
+      }
+      // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        uint32_t s_frag[1][4];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+          s_frag[mi][1] = lt_pack_f16x2(s[i + 4], s[i + 4 + 1]);
+          s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+          s_frag[mi][3] = lt_pack_f16x2(s[i + 6], s[i + 6 + 1]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 16; ni += 2) {
+          uint32_t t[4];
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
           #pragma unroll
           for (int mi = 0; mi < 1; ++mi) {
-            const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
-            s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
-            s_frag[mi][1] = lt_pack_f16x2(s[i + 4], s[i + 4 + 1]);
-            s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
-            s_frag[mi][3] = lt_pack_f16x2(s[i + 6], s[i + 6 + 1]);
-          }
-          #pragma unroll
-          for (int ni = 0; ni < 16; ni += 2) {
-            uint32_t t[4];
-            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
-            lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
             #pragma unroll
-            for (int mi = 0; mi < 1; ++mi) {
-              #pragma unroll
-              for (int nj = 0; nj < 2; ++nj) {
-                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
-                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
-                float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
-                lt_mma_16816_f16(d, s_frag[mi], b2);
-                o[i] = d[0];
-                o[i + 1] = d[1];
-                o[i + 32] = d[2];
-                o[i + 33] = d[3];
-              }
+            for (int nj = 0; nj < 2; ++nj) {
+              const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+              const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+              float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
+              lt_mma_16816_f16(d, s_frag[mi], b2);
+              o[i] = d[0];
+              o[i + 1] = d[1];
+              o[i + 32] = d[2];
+              o[i + 33] = d[3];
             }
           }
         }
-        // attention_decode.lua:243: k:assign(m, m_new)
+      }
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        uint32_t s_2_frag[1][4];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          s_2_frag[mi][0] = lt_pack_f16x2(s_2[i], s_2[i + 1]);
+          s_2_frag[mi][1] = lt_pack_f16x2(s_2[i + 4], s_2[i + 4 + 1]);
+          s_2_frag[mi][2] = lt_pack_f16x2(s_2[i + 2], s_2[i + 2 + 1]);
+          s_2_frag[mi][3] = lt_pack_f16x2(s_2[i + 6], s_2[i + 6 + 1]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 16; ni += 2) {
+          uint32_t t[4];
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs_2[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int nj = 0; nj < 2; ++nj) {
+              const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+              const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+              float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
+              lt_mma_16816_f16(d, s_2_frag[mi], b2);
+              o[i] = d[0];
+              o[i + 1] = d[1];
+              o[i + 32] = d[2];
+              o[i + 33] = d[3];
+            }
+          }
+        }
+      }
+      // attention_decode.lua:287: k:assign(m, m_new)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m[ri] = m_new_2[ri];
+      }
+    } else {
+      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      if (softcap > 0.0f) {
+        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m[ri] = m_new_2[ri];
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
         }
+      } else {
+        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+      }
+      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      if (softcap > 0.0f) {
+        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s_2[ri * 4 + ci * 2 + vi] = tanhf(s_2[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        }
+      } else {
+        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s_2[ri * 4 + ci * 2 + vi] = s_2[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+      }
+      // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t199[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t199[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t199[ri] = fmaxf(t199[ri], s[ri * 4 + ci * 2 + vi]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t199[ei] = fmaxf(t199[ei], __shfl_xor_sync(0xffffffffu, t199[ei], 2));
+        t199[ei] = fmaxf(t199[ei], __shfl_xor_sync(0xffffffffu, t199[ei], 1));
+      }
+      float m_new_3[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_new_3[ri] = fmaxf(m[ri], t199[ri]);
+      }
+      float t200[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t200[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t200[ri] = fmaxf(t200[ri], s_2[ri * 4 + ci * 2 + vi]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t200[ei] = fmaxf(t200[ei], __shfl_xor_sync(0xffffffffu, t200[ei], 2));
+        t200[ei] = fmaxf(t200[ei], __shfl_xor_sync(0xffffffffu, t200[ei], 1));
+      }
+      float m_new_4[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_new_4[ri] = fmaxf(m_new_3[ri], t200[ri]);
+      }
+      // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      float mc_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        mc_2[ri] = m_new_4[ri] == -INFINITY ? 0.0f : m_new_4[ri];
+      }
+      // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 4 + ci * 2 + vi] = lt_exp2(s[ri * 4 + ci * 2 + vi] - mc_2[ri]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s_2[ri * 4 + ci * 2 + vi] = lt_exp2(s_2[ri * 4 + ci * 2 + vi] - mc_2[ri]);
+          }
+        }
+      }
+      // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+      float alpha_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+      }
+      // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t208[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t208[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t208[ri] = t208[ri] + s[ri * 4 + ci * 2 + vi];
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t208[ei] = t208[ei] + __shfl_xor_sync(0xffffffffu, t208[ei], 2);
+        t208[ei] = t208[ei] + __shfl_xor_sync(0xffffffffu, t208[ei], 1);
+      }
+      float t209[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t209[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t209[ri] = t209[ri] + s_2[ri * 4 + ci * 2 + vi];
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t209[ei] = t209[ei] + __shfl_xor_sync(0xffffffffu, t209[ei], 2);
+        t209[ei] = t209[ei] + __shfl_xor_sync(0xffffffffu, t209[ei], 1);
+      }
+      // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        l[ri] = l[ri] * alpha_2[ri] + (t208[ri] + t209[ri]);
+      }
+      // attention_decode.lua:285: k:assign(o, o * alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
+          }
+        }
+      }
+      // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        uint32_t s_frag[1][4];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+          s_frag[mi][1] = lt_pack_f16x2(s[i + 4], s[i + 4 + 1]);
+          s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+          s_frag[mi][3] = lt_pack_f16x2(s[i + 6], s[i + 6 + 1]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 16; ni += 2) {
+          uint32_t t[4];
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int nj = 0; nj < 2; ++nj) {
+              const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+              const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+              float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
+              lt_mma_16816_f16(d, s_frag[mi], b2);
+              o[i] = d[0];
+              o[i + 1] = d[1];
+              o[i + 32] = d[2];
+              o[i + 33] = d[3];
+            }
+          }
+        }
+      }
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        uint32_t s_2_frag[1][4];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          s_2_frag[mi][0] = lt_pack_f16x2(s_2[i], s_2[i + 1]);
+          s_2_frag[mi][1] = lt_pack_f16x2(s_2[i + 4], s_2[i + 4 + 1]);
+          s_2_frag[mi][2] = lt_pack_f16x2(s_2[i + 2], s_2[i + 2 + 1]);
+          s_2_frag[mi][3] = lt_pack_f16x2(s_2[i + 6], s_2[i + 6 + 1]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 16; ni += 2) {
+          uint32_t t[4];
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs_2[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int nj = 0; nj < 2; ++nj) {
+              const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+              const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+              float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
+              lt_mma_16816_f16(d, s_2_frag[mi], b2);
+              o[i] = d[0];
+              o[i + 1] = d[1];
+              o[i + 32] = d[2];
+              o[i + 33] = d[3];
+            }
+          }
+        }
+      }
+      // attention_decode.lua:287: k:assign(m, m_new)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m[ri] = m_new_4[ri];
       }
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:256: local seen = l:gt(0)
+  // attention_decode.lua:301: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:257: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
   const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:258: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t134[2];
+  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t219[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t134[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t219[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -1537,18 +1978,18 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t134[ri];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t219[ri];
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t134[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t219[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:259: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -1584,32 +2025,32 @@ static int attention_decode_f16_d128_paged_rows64(const void *Q, const void *K, 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:128: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:134: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:191: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:192: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:194: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:195: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:202: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:203: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 65536 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_decode_f16_d128_paged_rows64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 65536);
+  /* 81920 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_decode_f16_d128_paged_rows64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 81920);
   if (err != cudaSuccess) return (int)err;
-  attention_decode_f16_d128_paged_rows64_kernel<<<grid, dim3(128), 65536, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
+  attention_decode_f16_d128_paged_rows64_kernel<<<grid, dim3(128), 81920, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
   return (int)cudaGetLastError();
 }
 
 /* Runs the first of attention_decode_f16_d128_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 extern "C" int attention_decode_f16_d128_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:181: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:192: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_f16_d128_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_f16_d128_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:133) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:144) */
 extern "C" int64_t attention_decode_f16_d128_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */
