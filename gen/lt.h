@@ -127,7 +127,9 @@ struct Sym {
   int wgmma;            /* read by wgmma through a descriptor: aligned to its swizzle atom, rows of
                            more than 128 bytes stored as 64-column panels (mma.c) */
   int tma_out;          /* a TMA store's staging tile (smem.c): a ring of one [rows, cols] tile a consumer
-                           warpgroup (stages), in 128-byte-row panels with the 128-byte swizzle, as wgmma's */
+                           warpgroup (stages), in 128-byte-row panels with the 128-byte swizzle, as wgmma's;
+                           with over, one tile of the whole accumulator laid over the tile of the copies before
+                           the warp-specialized loop, each warpgroup its own rows (Kernel.pre_out) */
   int bulk_red;         /* an atomic store's staging tile (smem.c, red_tiles): f32 rows padded by 8 elements, each
                            added into global memory by one cp.reduce.async.bulk (lower/store_reduce.c) */
   /* fragments and lets of tile rank */
@@ -451,6 +453,9 @@ typedef struct Kernel {
   Export *exports;      /* k:export, in the order written */
   Sym *sm_count;        /* k:sm_count's symbol, or NULL */
   int tma_stores;       /* with ws: stores go out by TMA (smem.c): the consumers wait for them before they end */
+  int pre_out;          /* with pre_reload: a TMA store's staging tile lies over the tile of the copies before the
+                           loop (smem.c, pre_tile): the consumers give that back (_pre_empty) once the store has
+                           read it (lower/store_staged.c), not after their last wgmma (sched_warpspec.c) */
   int bulk_reds;        /* atomic stores go out by bulk reduce-adds (smem.c, red_tiles): the issuing threads wait
                            for them before they end */
   const Sym *split_of[LT_MAXSPLIT];   /* the tensors of its split views (View.split, layout.c): where a row of one

@@ -80,8 +80,10 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
   if (k->pre_reload)
     ltU_printf(b, "    copies before the loop: by TMA from the producer, once a program, onto %s_pre (1 arrival with "
                   "expect-tx of %d bytes), which the consumers wait for before the loop; into their one buffer once "
-                  "the consumers of the program before, done with its wgmmas, arrived on %s_pre_empty\n",
-               s->var->name, k->pre_bytes, s->var->name);
+                  "the consumers of the program before, done with its %s, arrived on %s_pre_empty\n",
+               s->var->name, k->pre_bytes,
+               k->pre_out ? "wgmmas and with the TMA stores through that buffer (its staging tile lies over it)" : "wgmmas",
+               s->var->name);
   else if (k->pre_bytes)
     ltU_printf(b, "    copies before the loop: by TMA from the producer, once, onto %s_pre (1 arrival with expect-tx of "
                   "%d bytes), which the consumers wait for before the loop\n", s->var->name, k->pre_bytes);
@@ -262,7 +264,11 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
     Sym *s = k->syms[i];
     if (s->kind == SYM_SHARED)
       ltU_printf(b, "    %s: %s [%d, %d], %d bytes at %d%s\n", s->name, ltI_dtypes[s->dt].name, s->shape[0],
-                 s->shape[1], s->smem_bytes, s->smem_offset, s->scratch ? " (reduction scratch)" : "");
+                 s->shape[1], s->smem_bytes, s->smem_offset,
+                 s->scratch               ? " (reduction scratch)"
+                 : s->tma_out && s->over ? " (over the tile of the copies before the loop: a TMA store's staging tile, "
+                                           "each consumer warpgroup its own rows)"
+                                         : "");
   }
   if (k->ws)
     ltU_printf(b, "    %s_full, %s_empty%s: mbarriers, %d bytes at %d\n", k->ws->var->name, k->ws->var->name,

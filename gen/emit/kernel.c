@@ -175,7 +175,13 @@ static void shared_tiles(E *e) {
       ltE_swizzle_of(s, &mask, &rsh, &shift);
       const char *key = rsh ? ltU_fmt("(r / %d %% %d)", 1 << rsh, mask + 1) : ltU_fmt("(r %% %d)", mask + 1);
       const char *ring_of = s->stages > 1 ? ltU_fmt(" (a ring of %d stages)", s->stages) : "";
-      if (s->tma_out)
+      if (s->tma_out && s->over)
+        ltE_line(e, "/* %s: the consumer warpgroups' tile on its way out by TMA stores, over the tile of the copies "
+                    "before the loop (each warpgroup's rows of it dead after its last wgmma; that tile's next copy "
+                    "waits for the stores' reads), in panels of %d columns; chunk c of row r stored at c ^ %s: the "
+                    "tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */", s->name, pc,
+                 key);
+      else if (s->tma_out)
         ltE_line(e, "/* %s: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile "
                     "with the next program's stages), in panels of %d columns; chunk c of row r stored at c ^ %s: the "
                     "tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */", s->name, pc,

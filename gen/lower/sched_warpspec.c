@@ -523,8 +523,9 @@ void ltL_warpspec_body(E *e) {
   consumer_loop(e, s, &r);
   if (k->pre_reload) {   /* every wgmma of the program is done: its tiles go back for the next program's copies */
     ltL_wgmma_wait(e);
-    ltE_line(e, "if (lane == 0) lt_mbar_arrive(%s_empty);   /* each warp gives the tiles of the copies before the loop "
-                "back to the producer */", pre_of(s));
+    if (!k->pre_out)   /* (with pre_out, once the TMA stores through them have read them: lower/store_staged.c) */
+      ltE_line(e, "if (lane == 0) lt_mbar_arrive(%s_empty);   /* each warp gives the tiles of the copies before the "
+                  "loop back to the producer */", pre_of(s));
     ltE_line(e, "%s_phase ^= 1;", pre_of(s));
   }
   if (k->splitk) ltL_splitk_reduce(e);

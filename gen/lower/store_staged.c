@@ -192,7 +192,13 @@ static void rows_clipped(E *e, const Stmt *s, const char *ow, const char *wg, co
 ** one consumer warpgroup (the small-M configs: BM = 64, 128 threads) o is
 ** one tile, indexed without [wg], and the warpgroup's barrier is 2.  In
 ** ping-pong (Kernel.pingpong) each warpgroup holds a program's whole tile:
-** o[lt_wg], its barrier 3 + lt_wg. */
+** o[lt_wg], its barrier 3 + lt_wg.  Laid over the tile of the copies
+** before the loop (Sym.over, Kernel.pre_out), o is one tile of all the
+** warpgroups' rows, each writing and storing its own rows of it (a
+** warpgroup's wgmmas read only those: smem.c, pre_tile); the issuing
+** thread waits until the stores have read them, and then each warp gives
+** the tile back to the producer for the next program's copies (_pre_empty,
+** which sched_warpspec.c leaves to this). */
 void ltL_tma_store(E *e, const Stmt *s) {
   const View *v = s->view;
   const Sym *t = v->t, *o = s->via;
@@ -200,10 +206,10 @@ void ltL_tma_store(E *e, const Stmt *s) {
   const Layout *l = ltP_expr_layout(s->val);
   Dtype dt = t->dt;
   int shape[2], pc = ltE_panel_cols(o), cols = o->shape[1], parts = l->cols / cols, rank = t->trank;
-  int one = o->stages == 1, pp = e->k->pingpong;   /* one consumer warpgroup: o has no [wg] */
+  int whole = o->over, one = o->stages == 1 && !whole, pp = e->k->pingpong;   /* one consumer warpgroup: o has no [wg] */
   int b0 = wg_barrier(e->k);
   const char *wg = pp ? "lt_wg" : "wg";
-  const char *ow = one ? o->name : ltU_fmt("%s[%s]", o->name, wg);
+  const char *ow = one || whole ? o->name : ltU_fmt("%s[%s]", o->name, wg);
   const char *bar = one ? ltU_fmt("%d", b0) : pp ? "3 + lt_wg" : ltU_fmt("%d + wg", b0);
   ltI_view_shape(v, shape);
   if (pp)
@@ -212,6 +218,9 @@ void ltL_tma_store(E *e, const Stmt *s) {
   else if (one)
     ltE_line(e, "{   /* out by TMA stores (%s: only the elements inside %s are written), the consumer warpgroup's 64 "
                 "rows, %d columns at a time through %s */", m->name, t->name, cols, ow);
+  else if (whole)
+    ltE_line(e, "{   /* out by TMA stores (%s: only the elements inside %s are written), each consumer warpgroup its "
+                "64 rows of %s */", m->name, t->name, ow);
   else
     ltE_line(e, "{   /* out by TMA stores (%s: only the elements inside %s are written), each consumer warpgroup its "
                 "64 rows, %d columns at a time through %s */", m->name, t->name, cols, ow);
@@ -222,8 +231,12 @@ void ltL_tma_store(E *e, const Stmt *s) {
     ltE_line(e, "for (int part = 0; part < %d; ++part) {   /* columns part * %d.. of the tile */", parts, cols);
     e->depth++;
   }
-  ltE_line(e, "if (tid %% 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read %s */", ow);
-  ltE_line(e, "lt_named_barrier(%s, 128);   /* ... before any of its threads writes it */", bar);
+  if (whole) {   /* (the stores before read it before the tile went back for its copies) */
+    ltE_line(e, "lt_named_barrier(%s, 128);   /* the warpgroup's wgmmas are done with its rows of %s */", bar, ow);
+  } else {
+    ltE_line(e, "if (tid %% 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read %s */", ow);
+    ltE_line(e, "lt_named_barrier(%s, 128);   /* ... before any of its threads writes it */", bar);
+  }
   Ctx c = {0};
   int n = ltE_open_loops(e, &c, l, shape, 1, 1, 0);
   if (parts > 1) ltE_line(e, "if (ci / %d != part) continue;   /* a column chunk of another part */", l->nc / parts);
@@ -236,8 +249,8 @@ void ltL_tma_store(E *e, const Stmt *s) {
   const char *tc = ltE_or0(ltE_tile_col(&c));
   if (parts > 1) tc = ltU_fmt("%s - part * %d", ltE_paren(tc), cols);
   const char *stage = e->stage, *row = ltE_or0(ltE_tile_row(&c));
-  e->stage = one ? NULL : wg;
-  ltE_line(e, "*(%s *)&%s = h.v;", vt, ltE_sh_at(e, o, one || pp ? row : ltU_fmt("%s - wg * 64", row), tc));
+  e->stage = one || whole ? NULL : wg;
+  ltE_line(e, "*(%s *)&%s = h.v;", vt, ltE_sh_at(e, o, one || pp || whole ? row : ltU_fmt("%s - wg * 64", row), tc));
   e->stage = stage;
   ltE_close_loops(e, n);
   ltE_line(e, "lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */");
@@ -256,12 +269,19 @@ void ltL_tma_store(E *e, const Stmt *s) {
       if (add) x = strcmp(x, "0") ? ltU_fmt("%s + %s", x, add) : add;
       ltU_printf(&at, ", %s", x);
     }
-    const char *src = pc < cols ? ltU_fmt("&%s[%d][0][0]", ow, q) : ltU_fmt("&%s[0][0]", ow);
+    const char *src = whole       ? ltU_fmt("&%s[%d][wg * 64][0]", ow, q)
+                      : pc < cols ? ltU_fmt("&%s[%d][0][0]", ow, q)
+                                  : ltU_fmt("&%s[0][0]", ow);
     ltE_line(e, "lt_tma_store_%dd(&%s%s, %s);", rank, m->name, at.p, src);
   }
   ltE_line(e, "lt_tma_store_commit();");
+  if (whole)
+    ltE_line(e, "lt_tma_store_wait_read<0>();   /* the stores have read the warpgroup's rows of %s ... */", ow);
   e->depth--;
   ltE_line(e, "}");
+  if (whole)
+    ltE_line(e, "if (lane == 0) lt_mbar_arrive(%s_pre_empty);   /* ... so each warp gives the tile back to the "
+                "producer (its first thread's warp last) */", e->k->ws->var->name);
   if (v->rlo) {
     e->depth--;
     ltE_line(e, "}");

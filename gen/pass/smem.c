@@ -6,8 +6,9 @@
 ** a gemm accumulator that follows every use of shared memory gets a tile
 ** laid over the dead ones to go out through (out_tiles): the emitter then
 ** writes whole 16-byte row chunks instead of each lane's scattered pairs;
-** in a warp-specialized kernel it goes out by TMA stores instead, or,
-** where no tile fits, straight from registers with one test for the
+** in a warp-specialized kernel it goes out by TMA stores instead (through
+** a tile beside the ring, or over the tile of the copies before the loop),
+** or, where no tile fits, straight from registers with one test for the
 ** whole tile (Stmt.direct).
 */
 #include <limits.h>
@@ -55,6 +56,52 @@ static int touches_shared(const Stmt *s) {
   return 0;
 }
 
+/* Does statement list `first` (and what is inside it) read shared tile p
+** only as the A operand of gemms whose warps each own 16 whole rows of a
+** result of p's rows, stored [M, K] (each consumer warpgroup reading its
+** own 64 rows of p)?  The copies into p are not reads. */
+static int own_rows_only(const Stmt *first, const Sym *p) {
+  for (const Stmt *x = first; x; x = x->next) {
+    if (x->kind == S_GEMM && x->shared_b == p) return 0;
+    if (x->kind == S_GEMM && x->shared == p) {
+      const Layout *g = x->dst->layout;
+      if (x->trans_a || x->areg || !g || g->mma != MMA_WGMMA || g->rgap || g->swap || g->wtm != 16 ||
+          g->wtn != g->cols || g->rows != p->shape[0])
+        return 0;
+    } else if (x->kind != S_G2S && (x->shared == p || x->via == p || x->scratch == p)) {
+      return 0;
+    }
+    if (!own_rows_only(x->body.first, p) || !own_rows_only(x->orelse.first, p)) return 0;
+  }
+  return 1;
+}
+
+/* The tile of the copies before warp-specialized kernel k's loop that a
+** TMA store of an accumulator of layout l (dtype dt) may go out through
+** where no staging tile fits beside the ring, or NULL: on a persistent
+** grid that copies them again each program (Kernel.pre_reload), one such
+** copy into one one-buffer tile of dt and of the accumulator's shape, in
+** wgmma's 128-byte-row panels (the staging tile's layout), that only the
+** gemms of their own warpgroup's rows read (own_rows_only): after its last
+** wgmma a warpgroup's 64 rows of it are dead, whatever the other group
+** still reads.  The consumers then give the tile back to the producer
+** (_pre_empty) only once the stores have read it (Kernel.pre_out,
+** lower/store_staged.c): the next program's copy into it waits for the
+** epilogue.  (The d128 attention forward: Q, beside a 3-stage ring that
+** leaves no room for a staging tile.) */
+static const Sym *pre_tile(const Kernel *k, Dtype dt, const Layout *l) {
+  if (!k->pre_reload || k->pingpong || k->pre_out) return NULL;
+  const Sym *p = NULL;
+  for (const Stmt *x = k->body.first; x && x != k->ws; x = x->next) {
+    if (x->kind != S_G2S) continue;
+    if (p) return NULL;   /* (one tile before the loop) */
+    p = x->shared;
+  }
+  if (!p || p->dt != dt || p->stages > 1 || !p->wgmma || !p->swizzle || ltP_wgmma_row(p) != 128) return NULL;
+  if (p->shape[0] != l->rows || p->shape[1] != l->cols || p->smem_offset % 1024) return NULL;
+  return own_rows_only(k->body.first, p) ? p : NULL;
+}
+
 /* Store s of a wgmma accumulator (layout l) in warp-specialized kernel k
 ** by TMA, where it can (returns 1; Stmt.via is then the staging tile,
 ** Stmt.map the store's tensor map, one more in k->maps): each consumer
@@ -69,7 +116,9 @@ static int touches_shared(const Stmt *s) {
 ** 128-byte swizzle), a free tensor map, and room beside the ring for one
 ** staging tile a warpgroup of two panels (one where the tile has an odd
 ** number; in ping-pong one for each of the two warpgroups): the tile goes
-** out in parts of that many columns.  A view of X:rows(lo, hi) goes too:
+** out in parts of that many columns; where there is none, the tile of the
+** copies before the loop, where it can take the whole accumulator
+** (pre_tile; Sym.over: one tile of its shape, a warpgroup its own rows).  A view of X:rows(lo, hi) goes too:
 ** the copy engine stops only at the tensor's own ends, so a warpgroup
 ** whose rows are not all in [lo, hi) writes its staging tile by threads,
 ** the rows inside (store_staged.c).  (H200: the
@@ -88,7 +137,8 @@ static int tma_out(Kernel *k, const Target *t, Stmt *s, const Layout *l) {
   if (l->rows % 64 || l->cols % pc || k->threads != wgs * 128 || k->nmaps == LT_MAXMAPS) return 0;
   int part = l->cols % (2 * pc) ? pc : 2 * pc, tiles = k->pingpong ? 2 : wgs;   /* ping-pong: one a warpgroup */
   int after = (k->smem_bytes + 1023) & ~1023, bytes = tiles * 64 * part * eb;
-  if (after + bytes > t->smem_max) return 0;
+  const Sym *pre = after + bytes > t->smem_max && !v->rlo ? pre_tile(k, ts->dt, l) : NULL;
+  if (after + bytes > t->smem_max && !pre) return 0;
   Sym *o = ltI_sym(k, SYM_SHARED, ts->dt, s->line);
   o->rank = 2;
   o->shape[0] = 64;
@@ -99,7 +149,17 @@ static int tma_out(Kernel *k, const Target *t, Stmt *s, const Layout *l) {
   o->smem_offset = after;
   o->smem_bytes = bytes;
   o->name = ltU_fmt("%s_out", ts->name);
-  k->smem_bytes = after + bytes;
+  if (pre) {   /* over the copies' tile before the loop, its shape: a warpgroup's rows are its own there */
+    o->shape[0] = l->rows;
+    o->shape[1] = l->cols;
+    o->stages = 1;
+    o->over = 1;
+    o->smem_offset = pre->smem_offset;
+    o->smem_bytes = pre->smem_bytes;
+    k->pre_out = 1;
+  } else {
+    k->smem_bytes = after + bytes;
+  }
   TensorMap m = {.t = ts, .swizzle = 128, .store = 1};
   int same = 0;
   for (int i = 0; i < k->nmaps; i++) same += k->maps[i].t == ts;
@@ -126,10 +186,11 @@ static int tma_out(Kernel *k, const Target *t, Stmt *s, const Layout *l) {
 ** persistent grid, though, the producer fills the next program's stages
 ** meanwhile: the tile goes after the others, where it fits.)  In a
 ** warp-specialized kernel the store goes out by TMA where it can
-** (tma_out); where no tile fits (beside a ring that fills shared memory:
-** the d128 attention forward's), the store's fast case writes the lanes'
-** vectors from registers without a test each (Stmt.direct,
-** store_staged.c). */
+** (tma_out: beside the ring, or over the tile of the copies before the
+** loop where nothing fits beside a ring that fills shared memory, as the
+** d128 attention forward's); where neither does, the store's fast case
+** writes the lanes' vectors from registers without a test each
+** (Stmt.direct, store_staged.c). */
 static void out_tiles(Kernel *k, const Target *t) {
   if (t->lang != LANG_CUDA || !k->smem_dynamic) return;
   for (Stmt *s = k->body.first; s; s = s->next) {

@@ -1192,7 +1192,7 @@ static int attention_bf16_d128_cp(const void *Q, const void *K, const void *V, v
 }
 
 /* One block of attention_bf16_d128: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention.lua:144 runs warp-specialized (TMA copies into an mbarrier ring). */
-__global__ void __launch_bounds__(384, 1) attention_bf16_d128_kernel(const __grid_constant__ CUtensorMap Q_map, const __grid_constant__ CUtensorMap K_map, const __grid_constant__ CUtensorMap V_map, const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, __nv_bfloat16 *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
+__global__ void __launch_bounds__(384, 1) attention_bf16_d128_kernel(const __grid_constant__ CUtensorMap Q_map, const __grid_constant__ CUtensorMap K_map, const __grid_constant__ CUtensorMap V_map, const __grid_constant__ CUtensorMap O_map, const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, __nv_bfloat16 *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -1209,6 +1209,8 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d128_kernel(const __gri
   __nv_bfloat16 (*Ks)[2][128][64] = (__nv_bfloat16 (*)[2][128][64])(lt_smem + 32768);
   /* Vs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
   __nv_bfloat16 (*Vs)[2][128][64] = (__nv_bfloat16 (*)[2][128][64])(lt_smem + 131072);
+  /* O_out: the consumer warpgroups' tile on its way out by TMA stores, over the tile of the copies before the loop (each warpgroup's rows of it dead after its last wgmma; that tile's next copy waits for the stores' reads), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
+  __nv_bfloat16 (*O_out)[128][64] = (__nv_bfloat16 (*)[128][64])(lt_smem + 0);
   uint64_t *j_full = (uint64_t *)(lt_smem + 229376), *j_empty = j_full + 3;   /* the ring's mbarriers */
   uint64_t *j_pre = j_full + 6;   /* the mbarrier of the copies before the loop */
   uint64_t *j_pre_empty = j_pre + 1;   /* the consumers are done with what those copies filled */
@@ -1241,6 +1243,7 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d128_kernel(const __gri
       lt_tma_prefetch_map(&Q_map);
       lt_tma_prefetch_map(&K_map);
       lt_tma_prefetch_map(&V_map);
+      lt_tma_prefetch_map(&O_map);
       int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
       int j_pre_phase = 0;   /* the parity of the phase of j_pre and j_pre_empty, flipping each program */
       for (int lt_round = 0, lt_odd = 0; lt_round < lt_programs; lt_round += gridDim.x, lt_odd ^= 1) {
@@ -1658,7 +1661,6 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d128_kernel(const __gri
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(o);   /* read below, after the wait */
       if (last > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 2 : j_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
-      if (lane == 0) lt_mbar_arrive(j_pre_empty);   /* each warp gives the tiles of the copies before the loop back to the producer */
       j_pre_phase ^= 1;
       // attention.lua:181: local seen = l:gt(0)
       bool seen[2];
@@ -1672,44 +1674,28 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d128_kernel(const __gri
       for (int ri = 0; ri < 2; ++ri) {
         t106[ri] = seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f;
       }
-      {
-        const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
-        __nv_bfloat16 *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
-        if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sos % 8 == 0) {   /* the whole tile is inside O: each lane's vectors from registers, no test an element */
+      {   /* out by TMA stores (O_map: only the elements inside O are written), each consumer warpgroup its 64 rows of O_out */
+        const int wg = tid / 128;   /* this thread's warpgroup */
+        lt_named_barrier(4 + wg, 128);   /* the warpgroup's wgmmas are done with its rows of O_out */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            union { uint32_t v; __nv_bfloat16 e[2]; } h;
             #pragma unroll
-            for (int ci = 0; ci < 16; ++ci) {
-              const int gr = qb * 128 + ri * 8 + row0;
-              __nv_bfloat16 *ptr = base + (int64_t)gr * sos + col0 + ci * 8;
-              union { uint32_t v; __nv_bfloat16 e[2]; } h;
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t106[ri]);
-              *(uint32_t *)ptr = h.v;
-            }
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 16; ++ci) {
-              const int gr = qb * 128 + ri * 8 + row0;
-              const int gc = ci * 8 + col0;
-              __nv_bfloat16 *ptr = base + (int64_t)gr * sos + gc;
-              if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
-                union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
-                #pragma unroll
-                for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t106[ri]);
-                ((uint32_t *)ptr)[0] = h.v[0];
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 2; ++vi) {
-                  if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t106[ri]);
-                }
-              }
-            }
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(o[ri * 32 + ci * 2 + vi] * t106[ri]);
+            *(uint32_t *)&O_out[((ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3) / 64][ri * 8 + row0][((ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3) % 64] = h.v;
           }
         }
+        lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
+        lt_named_barrier(4 + wg, 128);   /* O_out is whole */
+        if (tid % 128 == 0) {
+          lt_tma_store_4d(&O_map, 0, qb * 128 + wg * 64, h_2, b, &O_out[0][wg * 64][0]);
+          lt_tma_store_4d(&O_map, 64, qb * 128 + wg * 64, h_2, b, &O_out[1][wg * 64][0]);
+          lt_tma_store_commit();
+          lt_tma_store_wait_read<0>();   /* the stores have read the warpgroup's rows of O_out ... */
+        }
+        if (lane == 0) lt_mbar_arrive(j_pre_empty);   /* ... so each warp gives the tile back to the producer (its first thread's warp last) */
       }
       // attention.lua:183: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
       {
@@ -1723,6 +1709,7 @@ __global__ void __launch_bounds__(384, 1) attention_bf16_d128_kernel(const __gri
         }
       }
     }
+    if (tid % 128 == 0) lt_tma_store_wait<0>();   /* the warpgroup's TMA stores are done before it ends */
   }
 }
 
@@ -1753,10 +1740,13 @@ extern "C" int attention_bf16_d128(const void *Q, const void *K, const void *V, 
   const uint32_t K_map_box[4] = {64, 128, 1, 1};
   const uint64_t V_map_dims[4] = {(uint64_t)128, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, V_map_strides[3] = {(uint64_t)svs, (uint64_t)svh, (uint64_t)svb};
   const uint32_t V_map_box[4] = {64, 128, 1, 1};
-  CUtensorMap Q_map, K_map, V_map;
+  const uint64_t O_map_dims[4] = {(uint64_t)128, (uint64_t)Sq, (uint64_t)Hq, (uint64_t)B}, O_map_strides[3] = {(uint64_t)sos, (uint64_t)soh, (uint64_t)sob};
+  const uint32_t O_map_box[4] = {64, 64, 1, 1};
+  CUtensorMap Q_map, K_map, V_map, O_map;
   if (lt_tma_encode(&Q_map, Q, LT_TMA_BF16, 4, Q_map_dims, Q_map_strides, Q_map_box, 128) != 0 ||
       lt_tma_encode(&K_map, K, LT_TMA_BF16, 4, K_map_dims, K_map_strides, K_map_box, 128) != 0 ||
-      lt_tma_encode(&V_map, V, LT_TMA_BF16, 4, V_map_dims, V_map_strides, V_map_box, 128) != 0)
+      lt_tma_encode(&V_map, V, LT_TMA_BF16, 4, V_map_dims, V_map_strides, V_map_box, 128) != 0 ||
+      lt_tma_encode(&O_map, O, LT_TMA_BF16, 4, O_map_dims, O_map_strides, O_map_box, 128) != 0)
     return attention_bf16_d128_cp(Q, K, V, O, LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right, stream);
   /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
   const int64_t programs = grid_x;
@@ -1768,6 +1758,6 @@ extern "C" int attention_bf16_d128(const void *Q, const void *K, const void *V, 
   /* 229440 bytes of shared memory: over the default 48 KB, so the kernel opts in */
   const cudaError_t err = cudaFuncSetAttribute(attention_bf16_d128_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 229440);
   if (err != cudaSuccess) return (int)err;
-  attention_bf16_d128_kernel<<<grid, dim3(384), 229440, (cudaStream_t)stream>>>(Q_map, K_map, V_map, (const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (__nv_bfloat16 *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
+  attention_bf16_d128_kernel<<<grid, dim3(384), 229440, (cudaStream_t)stream>>>(Q_map, K_map, V_map, O_map, (const __nv_bfloat16 *)Q, (const __nv_bfloat16 *)K, (const __nv_bfloat16 *)V, (__nv_bfloat16 *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }
