@@ -35,7 +35,7 @@ const char *const ltI_unop_names[U_COUNT] = {
   [U_NEG] = "-", [U_NOT] = "negate", [U_EXP] = "exp", [U_EXP2] = "exp2",
   [U_LOG] = "log", [U_SQRT] = "sqrt", [U_RSQRT] = "rsqrt", [U_TANH] = "tanh",
   [U_ERF] = "erf", [U_ABS] = "abs", [U_SIN] = "sin", [U_COS] = "cos", [U_SIGMOID] = "sigmoid",
-  [U_FLOOR] = "floor", [U_BNOT] = "~",
+  [U_FLOOR] = "floor", [U_BNOT] = "~", [U_GELU] = "gelu",
 };
 
 const char *const ltI_binop_names[B_COUNT] = {

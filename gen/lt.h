@@ -141,6 +141,7 @@ typedef enum { E_CONST, E_SYM, E_UNARY, E_BINARY, E_SELECT, E_CAST, E_IOTA } Exp
 
 typedef enum {
   U_NEG, U_NOT, U_BNOT, U_SIGMOID,   /* printed as operators, the rest through Target.unop_f32 */
+  U_GELU,   /* 0.5 x (1 + erf(x / sqrt 2)), made by pass/gelu.c alone, always fast: printed lt_gelu (CUDA) */
   U_EXP, U_EXP2, U_LOG, U_SQRT, U_RSQRT, U_TANH, U_ERF, U_ABS, U_SIN, U_COS, U_FLOOR, U_COUNT
 } UnOp;
 
@@ -166,7 +167,8 @@ struct Expr {
   int depth;            /* nesting, counting the unnamed values inline.c may fold in (at most LT_MAX_DEPTH) */
   int fast;             /* B_DIV of floats: to 2 ulp, without IEEE division's slow path; U_EXP: 2^(x log2 e) on the
                            special-function unit (lt_exp2), subnormal results flushed (plan.c, fast_divisions);
-                           U_ERF: a polynomial and ex2.approx (lt_erf, plan.c, fast_divisions); U_LOG:
+                           U_ERF: a polynomial and ex2.approx (lt_erf, plan.c, fast_divisions); U_GELU: always
+                           (lt_gelu, gelu.c); U_LOG:
                            lg2.approx times ln 2 (plan.c, fast_logs) */
   int div;              /* B_IDIV / B_MOD of a persistent kernel's per-program scalars: 1 + its divisor's place in
                            Kernel.divs, divided by multiply and shift (pass/fastdiv.c); 0: by the C operator */
@@ -617,6 +619,7 @@ void ltP_barrier(Kernel *k);                   /* barrier.c */
 void ltP_plan_loops(Kernel *k, const Target *t);  /* plan.c: each k:pipelined loop's schedule, before its rings */
 void ltP_plan(Kernel *k, const Target *t);     /* plan.c: the rest of the plan, on the final statements */
 void ltP_plan_join(Kernel *k);                 /* join.c: no wgmmas in flight across a branch join */
+void ltP_gelu(Expr *x);                        /* gelu.c: GELU's erf form as lt_gelu, where its erf is fast */
 void ltP_fastdiv(Kernel *k);                   /* fastdiv.c: a persistent grid's index divisions by multiply and shift */
 void ltP_share(Kernel **ks, int n);            /* share.c: tuned buckets of one resolved config share a kernel */
 const char *ltP_resolved_config(const Kernel *k);   /* share.c: the config and derived values that shape the code */

@@ -194,17 +194,17 @@ static int hinted(const Block *b) {
   return 0;
 }
 
-/* Is expression x, or one inside it, a log or an erf plan.c made fast
-** (Expr.fast)? */
+/* Is expression x, or one inside it, a log, an erf or a GELU plan.c made
+** fast (Expr.fast)? */
 static void fast_fn_in(Expr *x, void *found) {
   if (!x) return;
-  if (x->kind == E_UNARY && (x->op == U_LOG || x->op == U_ERF) && x->fast) *(int *)found = 1;
+  if (x->kind == E_UNARY && (x->op == U_LOG || x->op == U_ERF || x->op == U_GELU) && x->fast) *(int *)found = 1;
   fast_fn_in(x->a, found);
   fast_fn_in(x->b, found);
   fast_fn_in(x->c, found);
 }
 
-/* Does block b (or a block in it) take a fast log or erf (templates/cuda_fast.h)? */
+/* Does block b (or a block in it) take a fast log, erf or GELU (templates/cuda_fast.h)? */
 static int fast_fn(Block *b) {
   int found = 0;
   ltI_each_expr(b, fast_fn_in, &found);

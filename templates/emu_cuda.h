@@ -220,6 +220,19 @@ static inline __attribute__((unused)) float lt_erf(float z) {
   r = fmaf(r, t, -0.999999642f);
   return copysignf(fmaf(-2.0f, lt_exp2(fmaf(-x * x, 0.721347520f, r)), 1.0f), z);
 }
+/* GELU by lt_erf's q (cuda_fast.h, lt_gelu), the same arithmetic. */
+static inline __attribute__((unused)) float lt_gelu(float v) {
+  const float x = fabsf(v), t = fminf(x, 5.5f);
+  float r = 1.57627073e-06f;
+  r = fmaf(r, t, 1.12683356e-05f);
+  r = fmaf(r, t, -0.000651096751f);
+  r = fmaf(r, t, 0.00777067337f);
+  r = fmaf(r, t, -0.0529987104f);
+  r = fmaf(r, t, 0.262305915f);
+  r = fmaf(r, t, -1.15112519f);
+  r = fmaf(r, t, -0.999999642f);
+  return fmaf(-t, lt_exp2(fmaf(-x * x, 0.721347520f, r)), fmaxf(v, 0.0f));
+}
 /* lg2.approx.ftz times ln 2: logf, subnormal x flushed to zero (-inf). */
 static inline __attribute__((unused)) float lt_log(float x) { return x >= 0.0f && x < 1.17549435e-38f ? -INFINITY : logf(x); }
 /* k:atomic_add: the block's threads are fibers of one OS thread and the

@@ -521,6 +521,7 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
     } else {
       const char *fn = x->op == U_LOG && x->fast ? "lt_log"      /* plan.c, fast_logs */
                        : x->op == U_ERF && x->fast ? "lt_erf"    /* plan.c, fast_divisions */
+                       : x->op == U_GELU ? "lt_gelu"             /* pass/gelu.c (always fast) */
                        : e->t->unop_f32[x->op];
       ltU_printf(o, "%s(", fn);
       expr(e, o, x->a, c);

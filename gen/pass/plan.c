@@ -301,14 +301,16 @@ static int fdiv(const Expr *x) {
 }
 
 /* Marks the float divisions, exponentials and erfs of expression x fast
-** (Expr.fast); ctx unused (ltI_each_expr's). */
+** (Expr.fast), and makes a GELU of a fast erf one fast U_GELU (gelu.c);
+** ctx unused (ltI_each_expr's). */
 static void fast_expr(Expr *x, void *ctx) {
   if (!x) return;
-  if (x->kind == E_BINARY && x->op == B_DIV && ltI_dtypes[x->dt].is_float) x->fast = 1;
-  if (x->kind == E_UNARY && (x->op == U_EXP || x->op == U_ERF) && ltI_dtypes[x->dt].is_float) x->fast = 1;
   fast_expr(x->a, ctx);
   fast_expr(x->b, ctx);
   fast_expr(x->c, ctx);
+  if (x->kind == E_BINARY && x->op == B_DIV && ltI_dtypes[x->dt].is_float) x->fast = 1;
+  if (x->kind == E_UNARY && (x->op == U_EXP || x->op == U_ERF) && ltI_dtypes[x->dt].is_float) x->fast = 1;
+  ltP_gelu(x);
 }
 
 /* Does a statement from `first` on (or one inside them) store a tensor
@@ -347,17 +349,19 @@ static int narrow_only(const Stmt *first, const Sym *v) {
 ** matmul's bf16 SiLU epilogue at 8192 x 8192 x 1024: 1.03-1.04x;
 ** docs/performance.md).  erf(x): 1 - 2 q by the sign, q = erfc / 2 by a
 ** fitted polynomial and one ex2.approx (templates/cuda_fast.h, lt_erf;
-** within 1e-6 absolute), in place of erff's two polynomials and branch. */
+** within 1e-6 absolute), in place of erff's two polynomials and branch;
+** GELU's erf form with it as lt_gelu (gelu.c). */
 static void fast_divisions(Kernel *k, Stmt *first) {
   if (!stores_wide(k->body.first)) {
     Block tail = {first, NULL};
     ltI_each_expr(&tail, fast_expr, NULL);
-    return;
+  } else {
+    for (Stmt *s = first; s; s = s->next)   /* those of the f16 / bf16 stores (attention's O beside its f32 LSE) */
+      if ((s->kind == S_STORE && ltI_dtypes[s->view->t->dt].bytes == 2) ||
+          (s->kind == S_LET && s->dst->rank && narrow_only(s->next, s->dst)))   /* and of values only they read */
+        fast_expr(s->val, NULL);
   }
-  for (Stmt *s = first; s; s = s->next)   /* else those of the f16 / bf16 stores (attention's O beside its f32 LSE) */
-    if ((s->kind == S_STORE && ltI_dtypes[s->view->t->dt].bytes == 2) ||
-        (s->kind == S_LET && s->dst->rank && narrow_only(s->next, s->dst)))   /* and of values only they read */
-      fast_expr(s->val, NULL);
+  ltI_count_uses(k);   /* a GELU made one (gelu.c) reads its operand once, not twice: the let before it fuses */
 }
 
 /* Marks the logs of expression x fast (Expr.fast); ctx unused. */

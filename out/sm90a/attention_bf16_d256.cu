@@ -542,7 +542,7 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
 
 /* Fast arithmetic that gen's passes choose, included where a kernel uses
 ** it: division by multiply and shift (Kernel.divs), log by lg2.approx and
-** erf by a polynomial and ex2.approx (Expr.fast).
+** erf and GELU by a polynomial and ex2.approx (Expr.fast).
 **
 ** Division by multiply and shift (pass/fastdiv.c: the persistent grid's
 ** index math): n / d for n in [0, 2^31) and d in [1, 2^31), d the same for
@@ -591,6 +591,26 @@ LT_FN float lt_erf(float z) {
   r = fmaf(r, t, -1.15112519f);
   r = fmaf(r, t, -0.999999642f);
   return copysignf(fmaf(-2.0f, lt_exp2(fmaf(-x * x, 0.721347520f, r)), 1.0f), z);
+}
+
+/* GELU, 0.5 v (1 + erf(v / sqrt 2)), for a value rounded to f16 or bf16
+** after (pass/gelu.c): with x = |v| and q = erfc(x / sqrt 2) / 2 as
+** lt_erf computes it, max(v, 0) - x q (1 + erf is 2 - 2 q for v >= 0, 2 q
+** below).  The product takes t = min(x, 5.5) for x: past 5.5, q < 2e-8,
+** so for v > 5.5 that is under half an f32 ulp of v, and for v < -5.5
+** the result (|GELU| < 2e-8 x) keeps its sign and magnitude's order where
+** the erf form rounds 1 + erf to 0; and v = +inf gives +inf, not inf * 0. */
+LT_FN float lt_gelu(float v) {
+  const float x = fabsf(v), t = fminf(x, 5.5f);
+  float r = 1.57627073e-06f;
+  r = fmaf(r, t, 1.12683356e-05f);
+  r = fmaf(r, t, -0.000651096751f);
+  r = fmaf(r, t, 0.00777067337f);
+  r = fmaf(r, t, -0.0529987104f);
+  r = fmaf(r, t, 0.262305915f);
+  r = fmaf(r, t, -1.15112519f);
+  r = fmaf(r, t, -0.999999642f);
+  return fmaf(-t, lt_exp2(fmaf(-x * x, 0.721347520f, r)), fmaxf(v, 0.0f));
 }
 
 /* One block (256 threads) of attention_bf16_d256_cp. */

@@ -586,7 +586,7 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
 
 /* Fast arithmetic that gen's passes choose, included where a kernel uses
 ** it: division by multiply and shift (Kernel.divs), log by lg2.approx and
-** erf by a polynomial and ex2.approx (Expr.fast).
+** erf and GELU by a polynomial and ex2.approx (Expr.fast).
 **
 ** Division by multiply and shift (pass/fastdiv.c: the persistent grid's
 ** index math): n / d for n in [0, 2^31) and d in [1, 2^31), d the same for
@@ -635,6 +635,26 @@ LT_FN float lt_erf(float z) {
   r = fmaf(r, t, -1.15112519f);
   r = fmaf(r, t, -0.999999642f);
   return copysignf(fmaf(-2.0f, lt_exp2(fmaf(-x * x, 0.721347520f, r)), 1.0f), z);
+}
+
+/* GELU, 0.5 v (1 + erf(v / sqrt 2)), for a value rounded to f16 or bf16
+** after (pass/gelu.c): with x = |v| and q = erfc(x / sqrt 2) / 2 as
+** lt_erf computes it, max(v, 0) - x q (1 + erf is 2 - 2 q for v >= 0, 2 q
+** below).  The product takes t = min(x, 5.5) for x: past 5.5, q < 2e-8,
+** so for v > 5.5 that is under half an f32 ulp of v, and for v < -5.5
+** the result (|GELU| < 2e-8 x) keeps its sign and magnitude's order where
+** the erf form rounds 1 + erf to 0; and v = +inf gives +inf, not inf * 0. */
+LT_FN float lt_gelu(float v) {
+  const float x = fabsf(v), t = fminf(x, 5.5f);
+  float r = 1.57627073e-06f;
+  r = fmaf(r, t, 1.12683356e-05f);
+  r = fmaf(r, t, -0.000651096751f);
+  r = fmaf(r, t, 0.00777067337f);
+  r = fmaf(r, t, -0.0529987104f);
+  r = fmaf(r, t, 0.262305915f);
+  r = fmaf(r, t, -1.15112519f);
+  r = fmaf(r, t, -0.999999642f);
+  return fmaf(-t, lt_exp2(fmaf(-x * x, 0.721347520f, r)), fmaxf(v, 0.0f));
 }
 
 /* One block (256 threads) of matmul_bf16_bias_gelu_nn_M512_N32768_cp. One config serves the tuned buckets M=512,N=32768 and M=512,N=16384: this kernel runs them all. */
@@ -1148,7 +1168,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_nn_M512_N32768_k
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 64 + ci * 2 + vi] = 0.5f * t33[ri * 64 + ci * 2 + vi] * (1.0f + lt_erf(t33[ri * 64 + ci * 2 + vi] * 0.70710678f));
+            acc_2[ri * 64 + ci * 2 + vi] = lt_gelu(t33[ri * 64 + ci * 2 + vi]);
           }
         }
       }
@@ -1742,7 +1762,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_nn_M256_N8192_ke
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 32 + ci * 2 + vi] = 0.5f * t33[ri * 32 + ci * 2 + vi] * (1.0f + lt_erf(t33[ri * 32 + ci * 2 + vi] * 0.70710678f));
+            acc_2[ri * 32 + ci * 2 + vi] = lt_gelu(t33[ri * 32 + ci * 2 + vi]);
           }
         }
       }
@@ -2371,7 +2391,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_nn_M128_N8192_ke
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 16 + ci * 2 + vi] = 0.5f * t33[ri * 16 + ci * 2 + vi] * (1.0f + lt_erf(t33[ri * 16 + ci * 2 + vi] * 0.70710678f));
+            acc_2[ri * 16 + ci * 2 + vi] = lt_gelu(t33[ri * 16 + ci * 2 + vi]);
           }
         }
       }
@@ -3015,7 +3035,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_nn_M32_N16384_ke
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 32 + ci * 2 + vi] = 0.5f * t33[ri * 32 + ci * 2 + vi] * (1.0f + lt_erf(t33[ri * 32 + ci * 2 + vi] * 0.70710678f));
+            acc_2[ri * 32 + ci * 2 + vi] = lt_gelu(t33[ri * 32 + ci * 2 + vi]);
           }
         }
       }
@@ -3635,7 +3655,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_nn_M64_N8192_ker
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 16 + ci * 2 + vi] = 0.5f * t33[ri * 16 + ci * 2 + vi] * (1.0f + lt_erf(t33[ri * 16 + ci * 2 + vi] * 0.70710678f));
+            acc_2[ri * 16 + ci * 2 + vi] = lt_gelu(t33[ri * 16 + ci * 2 + vi]);
           }
         }
       }
@@ -4188,7 +4208,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_nn_M16_N16384_ke
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           t33[ri * 2 + ci] = acc_2[ri * 2 + ci] + bias_2[ci];
-          acc_2[ri * 2 + ci] = 0.5f * t33[ri * 2 + ci] * (1.0f + lt_erf(t33[ri * 2 + ci] * 0.70710678f));
+          acc_2[ri * 2 + ci] = lt_gelu(t33[ri * 2 + ci]);
         }
       }
       // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
@@ -4730,7 +4750,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_gelu_nn_M32_N8192_ker
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           t33[ri * 2 + ci] = acc_2[ri * 2 + ci] + bias_2[ci];
-          acc_2[ri * 2 + ci] = 0.5f * t33[ri * 2 + ci] * (1.0f + lt_erf(t33[ri * 2 + ci] * 0.70710678f));
+          acc_2[ri * 2 + ci] = lt_gelu(t33[ri * 2 + ci]);
         }
       }
       // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
