@@ -5358,7 +5358,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_gelu_nn_M64_N4096_kern
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             t33[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + bias_2[ci * 2 + vi];
-            acc_2[ri * 16 + ci * 2 + vi] = 0.5f * t33[ri * 16 + ci * 2 + vi] * (1.0f + lt_erf(t33[ri * 16 + ci * 2 + vi] * 0.70710678f));
+            acc_2[ri * 16 + ci * 2 + vi] = lt_gelu(t33[ri * 16 + ci * 2 + vi]);
           }
         }
       }
