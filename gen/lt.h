@@ -314,6 +314,11 @@ struct Stmt {
   int stage_bytes;      /* S_FOR SCHED_WARPSPEC: the bytes its TMA copies deliver into a stage */
   int drain;            /* S_FOR SCHED_WARPSPEC: its consumers wait for all of an iteration's wgmmas at its end and
                            give that iteration's stage back (a gemm of Stmt.a_words: its A registers die there) */
+  int roll;             /* S_FOR SCHED_WARPSPEC whose consumers' body is one gemm of Stmt.a_words, and that gemm:
+                           its fragment slots (0: none), a ring of them, one commit group per 8 of K, each slot
+                           rewritten after the wait for the group that last read it, so the wgmmas stay in flight
+                           across the back edge; the stage before goes back at the body's end (plan.c,
+                           lower/gemm_wgmma.c) */
   int early_release;    /* S_FOR SCHED_WARPSPEC with carried wgmmas: its body waits for all of them at its top
                            level, and gives the stage before back there (lower/sched_warpspec.c) */
   const char *why_plain;   /* S_FOR with stages on a warpspec target, not SCHED_WARPSPEC: why not (--explain) */

@@ -59,9 +59,9 @@ return tile.kernel {
     local ta, tb = v.layout:sub(1, 1) == "t", v.layout:sub(2, 2) == "t"
     local BM = c.BM
     -- half the registers per warp tile on wave32, for tf32 by mma.sync (operand words and their rounding), and for tf32
-    -- wgmma on sm90a (wg32, K step 32) but nt without a bias (full width spilled 4-212 bytes; nn: 16 columns a warp)
+    -- wgmma on sm90a (wg32, K step 32) but nt and tt without a bias (full width spilled 4-212 bytes; nn: BM 256 instead)
     local dt, wg32 = v.dtype == "tf32" and "f32" or v.dtype, v.dtype == "tf32" and k.target == "sm90a"
-    local BN = (k.target == "gfx1100" or (v.dtype == "tf32" and (not wg32 or v.epilogue ~= "none" or v.layout ~= "nt"))) and c.BN // 2 or c.BN
+    local BN = (k.target == "gfx1100" or (v.dtype == "tf32" and (not wg32 or v.epilogue ~= "none" or v.layout == "nn" or v.layout == "tn"))) and c.BN // 2 or c.BN
     local BK = wg32 and c.BK // 2 or dt == "f32" and c.BK // 4 or c.BK   -- f32 takes twice the bytes, and (but tf32) no tensor cores
     -- CDNA: half the K step, so that the LDS double buffer of the
     -- pipelined loop (2 x (BM + BN) x BK x 2 bytes) fits in 64 KB
@@ -89,10 +89,13 @@ return tile.kernel {
   end,
   -- f32 (multiply-adds) with the GELU epilogue on sm90a: 2 stages, where 3
   -- spilled 8 bytes (ptxas, the layouts with A transposed: tn, tt); tf32 nn,
-  -- tn and tt on sm90a (128 x 128 tiles, an operand's words in registers):
-  -- 4 stages, 1-13% faster than 3 on the H200
+  -- tn and tt on sm90a (an operand's words in registers): 4 stages, 1-13%
+  -- faster than 3 on the H200 at 128 x 128; nn without a bias 256 x 128
+  -- (the swapped operands: 256 rows are the instruction's N; 0.87-1.10x
+  -- cuBLAS tf32 against 0.74-0.96x at 128 x 128)
   variant_config = function(v, target)
     if v.dtype == "f32" and v.epilogue == "bias_gelu" and target == "sm90a" then return { stages = 2 } end
+    if v.dtype == "tf32" and v.layout == "nn" and v.epilogue == "none" and target == "sm90a" then return { stages = 4, BM = 256 } end
     if v.dtype == "tf32" and v.layout ~= "nt" and target == "sm90a" then return { stages = 4 } end
   end,
 }

@@ -53,6 +53,7 @@ typedef struct E {
                            shared-memory writes before the tensor cores' reads (lt_wgmma_barrier) */
   const Sym *inflight[8];   /* accumulators of wgmmas issued and not yet waited for (gemm_wgmma.c) */
   int ninflight;
+  const char *roll_frag; /* the A fragments of a rolling loop's gemm (Stmt.roll): settled at the next wait for all */
   const Sym *fresh;     /* a wgmma accumulator declared without its zero fill: the gemm next skips reading it */
   int lead_in;          /* the copy being emitted is a pipelined loop's lead-in: cp.async (pipeline.c) */
   int carrying;         /* in the body of a pipelined loop whose wgmmas stay in flight across its back
@@ -176,6 +177,8 @@ void ltL_reduce(E *e, Stmt *s);
 void ltL_gemm_mma_sync(E *e, Stmt *s, int BK);
 void ltL_gemm_tf32(E *e, Stmt *s, int BK);
 void ltL_gemm_wgmma(E *e, Stmt *s, int BK);
+const char *ltL_words_frag(const Stmt *s);
+void ltL_roll_decl(E *e, const Stmt *s);
 const char *ltL_wgmma_frag(const Stmt *s);   /* a register A's fragment array */
 void ltL_wgmma_deferred(E *e, const Stmt *s, int BK);   /* a deferred gemm's wgmmas, uncommitted */
 void ltL_wgmma_wait_keep(E *e, int keep);   /* waits for all but the newest `keep` groups in flight */

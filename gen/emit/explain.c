@@ -25,8 +25,11 @@ static void explain_warpspec(const E *e, const Stmt *s, Buf *b) {
   ltU_printf(b, "  pipeline (%s:%d): %d stages, warp-specialized: a producer warpgroup fills a ring of shared-memory "
                 "stages by TMA ahead of the consumer warpgroups, which run the wgmmas on each stage as it lands, %s\n",
              e->base, s->line, s->stages,
-             s->drain ? "each iteration waiting for its own before the next (their A registers are the iteration's)"
-                      : "chained across iterations with one group in flight");
+             s->drain  ? "each iteration waiting for its own before the next (their A registers are the iteration's)"
+             : s->roll ? ltU_fmt("a commit group per 8 of K, the A words through %d register slot%s, each rewritten once "
+                                 "the wgmma that last read it is done, so they chain across iterations", s->roll,
+                                 s->roll > 1 ? "s" : "")
+                       : "chained across iterations with one group in flight");
   if (k->pingpong)
     ltU_printf(b, "    warp roles: producer threads %d-%d (one warpgroup; its first thread issues the copies)%s; "
                   "consumers threads 0-%d, two warpgroups in ping-pong: warpgroup w runs the block's programs w, w + 2, "

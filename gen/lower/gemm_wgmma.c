@@ -20,6 +20,9 @@ void ltL_wgmma_wait(E *e) {
   ltE_line(e, "lt_wgmma_wait<0>();   /* the wgmmas in flight are done */");
   for (int i = 0; i < e->ninflight; i++)
     ltE_line(e, "lt_wgmma_settle(%s);   /* read below, after the wait */", e->inflight[i]->name);
+  if (e->roll_frag)
+    ltE_line(e, "lt_wgmma_settle(%s);   /* free after the wait: the last wgmmas read it until here */", e->roll_frag);
+  e->roll_frag = NULL;
   if (e->release && e->depth == e->release_depth) {
     ltE_line(e, "%s", e->release);
     e->release = NULL;
@@ -138,16 +141,79 @@ static void issue(E *e, const Stmt *s, int BK, const char *frag, const char *sd)
 ** by columns t, t + 4 of the warp's 16 rows (g = lane / 4, t = lane % 4;
 ** the tensor cores read their top 19 bits, as by descriptor).  Swapped
 ** (C^T = B^T A^T), wgmma's A is B^T, B stored [K, N]: the warp's rows are
-** its 16 columns of B. */
-static void tf32_a_words(E *e, const Stmt *s, int BK, const char *frag) {
+** its 16 columns of B.  Here one 8 of K, kk's, into slot `slot` (a_slot);
+** tf32_a_words makes them all. */
+static void a_slot(E *e, const Stmt *s, const char *frag, const char *slot) {
   const Layout *l = s->dst->layout;
   const Sym *a = l->swap ? s->shared_b : s->shared;
   static const char *const ar[4] = {"r", "r + 8", "r", "r + 8"}, *const ac[4] = {"c", "c", "c + 4", "c + 4"};
-  ltE_line(e, "uint32_t %s[%d][1][4];   /* [8 of K][warp's 16 rows] */", frag, BK / 8);
-  ltE_open_for(e, "kk", BK, 8);
   ltE_lane_line(e, "const int r = %s + lane / 4, c = kk + lane %% 4;", l->swap ? l->wcol : l->wrow);
   for (int i = 0; i < 4; i++)
-    ltE_line(e, "%s[kk / 8][0][%d] = __float_as_uint(%s);", frag, i, ltE_sh_at(e, a, ac[i], ar[i]));
+    ltE_line(e, "%s[%s][0][%d] = __float_as_uint(%s);", frag, slot, i, ltE_sh_at(e, a, ac[i], ar[i]));
+}
+
+/* All of gemm s's A fragments (Stmt.a_words), declared here: the
+** iteration's own. */
+static void tf32_a_words(E *e, const Stmt *s, int BK, const char *frag) {
+  ltE_line(e, "uint32_t %s[%d][1][4];   /* [8 of K][warp's 16 rows] */", frag, BK / 8);
+  ltE_open_for(e, "kk", BK, 8);
+  a_slot(e, s, frag, "kk / 8");
+  ltE_close_for(e);
+}
+
+/* The name of the A fragments of gemm s of Stmt.a_words. */
+const char *ltL_words_frag(const Stmt *s) {
+  return ltU_fmt("%s_frag", s->dst->layout->swap ? s->shared_b->name : s->shared->name);
+}
+
+/* The fragments of rolling gemm s (Stmt.roll), declared before its loop:
+** they live across the back edge, a slot a commit group. */
+void ltL_roll_decl(E *e, const Stmt *s) {
+  int BK = s->shared_b->shape[s->trans_b];
+  if (s->roll == BK / 8)
+    ltE_line(e, "uint32_t %s[%d][1][4];   /* [8 of K][warp's 16 rows]: slot kk / 8 rewritten once the wgmmas that read "
+                "it the iteration before are done */", ltL_words_frag(s), BK / 8);
+  else if (s->roll == 1)
+    ltE_line(e, "uint32_t %s[1][1][4];   /* [one slot][warp's 16 rows], 8 of K: rewritten once the wgmma that last read "
+                "it is done */", ltL_words_frag(s));
+  else
+    ltE_line(e, "uint32_t %s[%d][1][4];   /* [slot][warp's 16 rows], 8 of K each: slot kk / 8 %% %d rewritten once the "
+                "wgmma that last read it is done */", ltL_words_frag(s), s->roll, s->roll);
+}
+
+/* Rolling gemm s (Stmt.roll, n slots) on `frag`: per 8 of K, the wait for
+** the group that last read slot kk / 8 % n (all but the newest n - 1
+** groups stay in flight; with a slot for each 8 of K, the iteration
+** before's later slots and this one's earlier ones), the slot's words,
+** the fence and one wgmma, its own commit group.  The accumulator chains
+** through all of them. */
+static void roll(E *e, const Stmt *s, int BK, const char *frag) {
+  int n = s->roll;
+  const char *slot = n == BK / 8 ? "kk / 8" : n == 1 ? "0" : ltU_fmt("kk / 8 %% %d", n);
+  ltE_open_for(e, "kk", BK, 8);
+  if (n == BK / 8)
+    ltE_line(e, "lt_wgmma_wait<%d>();   /* the wgmma that read slot kk / 8 the iteration before is done (the newest %d "
+                "groups stay in flight) */", n - 1, n - 1);
+  else if (n == 1)
+    ltE_line(e, "lt_wgmma_wait<0>();   /* the wgmma that read the slot is done (the other warpgroup's run meanwhile) */");
+  else
+    ltE_line(e, "lt_wgmma_wait<%d>();   /* the wgmma that last read slot %s is done (the newest %d group%s in "
+                "flight) */", n - 1, slot, n - 1, n > 2 ? "s stay" : " stays");
+  ltE_line(e, "lt_wgmma_settle(%s[%s][0]);   /* its words are rewritten after the wait */", frag, slot);
+  a_slot(e, s, frag, slot);
+  ltE_line(e, "lt_wgmma_settle(%s[%s][0]);", frag, slot);
+  ltE_line(e, "lt_wgmma_settle(%s);", s->dst->name);
+  ltE_line(e, "lt_wgmma_fence();   /* the slot's words and %s in their registers before the wgmma reads them */",
+           s->dst->name);
+  const Layout *l = s->dst->layout;
+  const Sym *b = s->b_t ? s->b_t : s->shared_b;
+  if (l->swap)
+    ltE_line(e, "lt_wgmma_m64n%dk8_tf32_t(%s, %s[%s][0], %s, 1);", l->rows, s->dst->name, frag, slot,
+             wgmma_desc(s->shared, ltE_sh_index(e, s->shared, "0", "kk"), 0));
+  else
+    ltE_line(e, "lt_wgmma_m64n%dk8_tf32(%s, %s[%s][0], %s, 1);", l->wtn, s->dst->name, frag, slot,
+             wgmma_desc(b, operand_b_at(e, s, b), 0));
+  ltE_line(e, "lt_wgmma_commit();   /* a group a slot */");
   ltE_close_for(e);
 }
 
@@ -180,6 +246,11 @@ void ltL_gemm_wgmma(E *e, Stmt *s, int BK) {
   e->fresh = NULL;
   const char *frag = ltU_fmt("%s_frag", s->a_words && acc->layout->swap ? b->name : a->name);
   if (s->b_t) copy_b_t(e, s);
+  if (s->roll) {
+    roll(e, s, BK, frag);
+    e->ninflight = ltP_add_inflight(e->inflight, e->ninflight, acc);
+    return;
+  }
   if (s->a_words) {
     tf32_a_words(e, s, BK, frag);
   } else if (!ss) {

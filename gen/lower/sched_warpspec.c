@@ -367,6 +367,7 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
     ltE_line(e, "if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has "
                 "waited for all its fills: each stage's last phase is complete, so the parities below name this "
                 "program's */");
+  if (s->roll) ltL_roll_decl(e, p);
   ltL_consumer_open(e, s, r, ph, p);
   e->chain = 1;
   e->carrying = s->ncarried > 0;
@@ -390,7 +391,12 @@ static void consumer_loop(E *e, Stmt *s, const Ring *r) {
       ltE_line(e, "lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */");
   }
   int given = s->early_release && !e->release;   /* the stage before went back at the body's first wait */
-  if (s->drain && e->ninflight) {   /* (A registers of the body's own: pass/plan.c) */
+  if (s->roll) {   /* (its slots' waits: lower/gemm_wgmma.c) */
+    ltE_line(e, "if (%s > %s && lane == 0) lt_mbar_arrive(&%s[%s == 0 ? %d : %s - 1]);   /* iteration %s - 1's wgmmas are "
+                "done (the wait before the last slot): each warp gives its stage back to the producer */", r->v, r->lo,
+             empty_of(s), r->vs, S - 1, r->vs, r->v);
+    e->roll_frag = ltL_words_frag(p);
+  } else if (s->drain && e->ninflight) {   /* (A registers of the body's own: pass/plan.c) */
     ltL_wgmma_wait(e);
     ltE_line(e, "if (lane == 0) lt_mbar_arrive(&%s[%s]);   /* each warp gives the stage back to the producer */",
              empty_of(s), r->vs);

@@ -946,9 +946,25 @@ static int waits_at_top(const Stmt *first, const Sym *const *set, int n) {
   return 0;
 }
 
+/* (continued) A body that is one gemm of Stmt.a_words alone (a GEMM's)
+** rolls (Stmt.roll): a commit group per 8 of K, each register slot
+** rewritten after the wait for the group that last read it, so the wgmmas
+** stay in flight across the back edge.  A slot per 8 of the K step; at 128
+** accumulators a thread two, one if swapped (ptxas at 168 registers
+** spilled 8 bytes with more, in the swapped epilogue's scalar beta * C0).
+** Two need an even count of K steps.  Other such bodies drain. */
 static void plan_consumers(Kernel *k, Stmt *s) {
   Stmt *w = opening_wgmma(consumers(s));
   if (w && k->threads == 256 && works_on(w->next, w->dst) && ltP_gemms(consumers(s)) <= 2) s->open_gemm = w;
+  Stmt *g = consumers(s);
+  if (g && !g->next && g->kind == S_GEMM && g->a_words && g->inst == MMA_WGMMA && !s->open_gemm) {
+    int steps = g->shared_b->shape[g->trans_b] / 8, accs = g->dst->shape[0] * g->dst->shape[1] / k->threads;
+    s->roll = g->roll = accs < 128 ? steps : g->dst->layout->swap || steps % 2 ? 1 : 2;   /* slots (above) */
+    s->carried = ltU_alloc(sizeof *s->carried);
+    s->carried[0] = g->dst;
+    s->ncarried = 1;
+    return;
+  }
   if ((s->drain = a_words_in(consumers(s)))) return;
   const Sym *carry[8];
   int waited = 0, n = wgmmas_after(consumers(s), carry, 0, &waited, 1, 1);

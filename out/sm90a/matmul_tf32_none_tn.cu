@@ -150,6 +150,10 @@ template <int K> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t
   #pragma unroll
   for (int i = 0; i < K * 4; ++i) asm volatile("" : "+r"(a[i / 4][0][i % 4])::"memory");
 }
+static __device__ __forceinline__ void lt_wgmma_settle(uint32_t (&a)[4]) {   /* one slot of them */
+  #pragma unroll
+  for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(a[i])::"memory");
+}
 /* The two warpgroups of a 256-thread block taking turns at the tensor
 ** cores (ping-pong): named barrier 1 + g is warpgroup g's turn.
 ** lt_wg_turn_wait(g) waits for it (the group's 128 threads sync with the
@@ -919,8 +923,10 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_tn_kernel(const __gri
         }
       }
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+      uint32_t As_frag[4][1][4];   /* [8 of K][warp's 16 rows]: slot kk / 8 rewritten once the wgmmas that read it the iteration before are done */
       for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+        /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
         // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
         /* Bs [32, 128] into Bs_t [128, 32], K-major for the wgmmas (no transpose bits for tf32) */
         #pragma unroll
@@ -929,27 +935,27 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_tn_kernel(const __gri
           *(float4 *)&Bs_t[kt_stage][n][k ^ (n & 7) << 2] = float4{Bs[kt_stage][(n ^ (k & 7) << 2) / 32][k][(n ^ (k & 7) << 2) % 32], Bs[kt_stage][(n ^ ((k + 1) & 7) << 2) / 32][k + 1][(n ^ ((k + 1) & 7) << 2) % 32], Bs[kt_stage][(n ^ ((k + 2) & 7) << 2) / 32][k + 2][(n ^ ((k + 2) & 7) << 2) % 32], Bs[kt_stage][(n ^ ((k + 3) & 7) << 2) / 32][k + 3][(n ^ ((k + 3) & 7) << 2) % 32]};
         }
         lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* Bs_t is whole */
-        uint32_t As_frag[4][1][4];   /* [8 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 8) {
+          lt_wgmma_wait<3>();   /* the wgmma that read slot kk / 8 the iteration before is done (the newest 3 groups stay in flight) */
+          lt_wgmma_settle(As_frag[kk / 8][0]);   /* its words are rewritten after the wait */
           const int r = warp_row + lane / 4, c = kk + lane % 4;
           As_frag[kk / 8][0][0] = __float_as_uint(As[kt_stage][(r ^ (c & 7) << 2) / 32][c][(r ^ (c & 7) << 2) % 32]);
           As_frag[kk / 8][0][1] = __float_as_uint(As[kt_stage][((r + 8) ^ (c & 7) << 2) / 32][c][((r + 8) ^ (c & 7) << 2) % 32]);
           As_frag[kk / 8][0][2] = __float_as_uint(As[kt_stage][(r ^ ((c + 4) & 7) << 2) / 32][c + 4][(r ^ ((c + 4) & 7) << 2) % 32]);
           As_frag[kk / 8][0][3] = __float_as_uint(As[kt_stage][((r + 8) ^ ((c + 4) & 7) << 2) / 32][c + 4][((r + 8) ^ ((c + 4) & 7) << 2) % 32]);
-        }
-        lt_wgmma_settle(As_frag);
-        lt_wgmma_settle(acc_2);
-        lt_wgmma_fence();   /* As_frag and acc_2 in their registers before the wgmmas read them */
-        #pragma unroll
-        for (int kk = 0; kk < 32; kk += 8) {
+          lt_wgmma_settle(As_frag[kk / 8][0]);
+          lt_wgmma_settle(acc_2);
+          lt_wgmma_fence();   /* the slot's words and acc_2 in their registers before the wgmma reads them */
           lt_wgmma_m64n128k8_tf32(acc_2, As_frag[kk / 8][0], lt_wgmma_desc(&Bs_t[kt_stage][0][kk], 16, 1024, 1), 1);
+          lt_wgmma_commit();   /* a group a slot */
         }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
-        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-        lt_wgmma_settle(acc_2);   /* read below, after the wait */
-        if (lane == 0) lt_mbar_arrive(&kt_empty[kt_stage]);   /* each warp gives the stage back to the producer */
+        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 3 : kt_stage - 1]);   /* iteration kt - 1's wgmmas are done (the wait before the last slot): each warp gives its stage back to the producer */
       }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(acc_2);   /* read below, after the wait */
+      lt_wgmma_settle(As_frag);   /* free after the wait: the last wgmmas read it until here */
+      if (((K + 32 - 1) / 32) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 3 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
       // matmul.lua:79: k:assign(acc, acc * p.alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {

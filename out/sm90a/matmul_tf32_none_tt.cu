@@ -150,6 +150,10 @@ template <int K> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t
   #pragma unroll
   for (int i = 0; i < K * 4; ++i) asm volatile("" : "+r"(a[i / 4][0][i % 4])::"memory");
 }
+static __device__ __forceinline__ void lt_wgmma_settle(uint32_t (&a)[4]) {   /* one slot of them */
+  #pragma unroll
+  for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(a[i])::"memory");
+}
 /* The two warpgroups of a 256-thread block taking turns at the tensor
 ** cores (ping-pong): named barrier 1 + g is warpgroup g's turn.
 ** lt_wg_turn_wait(g) waits for it (the group's 128 threads sync with the
@@ -171,18 +175,26 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d = A @ B + (scale_d ? d : 0): one m64n128k8 wgmma of the warpgroup, tf32 operands, A from registers; both stored K-major (no transpose for these types). */
-LT_FN void lt_wgmma_m64n128k8_tf32(float (&d)[64], const uint32_t a[4], uint64_t b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[32]), "+f"(d[33]), "+f"(d[2]), "+f"(d[3]), "+f"(d[34]), "+f"(d[35]),
-                 "+f"(d[4]), "+f"(d[5]), "+f"(d[36]), "+f"(d[37]), "+f"(d[6]), "+f"(d[7]), "+f"(d[38]), "+f"(d[39]),
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[40]), "+f"(d[41]), "+f"(d[10]), "+f"(d[11]), "+f"(d[42]), "+f"(d[43]),
-                 "+f"(d[12]), "+f"(d[13]), "+f"(d[44]), "+f"(d[45]), "+f"(d[14]), "+f"(d[15]), "+f"(d[46]), "+f"(d[47]),
-                 "+f"(d[16]), "+f"(d[17]), "+f"(d[48]), "+f"(d[49]), "+f"(d[18]), "+f"(d[19]), "+f"(d[50]), "+f"(d[51]),
-                 "+f"(d[20]), "+f"(d[21]), "+f"(d[52]), "+f"(d[53]), "+f"(d[22]), "+f"(d[23]), "+f"(d[54]), "+f"(d[55]),
-                 "+f"(d[24]), "+f"(d[25]), "+f"(d[56]), "+f"(d[57]), "+f"(d[26]), "+f"(d[27]), "+f"(d[58]), "+f"(d[59]),
-                 "+f"(d[28]), "+f"(d[29]), "+f"(d[60]), "+f"(d[61]), "+f"(d[30]), "+f"(d[31]), "+f"(d[62]), "+f"(d[63])
+/* d = A @ B + (scale_d ? d : 0): one m64n256k8 wgmma of the warpgroup, tf32 operands, A from registers; both stored K-major (no transpose for these types). */
+LT_FN void lt_wgmma_m64n256k8_tf32(float (&d)[128], const uint32_t a[4], uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %133, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, {%128, %129, %130, %131}, %132, p, 1, 1;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[64]), "+f"(d[65]), "+f"(d[2]), "+f"(d[3]), "+f"(d[66]), "+f"(d[67]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[68]), "+f"(d[69]), "+f"(d[6]), "+f"(d[7]), "+f"(d[70]), "+f"(d[71]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[72]), "+f"(d[73]), "+f"(d[10]), "+f"(d[11]), "+f"(d[74]), "+f"(d[75]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[76]), "+f"(d[77]), "+f"(d[14]), "+f"(d[15]), "+f"(d[78]), "+f"(d[79]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[80]), "+f"(d[81]), "+f"(d[18]), "+f"(d[19]), "+f"(d[82]), "+f"(d[83]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[84]), "+f"(d[85]), "+f"(d[22]), "+f"(d[23]), "+f"(d[86]), "+f"(d[87]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[88]), "+f"(d[89]), "+f"(d[26]), "+f"(d[27]), "+f"(d[90]), "+f"(d[91]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[92]), "+f"(d[93]), "+f"(d[30]), "+f"(d[31]), "+f"(d[94]), "+f"(d[95]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[96]), "+f"(d[97]), "+f"(d[34]), "+f"(d[35]), "+f"(d[98]), "+f"(d[99]),
+                 "+f"(d[36]), "+f"(d[37]), "+f"(d[100]), "+f"(d[101]), "+f"(d[38]), "+f"(d[39]), "+f"(d[102]), "+f"(d[103]),
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[104]), "+f"(d[105]), "+f"(d[42]), "+f"(d[43]), "+f"(d[106]), "+f"(d[107]),
+                 "+f"(d[44]), "+f"(d[45]), "+f"(d[108]), "+f"(d[109]), "+f"(d[46]), "+f"(d[47]), "+f"(d[110]), "+f"(d[111]),
+                 "+f"(d[48]), "+f"(d[49]), "+f"(d[112]), "+f"(d[113]), "+f"(d[50]), "+f"(d[51]), "+f"(d[114]), "+f"(d[115]),
+                 "+f"(d[52]), "+f"(d[53]), "+f"(d[116]), "+f"(d[117]), "+f"(d[54]), "+f"(d[55]), "+f"(d[118]), "+f"(d[119]),
+                 "+f"(d[56]), "+f"(d[57]), "+f"(d[120]), "+f"(d[121]), "+f"(d[58]), "+f"(d[59]), "+f"(d[122]), "+f"(d[123]),
+                 "+f"(d[60]), "+f"(d[61]), "+f"(d[124]), "+f"(d[125]), "+f"(d[62]), "+f"(d[63]), "+f"(d[126]), "+f"(d[127])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "r"(scale_d));
 }
 
@@ -526,7 +538,7 @@ __global__ void __launch_bounds__(256) matmul_tf32_none_tt_cp_kernel(const float
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 256] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -538,24 +550,24 @@ __global__ void __launch_bounds__(256) matmul_tf32_none_tt_cp_kernel(const float
   /* As (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 32 columns */
   float (*As)[4][32][32] = (float (*)[4][32][32])(lt_smem + 0);
   /* Bs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  float (*Bs)[128][32] = (float (*)[128][32])(lt_smem + 65536);
+  float (*Bs)[256][32] = (float (*)[256][32])(lt_smem + 65536);
   /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
-  float (*C_out)[128] = (float (*)[128])(lt_smem + 0);
+  float (*C_out)[256] = (float (*)[256])(lt_smem + 0);
   // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const int t14 = 8 * ((N + 128 - 1) / 128);
+  const int t14 = 8 * ((N + 256 - 1) / 256);
   const int t16 = pid / t14 * 8;
   const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
   const int bm = t16 + pid % t14 % t19;
   const int bn = pid % t14 / t19;
   // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
-  float acc_2[64];
+  float acc_2[128];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 16; ++ci) {
+    for (int ci = 0; ci < 32; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        acc_2[ri * 32 + ci * 2 + vi] = 0.0f;
+        acc_2[ri * 64 + ci * 2 + vi] = 0.0f;
       }
     }
   }
@@ -595,15 +607,15 @@ __global__ void __launch_bounds__(256) matmul_tf32_none_tt_cp_kernel(const float
       {
         const bool ok = b < batch;
         const float *base = B + (int64_t)b * sb;
-        if (ok && bn * 128 >= 0 && bn * 128 + 128 <= N && kt * 32 + 32 <= K && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+        if (ok && bn * 256 >= 0 && bn * 256 + 256 <= N && kt * 32 + 32 <= K && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 4) ^ ((ri * 32 + tid / 8) & 7) << 2], base + (int64_t)(bn * 128 + tid / 8) * ldb + (int64_t)(ri * 32) * ldb + kt * 32 + tid % 8 * 4, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 4) ^ ((ri * 32 + tid / 8) & 7) << 2], base + (int64_t)(bn * 256 + tid / 8) * ldb + (int64_t)(ri * 32) * ldb + kt * 32 + tid % 8 * 4, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = bn * 128 + ri * 32 + tid / 8;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = bn * 256 + ri * 32 + tid / 8;
             const int gc = kt * 32 + tid % 8 * 4;
             const float *ptr = base + (int64_t)gr * ldb + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
@@ -639,7 +651,7 @@ __global__ void __launch_bounds__(256) matmul_tf32_none_tt_cp_kernel(const float
     lt_wgmma_fence();   /* As_frag and acc_2 in their registers before the wgmmas read them */
     #pragma unroll
     for (int kk = 0; kk < 32; kk += 8) {
-      lt_wgmma_m64n128k8_tf32(acc_2, As_frag[kk / 8][0], lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
+      lt_wgmma_m64n256k8_tf32(acc_2, As_frag[kk / 8][0], lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
     /* the copies for iteration kt + 3, issued while the tensor cores run the wgmmas above */
@@ -677,15 +689,15 @@ __global__ void __launch_bounds__(256) matmul_tf32_none_tt_cp_kernel(const float
       {
         const bool ok = b < batch;
         const float *base = B + (int64_t)b * sb;
-        if (ok && bn * 128 >= 0 && bn * 128 + 128 <= N && kt_next * 32 + 32 <= K && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+        if (ok && bn * 256 >= 0 && bn * 256 + 256 <= N && kt_next * 32 + 32 <= K && (uintptr_t)base % 16 == 0 && ldb % 4 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 4) ^ ((ri * 32 + tid / 8) & 7) << 2], base + (int64_t)(bn * 128 + tid / 8) * ldb + (int64_t)(ri * 32) * ldb + kt_next * 32 + tid % 8 * 4, 16);
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 4) ^ ((ri * 32 + tid / 8) & 7) << 2], base + (int64_t)(bn * 256 + tid / 8) * ldb + (int64_t)(ri * 32) * ldb + kt_next * 32 + tid % 8 * 4, 16);
           }
         } else {
           #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            const int gr = bn * 128 + ri * 32 + tid / 8;
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = bn * 256 + ri * 32 + tid / 8;
             const int gc = kt_next * 32 + tid % 8 * 4;
             const float *ptr = base + (int64_t)gr * ldb + gc;
             if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
@@ -710,41 +722,41 @@ __global__ void __launch_bounds__(256) matmul_tf32_none_tt_cp_kernel(const float
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
-    for (int ci = 0; ci < 16; ++ci) {
+    for (int ci = 0; ci < 32; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] * alpha;
+        acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] * alpha;
       }
     }
   }
   // matmul.lua:80: k:when(p.beta:ne(0), function()
   if (beta != 0.0f) {
     // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-    float t28[64];
+    float t28[128];
     {
       const bool ok = b < batch;
       const float *base = C0 + (int64_t)b * sc;
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
+        for (int ci = 0; ci < 32; ++ci) {
           const int gr = bm * 128 + ri * 8 + row0;
-          const int gc = bn * 128 + ci * 8 + col0;
+          const int gc = bn * 256 + ci * 8 + col0;
           const float *ptr = base + (int64_t)gr * ldc + gc;
           if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
             union { uint2 v[1]; float e[2]; } h;
             h.v[0] = ((const uint2 *)ptr)[0];
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) t28[ri * 32 + ci * 2 + vi] = h.e[vi];
+            for (int vi = 0; vi < 2; ++vi) t28[ri * 64 + ci * 2 + vi] = h.e[vi];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t28[ri * 32 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+              t28[ri * 64 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
             }
           }
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + beta * t28[ri * 32 + ci * 2 + vi];
+            acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + beta * t28[ri * 64 + ci * 2 + vi];
           }
         }
       }
@@ -754,40 +766,40 @@ __global__ void __launch_bounds__(256) matmul_tf32_none_tt_cp_kernel(const float
   {
     const bool ok = b < batch;
     float *base = C + (int64_t)b * sc;
-    if (ok && bm * 128 >= 0 && bn * 128 >= 0 && bm * 128 + 128 <= M && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldc % 4 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
+    if (ok && bm * 128 >= 0 && bn * 256 >= 0 && bm * 128 + 128 <= M && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldc % 4 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
       lt_wgmma_barrier();   /* every warp is done with the shared tiles C_out lies over */
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
+        for (int ci = 0; ci < 32; ++ci) {
           union { uint2 v; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 32 + ci * 2 + vi];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 64 + ci * 2 + vi];
           *(uint2 *)&C_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 2] = h.v;
         }
       }
       lt_wgmma_barrier();   /* C_out is whole */
       #pragma unroll
-      for (int ri = 0; ri < 16; ++ri) {
-        *(uint4 *)(base + (int64_t)(bm * 128 + tid / 32) * ldc + (int64_t)(ri * 8) * ldc + bn * 128 + tid % 32 * 4) = *(const uint4 *)&C_out[ri * 8 + tid / 32][(tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2];
+      for (int ri = 0; ri < 32; ++ri) {
+        *(uint4 *)(base + (int64_t)(bm * 128 + tid / 64) * ldc + (int64_t)(ri * 4) * ldc + bn * 256 + tid % 64 * 4) = *(const uint4 *)&C_out[ri * 4 + tid / 64][(tid % 64 * 4) ^ ((ri * 4 + tid / 64) & 7) << 2];
       }
     } else {
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
+        for (int ci = 0; ci < 32; ++ci) {
           const int gr = bm * 128 + ri * 8 + row0;
-          const int gc = bn * 128 + ci * 8 + col0;
+          const int gc = bn * 256 + ci * 8 + col0;
           float *ptr = base + (int64_t)gr * ldc + gc;
           if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
             union { uint2 v[1]; float e[2]; } h;
             #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 32 + ci * 2 + vi];
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 64 + ci * 2 + vi];
             ((uint2 *)ptr)[0] = h.v[0];
           } else {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = acc_2[ri * 32 + ci * 2 + vi];
+              if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = acc_2[ri * 64 + ci * 2 + vi];
             }
           }
         }
@@ -808,14 +820,14 @@ static int matmul_tf32_none_tt_cp(const void *C0, const void *A, const void *B, 
   if ((double)(batch - 1) * sb + (double)(N - 1) * ldb + (double)(K - 1) >= 0x1p62) return cudaErrorInvalidValue;
   if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)C0 % 4 != 0 || (uintptr_t)A % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)C % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128);
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256);
   const int64_t grid_y = (int64_t)batch;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 131072 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_none_tt_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 131072);
+  /* 196608 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_none_tt_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
   if (err != cudaSuccess) return (int)err;
-  matmul_tf32_none_tt_cp_kernel<<<grid, dim3(256), 131072, (cudaStream_t)stream>>>((const float *)C0, (const float *)A, (const float *)B, (float *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_tf32_none_tt_cp_kernel<<<grid, dim3(256), 196608, (cudaStream_t)stream>>>((const float *)C0, (const float *)A, (const float *)B, (float *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 
@@ -824,7 +836,7 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_tt_kernel(const __gri
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
-  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 128] accumulator */
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 256] accumulator */
   const int warp_row = tid / 32 * 16;
   const int warp_col = 0;
   /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
@@ -834,14 +846,14 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_tt_kernel(const __gri
   /* As (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 32 columns */
   float (*As)[4][32][32] = (float (*)[4][32][32])(lt_smem + 0);
   /* Bs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
-  float (*Bs)[128][32] = (float (*)[128][32])(lt_smem + 65536);
+  float (*Bs)[256][32] = (float (*)[256][32])(lt_smem + 65536);
   /* C_out: a tile on its way out to global memory, beside the ring (filled meanwhile with the next program's stages); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
-  float (*C_out)[128] = (float (*)[128])(lt_smem + 132096);
-  uint64_t *kt_full = (uint64_t *)(lt_smem + 131072), *kt_empty = kt_full + 4;   /* the ring's mbarriers */
-  const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
+  float (*C_out)[64] = (float (*)[64])(lt_smem + 197632);
+  uint64_t *kt_full = (uint64_t *)(lt_smem + 196608), *kt_empty = kt_full + 4;   /* the ring's mbarriers */
+  const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 256 - 1) / 256);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 8 consumer warps are done with it */
+  /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 8 consumer warps are done with it */
   if (tid == 0) {
     #pragma unroll
     for (int kt_stage = 0; kt_stage < 4; ++kt_stage) {
@@ -861,7 +873,7 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_tt_kernel(const __gri
         const int pid = lt_prog % lt_grid0;
         const int b = lt_prog / lt_grid0;
         // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 128 - 1) / 128);
+        const int t14 = 8 * ((N + 256 - 1) / 256);
         const int t16 = pid / t14 * 8;
         const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
         const int bm = t16 + pid % t14 % t19;
@@ -869,14 +881,14 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_tt_kernel(const __gri
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
         for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
-          lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 32768);   /* the bytes its copies deliver */
+          lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 49152);   /* the bytes its copies deliver */
           // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
           lt_tma_load_3d(&As[kt_stage][0][0][0], &A_map, bm * 128, kt * 32, b, &kt_full[kt_stage]);
           lt_tma_load_3d(&As[kt_stage][1][0][0], &A_map, bm * 128 + 32, kt * 32, b, &kt_full[kt_stage]);
           lt_tma_load_3d(&As[kt_stage][2][0][0], &A_map, bm * 128 + 64, kt * 32, b, &kt_full[kt_stage]);
           lt_tma_load_3d(&As[kt_stage][3][0][0], &A_map, bm * 128 + 96, kt * 32, b, &kt_full[kt_stage]);
           // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
-          lt_tma_load_3d(&Bs[kt_stage][0][0], &B_map, kt * 32, bn * 128, b, &kt_full[kt_stage]);
+          lt_tma_load_3d(&Bs[kt_stage][0][0], &B_map, kt * 32, bn * 256, b, &kt_full[kt_stage]);
         }
       }
     }
@@ -887,87 +899,89 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_tt_kernel(const __gri
       const int pid = lt_prog % lt_grid0;
       const int b = lt_prog / lt_grid0;
       // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 128 - 1) / 128);
+      const int t14 = 8 * ((N + 256 - 1) / 256);
       const int t16 = pid / t14 * 8;
       const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
       const int bm = t16 + pid % t14 % t19;
       const int bn = pid % t14 / t19;
       // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
-      float acc_2[64];
+      float acc_2[128];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
+        for (int ci = 0; ci < 32; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            acc_2[ri * 32 + ci * 2 + vi] = 0.0f;
+            acc_2[ri * 64 + ci * 2 + vi] = 0.0f;
           }
         }
       }
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+      uint32_t As_frag[2][1][4];   /* [slot][warp's 16 rows], 8 of K each: slot kk / 8 % 2 rewritten once the wgmma that last read it is done */
       for (int kt = 0; kt < (K + 32 - 1) / 32; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+        /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
         // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
-        uint32_t As_frag[4][1][4];   /* [8 of K][warp's 16 rows] */
         #pragma unroll
         for (int kk = 0; kk < 32; kk += 8) {
+          lt_wgmma_wait<1>();   /* the wgmma that last read slot kk / 8 % 2 is done (the newest 1 group stays in flight) */
+          lt_wgmma_settle(As_frag[kk / 8 % 2][0]);   /* its words are rewritten after the wait */
           const int r = warp_row + lane / 4, c = kk + lane % 4;
-          As_frag[kk / 8][0][0] = __float_as_uint(As[kt_stage][(r ^ (c & 7) << 2) / 32][c][(r ^ (c & 7) << 2) % 32]);
-          As_frag[kk / 8][0][1] = __float_as_uint(As[kt_stage][((r + 8) ^ (c & 7) << 2) / 32][c][((r + 8) ^ (c & 7) << 2) % 32]);
-          As_frag[kk / 8][0][2] = __float_as_uint(As[kt_stage][(r ^ ((c + 4) & 7) << 2) / 32][c + 4][(r ^ ((c + 4) & 7) << 2) % 32]);
-          As_frag[kk / 8][0][3] = __float_as_uint(As[kt_stage][((r + 8) ^ ((c + 4) & 7) << 2) / 32][c + 4][((r + 8) ^ ((c + 4) & 7) << 2) % 32]);
+          As_frag[kk / 8 % 2][0][0] = __float_as_uint(As[kt_stage][(r ^ (c & 7) << 2) / 32][c][(r ^ (c & 7) << 2) % 32]);
+          As_frag[kk / 8 % 2][0][1] = __float_as_uint(As[kt_stage][((r + 8) ^ (c & 7) << 2) / 32][c][((r + 8) ^ (c & 7) << 2) % 32]);
+          As_frag[kk / 8 % 2][0][2] = __float_as_uint(As[kt_stage][(r ^ ((c + 4) & 7) << 2) / 32][c + 4][(r ^ ((c + 4) & 7) << 2) % 32]);
+          As_frag[kk / 8 % 2][0][3] = __float_as_uint(As[kt_stage][((r + 8) ^ ((c + 4) & 7) << 2) / 32][c + 4][((r + 8) ^ ((c + 4) & 7) << 2) % 32]);
+          lt_wgmma_settle(As_frag[kk / 8 % 2][0]);
+          lt_wgmma_settle(acc_2);
+          lt_wgmma_fence();   /* the slot's words and acc_2 in their registers before the wgmma reads them */
+          lt_wgmma_m64n256k8_tf32(acc_2, As_frag[kk / 8 % 2][0], lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
+          lt_wgmma_commit();   /* a group a slot */
         }
-        lt_wgmma_settle(As_frag);
-        lt_wgmma_settle(acc_2);
-        lt_wgmma_fence();   /* As_frag and acc_2 in their registers before the wgmmas read them */
-        #pragma unroll
-        for (int kk = 0; kk < 32; kk += 8) {
-          lt_wgmma_m64n128k8_tf32(acc_2, As_frag[kk / 8][0], lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
-        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-        lt_wgmma_settle(acc_2);   /* read below, after the wait */
-        if (lane == 0) lt_mbar_arrive(&kt_empty[kt_stage]);   /* each warp gives the stage back to the producer */
+        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 3 : kt_stage - 1]);   /* iteration kt - 1's wgmmas are done (the wait before the last slot): each warp gives its stage back to the producer */
       }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(acc_2);   /* read below, after the wait */
+      lt_wgmma_settle(As_frag);   /* free after the wait: the last wgmmas read it until here */
+      if (((K + 32 - 1) / 32) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 3 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
       // matmul.lua:79: k:assign(acc, acc * p.alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ci = 0; ci < 16; ++ci) {
+        for (int ci = 0; ci < 32; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] * alpha;
+            acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] * alpha;
           }
         }
       }
       // matmul.lua:80: k:when(p.beta:ne(0), function()
       if (beta != 0.0f) {
         // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-        float t28[64];
+        float t28[128];
         {
           const bool ok = b < batch;
           const float *base = C0 + (int64_t)b * sc;
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int ci = 0; ci < 16; ++ci) {
+            for (int ci = 0; ci < 32; ++ci) {
               const int gr = bm * 128 + ri * 8 + row0;
-              const int gc = bn * 128 + ci * 8 + col0;
+              const int gc = bn * 256 + ci * 8 + col0;
               const float *ptr = base + (int64_t)gr * ldc + gc;
               if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
                 union { uint2 v[1]; float e[2]; } h;
                 h.v[0] = ((const uint2 *)ptr)[0];
                 #pragma unroll
-                for (int vi = 0; vi < 2; ++vi) t28[ri * 32 + ci * 2 + vi] = h.e[vi];
+                for (int vi = 0; vi < 2; ++vi) t28[ri * 64 + ci * 2 + vi] = h.e[vi];
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 2; ++vi) {
-                  t28[ri * 32 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
+                  t28[ri * 64 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? ptr[vi] : 0.0f;
                 }
               }
               #pragma unroll
               for (int vi = 0; vi < 2; ++vi) {
-                acc_2[ri * 32 + ci * 2 + vi] = acc_2[ri * 32 + ci * 2 + vi] + beta * t28[ri * 32 + ci * 2 + vi];
+                acc_2[ri * 64 + ci * 2 + vi] = acc_2[ri * 64 + ci * 2 + vi] + beta * t28[ri * 64 + ci * 2 + vi];
               }
             }
           }
@@ -977,40 +991,44 @@ __global__ void __launch_bounds__(384, 1) matmul_tf32_none_tt_kernel(const __gri
       {
         const bool ok = b < batch;
         float *base = C + (int64_t)b * sc;
-        if (ok && bm * 128 >= 0 && bn * 128 >= 0 && bm * 128 + 128 <= M && bn * 128 + 128 <= N && (uintptr_t)base % 16 == 0 && ldc % 4 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
-          lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* every warp is done with the shared tiles C_out lies over */
+        if (ok && bm * 128 >= 0 && bn * 256 >= 0 && bm * 128 + 128 <= M && bn * 256 + 256 <= N && (uintptr_t)base % 16 == 0 && ldc % 4 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
+          for (int part = 0; part < 4; ++part) {   /* columns part * 64.. of the tile, through C_out */
+            lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* every warp is done with C_out (the part before, the program before) */
             #pragma unroll
-            for (int ci = 0; ci < 16; ++ci) {
-              union { uint2 v; float e[2]; } h;
+            for (int ri = 0; ri < 2; ++ri) {
               #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 32 + ci * 2 + vi];
-              *(uint2 *)&C_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 2] = h.v;
+              for (int ci = 0; ci < 32; ++ci) {
+                if (ci / 8 != part) continue;   /* a column chunk of another part */
+                union { uint2 v; float e[2]; } h;
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 64 + ci * 2 + vi];
+                *(uint2 *)&C_out[ri * 8 + row0][((ci * 8 + col0) - part * 64) ^ ((ri * 8 + row0) & 7) << 2] = h.v;
+              }
             }
-          }
-          lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* C_out is whole */
-          #pragma unroll
-          for (int ri = 0; ri < 16; ++ri) {
-            *(uint4 *)(base + (int64_t)(bm * 128 + tid / 32) * ldc + (int64_t)(ri * 8) * ldc + bn * 128 + tid % 32 * 4) = *(const uint4 *)&C_out[ri * 8 + tid / 32][(tid % 32 * 4) ^ ((ri * 8 + tid / 32) & 7) << 2];
+            lt_fence_proxy_async(); lt_named_barrier(1, 256);   /* C_out is whole */
+            #pragma unroll
+            for (int ri = 0; ri < 8; ++ri) {
+              *(uint4 *)(base + (int64_t)(bm * 128 + tid / 16) * ldc + (int64_t)(ri * 16) * ldc + bn * 256 + tid % 16 * 4 + part * 64) = *(const uint4 *)&C_out[ri * 16 + tid / 16][(tid % 16 * 4) ^ ((ri * 16 + tid / 16) & 7) << 2];
+            }
           }
         } else {
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
-            for (int ci = 0; ci < 16; ++ci) {
+            for (int ci = 0; ci < 32; ++ci) {
               const int gr = bm * 128 + ri * 8 + row0;
-              const int gc = bn * 128 + ci * 8 + col0;
+              const int gc = bn * 256 + ci * 8 + col0;
               float *ptr = base + (int64_t)gr * ldc + gc;
               if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 8 == 0) {
                 union { uint2 v[1]; float e[2]; } h;
                 #pragma unroll
-                for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 32 + ci * 2 + vi];
+                for (int vi = 0; vi < 2; ++vi) h.e[vi] = acc_2[ri * 64 + ci * 2 + vi];
                 ((uint2 *)ptr)[0] = h.v[0];
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 2; ++vi) {
-                  if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = acc_2[ri * 32 + ci * 2 + vi];
+                  if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = acc_2[ri * 64 + ci * 2 + vi];
                 }
               }
             }
@@ -1033,14 +1051,14 @@ extern "C" int matmul_tf32_none_tt(const void *C0, const void *A, const void *B,
   if ((double)(batch - 1) * sb + (double)(N - 1) * ldb + (double)(K - 1) >= 0x1p62) return cudaErrorInvalidValue;
   if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
   if ((uintptr_t)C0 % 4 != 0 || (uintptr_t)A % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)C % 4 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128);
+  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256);
   const int64_t grid_y = (int64_t)batch;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
   const uint64_t A_map_dims[3] = {(uint64_t)M, (uint64_t)K, (uint64_t)batch}, A_map_strides[2] = {(uint64_t)lda, (uint64_t)sa};
   const uint32_t A_map_box[3] = {32, 32, 1};
   const uint64_t B_map_dims[3] = {(uint64_t)K, (uint64_t)N, (uint64_t)batch}, B_map_strides[2] = {(uint64_t)ldb, (uint64_t)sb};
-  const uint32_t B_map_box[3] = {32, 128, 1};
+  const uint32_t B_map_box[3] = {32, 256, 1};
   CUtensorMap A_map, B_map;
   if (lt_tma_encode(&A_map, A, LT_TMA_F32, 3, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
       lt_tma_encode(&B_map, B, LT_TMA_F32, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0)
@@ -1052,9 +1070,9 @@ extern "C" int matmul_tf32_none_tt(const void *C0, const void *A, const void *B,
   if (sm_err != 0) return sm_err;
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
-  /* 197632 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_none_tt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 197632);
+  /* 230400 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_tf32_none_tt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 230400);
   if (err != cudaSuccess) return (int)err;
-  matmul_tf32_none_tt_kernel<<<grid, dim3(384), 197632, (cudaStream_t)stream>>>(A_map, B_map, (const float *)C0, (const float *)A, (const float *)B, (float *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_tf32_none_tt_kernel<<<grid, dim3(384), 230400, (cudaStream_t)stream>>>(A_map, B_map, (const float *)C0, (const float *)A, (const float *)B, (float *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }

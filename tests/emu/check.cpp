@@ -234,6 +234,12 @@
 #if HAVE("gemm_tf32_tt.h")
 #include "gemm_tf32_tt.h"
 #endif
+#if HAVE("gemm_tf32_wide_nn.h")
+#include "gemm_tf32_wide_nn.h"
+#endif
+#if HAVE("gemm_tf32_wide_tt.h")
+#include "gemm_tf32_wide_tt.h"
+#endif
 #if HAVE("gemm_colsum_bf16.h")
 #include "gemm_colsum_bf16.h"
 #endif
@@ -733,7 +739,8 @@ static void test_leaky(const char *variant, LeakyFn fn, Dt dt, int b_nk = 1) {
 typedef int (*Tf32Fn)(void *C, const void *A, const void *B, int M, int N, int K, float slope, void *stream);
 
 /* C = leaky_relu(op(A) op(B)) of f32 matrices in tf32 products
-** (gemm_tf32.lua): A [M, K] or (ta) [K, M], B [K, N] or (tb) [N, K].
+** (gemm_tf32.lua, gemm_tf32_wide.lua): A [M, K] or (ta) [K, M], B [K, N]
+** or (tb) [N, K].
 ** Slack: f32 accumulation, and 2^-9 sum |a b| for operands whose low 13
 ** bits the tensor cores drop (test_matmul's). */
 static void test_tf32(const char *variant, Tf32Fn fn, int ta, int tb) {
@@ -1368,6 +1375,12 @@ int main(int argc, char **argv) {
 #endif
 #if HAVE("gemm_tf32_tt.h")
   test_tf32("gemm_tf32_tt", gemm_tf32_tt, 1, 1);
+#endif
+#if HAVE("gemm_tf32_wide_nn.h")
+  test_tf32("gemm_tf32_wide_nn", gemm_tf32_wide_nn, 0, 0);
+#endif
+#if HAVE("gemm_tf32_wide_tt.h")
+  test_tf32("gemm_tf32_wide_tt", gemm_tf32_wide_tt, 1, 1);
 #endif
 #if HAVE("gemm_colsum_bf16.h")
   test_colsum("gemm_colsum_bf16", gemm_colsum_bf16, BF16);

@@ -1,10 +1,12 @@
 """check_user_gemm.py: the user-style GEMMs of tests/emu/kernels (swiglu.lua,
-gemm_leaky.lua, gemm_colsum.lua, gemm_odd.lua, gemm_tf32.lua: written as a
+gemm_leaky.lua, gemm_colsum.lua, gemm_odd.lua, gemm_tf32.lua and
+gemm_tf32_wide.lua: written as a
 user writes a GEMM, not matmul.lua; gemm_colsum's 16-row tiles run wgmma on
 the swapped operands on sm90a, with a sum over each tile's rows; gemm_odd's
 tiles have a side that is not a power of two, bf16 only; gemm_tf32's f32
 matrices, an operand stored MN-major, run tf32 wgmma with that operand's
-words in registers) from a
+words in registers; gemm_tf32_wide's, on 256 x 128 and 128 x 256 tiles,
+through fewer register slots) from a
 shared library of their generated launchers, against a float64 reference
 (torch on upcast inputs), on fresh random inputs with NaN-poisoned outputs.
 On sm90a the shapes run both kernels of each file: rows of a multiple of 16
@@ -12,7 +14,8 @@ bytes take the warp-specialized TMA kernel (K = 4096, 1000, 72, 512),
 K = 129 and a matrix one element off a 16-byte boundary (skew) the cp.async
 kernel the launcher falls back to.  Metric: ||out - ref|| / ||ref|| under a
 per-dtype bound, no NaN.
-usage: python3 tests/gpu/check_user_gemm.py LIB.so TARGETNAME"""
+usage: python3 tests/gpu/check_user_gemm.py LIB.so TARGETNAME [tf32]
+  tf32: only gemm_tf32 (a library of its launchers alone)"""
 import sys
 
 import torch
@@ -22,6 +25,7 @@ from lt import DTYPES, Lib
 BOUND = {"f16": 2e-3, "bf16": 1e-2, "f32": 2e-3}   # f32: gemm_tf32, tf32 products
 SHAPES = [(4096, 4096, 4096, 0), (1000, 1000, 1000, 0), (257, 520, 72, 0), (4097, 333, 129, 0), (300, 256, 512, 1)]
 lib, target = Lib(sys.argv[1]), sys.argv[2]
+only_tf32 = sys.argv[3:] == ["tf32"]
 gen = torch.Generator(device="cuda")
 gen.manual_seed(1234)
 
@@ -49,7 +53,7 @@ def verdict(label, rc, out, ref, dt):
 
 
 results = []
-for dt in ("f16", "bf16"):
+for dt in () if only_tf32 else ("f16", "bf16"):
     for M, N, K, skew in SHAPES:
         shape = f"{M}x{N}x{K}{' skewed' if skew else ''}"
         X, W1, W3 = rand((M, K), dt, skew), rand((K, N), dt, skew), rand((K, N), dt, skew)
@@ -86,14 +90,15 @@ for dt in ("f16", "bf16"):
 
 for M, N, K, skew in SHAPES:   # gemm_tf32: A [M, K] (n) or [K, M] (t), B [K, N] (n) or [N, K] (t)
     shape = f"{M}x{N}x{K}{' skewed' if skew else ''}"
-    for lay in ("nn", "tn", "tt"):
+    for name in ("nn", "tn", "tt", "wide_nn", "wide_tt"):
+        lay = name[-2:]
         A = rand((K, M) if lay[0] == "t" else (M, K), "f32", skew)
         B = rand((N, K) if lay[1] == "t" else (K, N), "f32", skew)
         C = poisoned((M, N), "f32", skew)
-        rc = lib(f"gemm_tf32_{lay}", C, A, B, M, N, K, 0.125)
+        rc = lib(f"gemm_tf32_{name}", C, A, B, M, N, K, 0.125)
         torch.cuda.synchronize()
         v = (A.double().t() if lay[0] == "t" else A.double()) @ (B.double().t() if lay[1] == "t" else B.double())
-        results.append(verdict(f"{target} gemm_tf32_{lay} {shape}", rc, C, torch.where(v > 0, v, v * 0.125), "f32"))
+        results.append(verdict(f"{target} gemm_tf32_{name} {shape}", rc, C, torch.where(v > 0, v, v * 0.125), "f32"))
 
 for ok, name, why in results:
     print(("PASS " if ok else "FAIL ") + name + ("" if ok else ": " + why), flush=True)
