@@ -72,14 +72,19 @@ end
 -- (sub-splits), each a part of its keys, as a multiprocessor holds several
 -- programs of one warp where it holds 2 of 4 warps; a 64-row program there
 -- writes LSE -inf into its rows from SUB on (no partial: the combine skips
--- it).  1 elsewhere.
+-- it).  1 elsewhere, and where there are more than SUBNS splits: the
+-- combine then reads NS x SUBS partials a row, CU at a time, one after
+-- the other, which cost more than the sub-splits gave on short caches (B 1,
+-- NS 33: 1K keys in 34 us against 21 without; H200,
+-- bench/results/2026-11-26-h200-attention-decode-subsplit.txt).
 local SUB = 16
-local function slots(p, G, c)
+local SUBNS = 8
+local function slots(p, G, c, NS)
   if c.SUBS > c.WB // SUB then
     error(("SUBS = %d: a split's block of WB = %d rows holds %d partials of %d rows"):format(c.SUBS, c.WB, c.WB // SUB,
                                                                                          SUB))
   end
-  return (p.Sq * G):le(SUB):cast("i32") * (c.SUBS - 1) + 1
+  return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
 end
 
 -- Row r of a KV head's tile is query s = r / G of head hk G + r % G; the
@@ -119,8 +124,8 @@ return tile.kernel {
   -- rows16 keeps one (2 or 4 a step: 2 programs of one warp a
   -- multiprocessor at B 8 went no faster, and fewer fitted at B 64), in 4
   -- stages: 37 KB a program at d128 with the block's reserve, so that 6
-  -- programs, SUBS = 3 of each split, share a multiprocessor (not yet
-  -- timed on the device).  On AMD one block a step in both (the 32-key
+  -- programs, SUBS = 3 of each split, share a multiprocessor (B 8: 1.45-2.2x
+  -- from 4K keys; bench/results/2026-11-26-h200-attention-decode-subsplit.txt).  On AMD one block a step in both (the 32-key
   -- blocks spilled SGPRs there at d128).
   builds = function(v, target)
     if v.pass ~= "paged" then return nil end
@@ -180,7 +185,7 @@ return tile.kernel {
       local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
       local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
       local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
-      local R = slots(p, G, c)   -- the partials of a split a row has
+      local R = slots(p, G, c, NS)   -- the partials of a split a row has
       k:serial(0, tile.cdiv(NS * R, CU), function(i)   -- (the padding rows and the partials past NS R are not read)
         local lse, oi = {}, {}
         for u = 1, CU do
@@ -218,7 +223,7 @@ return tile.kernel {
     -- one program per row block of a KV head of a sequence, and split
     local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
     -- rows16: R programs a split (sub-splits, slots above), each a part of its keys
-    local R = BM < WB and slots(p, G, c) or nil
+    local R = BM < WB and slots(p, G, c, NS) or nil
     local parts = R and NS * R or NS
     local prog, part = k:grid(ntb * p.B * p.Hkv, parts)
     local split, sub = part, 0   -- part: split, sub-split sub of it
@@ -334,10 +339,10 @@ return tile.kernel {
     if R then
       k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
               { mask = inside })
-    else   -- where a KV head's rows fit SUB, the slots past the first get LSE -inf: no partial there (slots, above)
+    else   -- where a split has several slots, those past the first get LSE -inf: no partial there (slots, above)
       k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
               tile.where(tile.both(seen, inside), m * LN2 + tile.log(l), -math.huge),
-              { mask = tile.either(inside, (p.Sq * G):le(SUB)) })
+              { mask = tile.either(inside, slots(p, G, c, NS):gt(1)) })
     end
   end,
 }
