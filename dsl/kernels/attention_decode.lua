@@ -65,6 +65,28 @@ local function splits(k, p, c)
   return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
 end
 
+-- The partials a split leaves for each row.  Where the Sq G rows of a KV
+-- head fit in SUB = 16 (the paged pass's rows16 build), SUBS of them, at
+-- rows r, SUB + r, 2 SUB + r, ... of the split's block of WB rows (rows
+-- that the tile of 16 rows leaves free): rows16 runs SUBS programs a split
+-- (sub-splits), each a part of its keys, as a multiprocessor holds several
+-- programs of one warp where it holds 2 of 4 warps; a 64-row program there
+-- writes LSE -inf into its rows from SUB on (no partial: the combine skips
+-- it).  1 elsewhere, and where there are more than SUBNS splits: the
+-- combine then reads NS x SUBS partials a row, CU at a time, one after
+-- the other, which cost more than the sub-splits gave on short caches (B 1,
+-- NS 33: 1K keys in 34 us against 21 without; H200,
+-- bench/results/2026-11-26-h200-attention-decode-subsplit.txt).
+local SUB = 16
+local SUBNS = 8
+local function slots(p, G, c, NS)
+  if c.SUBS > c.WB // SUB then
+    error(("SUBS = %d: a split's block of WB = %d rows holds %d partials of %d rows"):format(c.SUBS, c.WB, c.WB // SUB,
+                                                                                         SUB))
+  end
+  return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+end
+
 -- Row r of a KV head's tile is query s = r / G of head hk G + r % G; the
 -- rows past Sq G (`inside` false) are padding, read as 0 and never stored.
 local function rows(p, G, hk, r)
@@ -82,7 +104,8 @@ return tile.kernel {
   },
   -- WB: the rows of Ws a split takes come in blocks of WB (BM of rows64)
   -- KB: the key blocks of BN keys a step (the paged pass: its pages of 16 keys, each copied from its own page)
-  config = { BM = 64, BN = 64, KB = 1, stages = 3, threads = 128, MAXS = 64, CM = 8, CU = 8, WB = 64 },
+  -- SUBS: the sub-splits of a split where a KV head's rows fit 16 (slots, above)
+  config = { BM = 64, BN = 64, KB = 1, stages = 3, threads = 128, MAXS = 64, CM = 8, CU = 8, WB = 64, SUBS = 3 },
   -- a key block lies in one page: 16 keys for every page size that is a
   -- multiple of 16, 64 for the multiples of 64.  The contiguous cache on
   -- sm90a: blocks of 32 keys, 5 stages (3 blocks in flight a program, 96 KB
@@ -99,13 +122,16 @@ return tile.kernel {
   -- B 8: 1035 / 91.6 us against 1198 / 99.9 for one block in 6 stages at
   -- 64K / 4K keys, bench/results/2026-11-26-h200-attention-decode-blocks.txt);
   -- rows16 keeps one (2 or 4 a step: 2 programs of one warp a
-  -- multiprocessor at B 8 went no faster, and fewer fitted at B 64).  On
-  -- AMD one block a step in both (the 32-key blocks spilled SGPRs there at d128).
+  -- multiprocessor at B 8 went no faster, and fewer fitted at B 64), in 4
+  -- stages: 37 KB a program at d128 with the block's reserve, so that 6
+  -- programs, SUBS = 3 of each split, share a multiprocessor (B 8: 1.45-2.2x
+  -- from 4K keys; bench/results/2026-11-26-h200-attention-decode-subsplit.txt).  On AMD one block a step in both (the 32-key
+  -- blocks spilled SGPRs there at d128).
   builds = function(v, target)
     if v.pass ~= "paged" then return nil end
     local warp = (target == "gfx90a" or target == "gfx942") and 64 or 32
     if target:match("^gfx") then return { { "rows16", { BM = 16, threads = warp } }, { "rows64", {} } } end
-    return { { "rows16", { BM = 16, threads = warp } }, { "rows64", { KB = 2, stages = 4 } } }
+    return { { "rows16", { BM = 16, threads = warp, stages = 4 } }, { "rows64", { KB = 2, stages = 4 } } }
   end,
   params = function(v, c)
     local D = tonumber(v.hdim:sub(2))
@@ -159,12 +185,14 @@ return tile.kernel {
       local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
       local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
       local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
-      k:serial(0, tile.cdiv(NS, CU), function(i)   -- (the padding rows and the splits past NS are not read)
+      local R = slots(p, G, c, NS)   -- the partials of a split a row has
+      k:serial(0, tile.cdiv(NS * R, CU), function(i)   -- (the padding rows and the partials past NS R are not read)
         local lse, oi = {}, {}
         for u = 1, CU do
-          local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
-          local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
-          local ok = tile.both(inside, sp:lt(NS))
+          local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+          local spc = tile.min(sp, NS * R - 1)
+          local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+          local ok = tile.both(inside, sp:lt(NS * R))
           lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
           oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
         end
@@ -175,7 +203,8 @@ return tile.kernel {
         local l_new, o_new = l * alpha, o * alpha
         for u = 1, CU do
           local w = tile.exp2((lse[u] - mc) * LOG2E)
-          l_new, o_new = l_new + w, o_new + oi[u] * w
+          -- (where a split has no partial, its O is not written: LSE -inf)
+          l_new, o_new = l_new + w, o_new + tile.where(lse[u]:gt(-math.huge), oi[u] * w, 0)
         end
         k:assign(l, l_new)
         k:assign(o, o_new)
@@ -193,7 +222,12 @@ return tile.kernel {
     end
     -- one program per row block of a KV head of a sequence, and split
     local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
-    local prog, split = k:grid(ntb * p.B * p.Hkv, NS)
+    -- rows16: R programs a split (sub-splits, slots above), each a part of its keys
+    local R = BM < WB and slots(p, G, c, NS) or nil
+    local parts = R and NS * R or NS
+    local prog, part = k:grid(ntb * p.B * p.Hkv, parts)
+    local split, sub = part, 0   -- part: split, sub-split sub of it
+    if R then split, sub = part // R, part % R end
     local rb = prog % ntb
     local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
     local paged = v.pass ~= "contig"
@@ -210,10 +244,10 @@ return tile.kernel {
     local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
     local nkb = tile.cdiv(len, W)
     -- the steps [kb0, nkb) hold every visible key (query 0's window
-    -- starts at key len - Sq - wl), cut into NS chunks
+    -- starts at key len - Sq - wl), cut into a chunk a part
     local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
-    local chunk = tile.cdiv(nkb - kb0, NS)
-    local first = tile.min(nkb, kb0 + split * chunk)
+    local chunk = tile.cdiv(nkb - kb0, parts)
+    local first = tile.min(nkb, kb0 + part * chunk)
     local last = tile.min(nkb, first + chunk)
 
     local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
@@ -299,9 +333,16 @@ return tile.kernel {
       end
     end)
     local seen = l:gt(0)
-    local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
+    -- this program's first row of Ws
+    local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
     k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-    k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
-            { mask = inside })
+    if R then
+      k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+              { mask = inside })
+    else   -- where a split has several slots, those past the first get LSE -inf: no partial there (slots, above)
+      k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+              tile.where(tile.both(seen, inside), m * LN2 + tile.log(l), -math.huge),
+              { mask = tile.either(inside, slots(p, G, c, NS):gt(1)) })
+    end
   end,
 }

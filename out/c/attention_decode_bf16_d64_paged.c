@@ -5,8 +5,8 @@
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 WB=64 stages=6 threads=32
- *   rows64: BM=64 BN=16 CM=8 CU=8 KB=2 MAXS=64 WB=64 stages=4 threads=128
+ *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=4 threads=32
+ *   rows64: BM=64 BN=16 CM=8 CU=8 KB=2 MAXS=64 SUBS=3 WB=64 stages=4 threads=128
  * Build: cc -O2 -std=c11 -c attention_decode_bf16_d64_paged.c
  */
 #include <math.h>
@@ -65,7 +65,7 @@ static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) 
 static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* One block of attention_decode_bf16_d64_paged_rows16: what one GPU block computes, with one thread. */
-static void attention_decode_bf16_d64_paged_rows16_block(int prog, int split, const lt_bf16 *restrict Q, const lt_bf16 *restrict K, const lt_bf16 *restrict V, const int *restrict BT, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+static void attention_decode_bf16_d64_paged_rows16_block(int prog, int part, const lt_bf16 *restrict Q, const lt_bf16 *restrict K, const lt_bf16 *restrict V, const int *restrict BT, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
   lt_bf16 Qs[16][64];
   lt_bf16 Ks[16][64];
@@ -84,48 +84,55 @@ static void attention_decode_bf16_d64_paged_rows16_block(int prog, int split, co
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:197: local rb = prog % ntb
+  // attention_decode.lua:87: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
+  // attention_decode.lua:227: local parts = R and NS * R or NS
+  const int parts = NS * R;
+  // attention_decode.lua:230: if R then split, sub = part // R, part % R end
+  const int split = part / R;
+  const int sub = part % R;
+  // attention_decode.lua:231: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:200: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t36 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t36, 0), Sk);
-  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t42 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t42, 0), Sk);
+  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
+  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
-  const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
-  const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + parts - 1) / parts;
+  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t54[16];
+  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t60[16];
   for (int ri = 0; ri < 16; ++ri) {
-    t54[ri] = ri + rb * 16;
+    t60[ri] = ri + rb * 16;
   }
-  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[16];
   for (int ri = 0; ri < 16; ++ri) {
-    s0[ri] = lt_imin(t54[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t60[ri] / G, Sq - 1);
   }
   int h0[16];
   for (int ri = 0; ri < 16; ++ri) {
-    h0[ri] = hk * G + t54[ri] % G;
+    h0[ri] = hk * G + t60[ri] % G;
   }
   bool inside[16];
   for (int ri = 0; ri < 16; ++ri) {
-    inside[ri] = t54[ri] < Sq * G;
+    inside[ri] = t60[ri] < Sq * G;
   }
-  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t60[1024];
+  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  float t66[1024];
   {
     const bool ok = b < B && b >= 0;
     const lt_bf16 *base = Q + (int64_t)b * sqb;
@@ -135,37 +142,37 @@ static void attention_decode_bf16_d64_paged_rows16_block(int prog, int split, co
         const int gr = h0[ri];
         const int gc = ci;
         const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        t60[ri * 64 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_bf16_to_f32(ptr[0]) : 0.0f;
+        t66[ri * 64 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_bf16_to_f32(ptr[0]) : 0.0f;
       }
     }
   }
   for (int ri = 0; ri < 16; ++ri) {
     for (int ci = 0; ci < 64; ++ci) {
-      Qs[ri][ci] = lt_f32_to_bf16(t60[ri * 64 + ci]);
+      Qs[ri][ci] = lt_f32_to_bf16(t66[ri * 64 + ci]);
     }
   }
-  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
   float o[1024];
   for (int ri = 0; ri < 16; ++ri) {
     for (int ci = 0; ci < 64; ++ci) {
       o[ri * 64 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[16];
   for (int ri = 0; ri < 16; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[16];
   for (int ri = 0; ri < 16; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -178,7 +185,7 @@ static void attention_decode_bf16_d64_paged_rows16_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -191,14 +198,14 @@ static void attention_decode_bf16_d64_paged_rows16_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
     float s[256];
     for (int ri = 0; ri < 16; ++ri) {
       for (int ci = 0; ci < 16; ++ci) {
         s[ri * 16 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 64; ++kk) {
       for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
@@ -206,36 +213,36 @@ static void attention_decode_bf16_d64_paged_rows16_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:289: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:295: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:296: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           for (int ri = 0; ri < 16; ++ri) {
             for (int ci = 0; ci < 16; ++ci) {
               s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
             }
           }
         } else {
-          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           for (int ri = 0; ri < 16; ++ri) {
             for (int ci = 0; ci < 16; ++ci) {
               s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
             }
           }
         }
-        // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[16];
         for (int ri = 0; ri < 16; ++ri) {
           diag[ri] = (ri + rb * 16) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
         int col[256];
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
@@ -243,53 +250,53 @@ static void attention_decode_bf16_d64_paged_rows16_block(int prog, int split, co
             s[ri * 16 + ci] = col[ri * 16 + ci] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci] >= diag[ri] - window_left) ? s[ri * 16 + ci] : -INFINITY;
           }
         }
-        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t105[16];
+        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t111[16];
         for (int ri = 0; ri < 16; ++ri) {
-          t105[ri] = -INFINITY;
+          t111[ri] = -INFINITY;
           for (int ci = 0; ci < 16; ++ci) {
-            t105[ri] = fmaxf(t105[ri], s[ri * 16 + ci]);
+            t111[ri] = fmaxf(t111[ri], s[ri * 16 + ci]);
           }
         }
         float m_new[16];
         for (int ri = 0; ri < 16; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t105[ri]);
+          m_new[ri] = fmaxf(m[ri], t111[ri]);
         }
-        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[16];
         for (int ri = 0; ri < 16; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc[ri]);
           }
         }
-        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
         float alpha[16];
         for (int ri = 0; ri < 16; ++ri) {
           alpha[ri] = exp2f(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t111[16];
+        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t117[16];
         for (int ri = 0; ri < 16; ++ri) {
-          t111[ri] = 0.0f;
+          t117[ri] = 0.0f;
           for (int ci = 0; ci < 16; ++ci) {
-            t111[ri] = t111[ri] + s[ri * 16 + ci];
+            t117[ri] = t117[ri] + s[ri * 16 + ci];
           }
         }
-        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
         for (int ri = 0; ri < 16; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t111[ri];
+          l[ri] = l[ri] * alpha[ri] + t117[ri];
         }
-        // attention_decode.lua:285: k:assign(o, o * alpha)
+        // attention_decode.lua:319: k:assign(o, o * alpha)
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             o[ri * 64 + ci] = o[ri * 64 + ci] * alpha[ri];
           }
         }
-        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(s[ri * 16 + ci]));
@@ -302,74 +309,74 @@ static void attention_decode_bf16_d64_paged_rows16_block(int prog, int split, co
             }
           }
         }
-        // attention_decode.lua:287: k:assign(m, m_new)
+        // attention_decode.lua:321: k:assign(m, m_new)
         for (int ri = 0; ri < 16; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           for (int ri = 0; ri < 16; ++ri) {
             for (int ci = 0; ci < 16; ++ci) {
               s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
             }
           }
         } else {
-          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           for (int ri = 0; ri < 16; ++ri) {
             for (int ci = 0; ci < 16; ++ci) {
               s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
             }
           }
         }
-        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t123[16];
+        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t129[16];
         for (int ri = 0; ri < 16; ++ri) {
-          t123[ri] = -INFINITY;
+          t129[ri] = -INFINITY;
           for (int ci = 0; ci < 16; ++ci) {
-            t123[ri] = fmaxf(t123[ri], s[ri * 16 + ci]);
+            t129[ri] = fmaxf(t129[ri], s[ri * 16 + ci]);
           }
         }
         float m_new_2[16];
         for (int ri = 0; ri < 16; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t123[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t129[ri]);
         }
-        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[16];
         for (int ri = 0; ri < 16; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc_2[ri]);
           }
         }
-        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
         float alpha_2[16];
         for (int ri = 0; ri < 16; ++ri) {
           alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t129[16];
+        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t135[16];
         for (int ri = 0; ri < 16; ++ri) {
-          t129[ri] = 0.0f;
+          t135[ri] = 0.0f;
           for (int ci = 0; ci < 16; ++ci) {
-            t129[ri] = t129[ri] + s[ri * 16 + ci];
+            t135[ri] = t135[ri] + s[ri * 16 + ci];
           }
         }
-        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
         for (int ri = 0; ri < 16; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t129[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t135[ri];
         }
-        // attention_decode.lua:285: k:assign(o, o * alpha)
+        // attention_decode.lua:319: k:assign(o, o * alpha)
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             o[ri * 64 + ci] = o[ri * 64 + ci] * alpha_2[ri];
           }
         }
-        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(s[ri * 16 + ci]));
@@ -382,43 +389,43 @@ static void attention_decode_bf16_d64_paged_rows16_block(int prog, int split, co
             }
           }
         }
-        // attention_decode.lua:287: k:assign(m, m_new)
+        // attention_decode.lua:321: k:assign(m, m_new)
         for (int ri = 0; ri < 16; ++ri) {
           m[ri] = m_new_2[ri];
         }
       }
     }
   }
-  // attention_decode.lua:301: local seen = l:gt(0)
+  // attention_decode.lua:335: local seen = l:gt(0)
   bool seen[16];
   for (int ri = 0; ri < 16; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
-  const int ws_row = split * nrb * 64 + rb * 16;
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t137[16];
+  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
+  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t145[16];
   for (int ri = 0; ri < 16; ++ri) {
-    t137[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t145[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
     for (int ri = 0; ri < 16; ++ri) {
       for (int ci = 0; ci < 64; ++ci) {
-        const int gr = ws_row + ri;
+        const int64_t gr = (int64_t)ws_row + ri;
         const int gc = ci;
         float *ptr = base + (int64_t)gr * 68 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 64 + ci] * t137[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 64 + ci] * t145[ri];
       }
     }
   }
-  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:340: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
     for (int ri = 0; ri < 16; ++ri) {
-      const int gr = ws_row + ri;
+      const int64_t gr = (int64_t)ws_row + ri;
       float *ptr = base + (int64_t)gr * 68;
       if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
     }
@@ -441,25 +448,27 @@ static int attention_decode_bf16_d64_paged_rows16(const void *Q, const void *K, 
   if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)BT % 4 != 0 || (uintptr_t)L % 4 != 0 || (uintptr_t)Ws % 4 != 0) return 1;
   const int sm_count = 1;   /* the blocks run one after another */
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
+  if ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1 == 0) return 1;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return 1;   /* a divisor of the kernel's index math */
+  if (lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1) == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:202: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:203: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return 1;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:236: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return 1;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
-  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1);
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
-  for (int split = 0; split < grid_y; ++split)
+  for (int part = 0; part < grid_y; ++part)
     for (int prog = 0; prog < grid_x; ++prog)
-      attention_decode_bf16_d64_paged_rows16_block(prog, split, (const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
+      attention_decode_bf16_d64_paged_rows16_block(prog, part, (const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
   return 0;
 }
 
 /* One block of attention_decode_bf16_d64_paged_rows64: what one GPU block computes, with one thread. */
-static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, const lt_bf16 *restrict Q, const lt_bf16 *restrict K, const lt_bf16 *restrict V, const int *restrict BT, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+static void attention_decode_bf16_d64_paged_rows64_block(int prog, int part, const lt_bf16 *restrict Q, const lt_bf16 *restrict K, const lt_bf16 *restrict V, const int *restrict BT, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
   lt_bf16 Qs[64][64];
   lt_bf16 Ks[16][64];
@@ -480,34 +489,34 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:197: local rb = prog % ntb
+  // attention_decode.lua:231: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:200: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t33 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
+  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
-  const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t51[64];
   for (int ri = 0; ri < 64; ++ri) {
     t51[ri] = ri + rb * 64;
   }
-  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[64];
   for (int ri = 0; ri < 64; ++ri) {
     s0[ri] = lt_imin(t51[ri] / G, Sq - 1);
@@ -520,7 +529,7 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
   for (int ri = 0; ri < 64; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t57[4096];
   {
     const bool ok = b < B && b >= 0;
@@ -540,32 +549,32 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
       Qs[ri][ci] = lt_f32_to_bf16(t57[ri * 64 + ci]);
     }
   }
-  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
   float o[4096];
   for (int ri = 0; ri < 64; ++ri) {
     for (int ci = 0; ci < 64; ++ci) {
       o[ri * 64 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[64];
   for (int ri = 0; ri < 64; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[64];
   for (int ri = 0; ri < 64; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:240: local jb = KB == 1 and j or j * KB + (q - 1)
+    // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
     const int jb = j * 2;
-    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int t61 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
-    // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
     const int page = jb * 16 < len ? t61 : -1;
-    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -578,7 +587,7 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -591,13 +600,13 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:240: local jb = KB == 1 and j or j * KB + (q - 1)
+    // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
     const int jb_2 = j * 2 + 1;
-    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int t71 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
-    // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
     const int page_2 = jb_2 * 16 < len ? t71 : -1;
-    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
@@ -610,7 +619,7 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
@@ -623,14 +632,14 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
     float s[1024];
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 16; ++ci) {
         s[ri * 16 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 64; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
@@ -638,20 +647,20 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:256: local pg = page_of(j * KB + (q - 1))
+    // attention_decode.lua:290: local pg = page_of(j * KB + (q - 1))
     const int jb_3 = j * 2;
-    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int t81 = b >= 0 && b < B && jb_3 * 16 / PS >= 0 && jb_3 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_3 * 16 / PS] : -1;
-    // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
     const int t84 = jb_3 * 16 < len ? t81 : -1;
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
     float s_2[1024];
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 16; ++ci) {
         s_2[ri * 16 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 64; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
@@ -659,38 +668,38 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
         }
       }
     }
-    // attention_decode.lua:256: local pg = page_of(j * KB + (q - 1))
+    // attention_decode.lua:290: local pg = page_of(j * KB + (q - 1))
     const int jb_4 = j * 2 + 1;
-    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int t94 = b >= 0 && b < B && jb_4 * 16 / PS >= 0 && jb_4 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_4 * 16 / PS] : -1;
-    // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
     const int t97 = jb_4 * 16 < len ? t94 : -1;
-    // attention_decode.lua:290: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
+    // attention_decode.lua:324: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
     const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left) || (t84 < 0 || t84 >= NP) || (t97 < 0 || t97 >= NP);
-    // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag[64];
       for (int ri = 0; ri < 64; ++ri) {
         diag[ri] = (ri + rb * 64) / G + (len - Sq - j * 2 * 16);
       }
-      // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
       int col[1024];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
@@ -698,28 +707,28 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
           s[ri * 16 + ci] = col[ri * 16 + ci] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci] >= diag[ri] - window_left) && (t84 >= 0 && t84 < NP) ? s[ri * 16 + ci] : -INFINITY;
         }
       }
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s_2[ri * 16 + ci] = tanhf(s_2[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s_2[ri * 16 + ci] = s_2[ri * 16 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         diag_2[ri] = (ri + rb * 64) / G + (len - Sq - (j * 2 + 1) * 16);
       }
-      // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
       int col_2[1024];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
@@ -727,7 +736,7 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
           s_2[ri * 16 + ci] = col_2[ri * 16 + ci] <= diag_2[ri] && (window_left < 0 || col_2[ri * 16 + ci] >= diag_2[ri] - window_left) && (t97 >= 0 && t97 < NP) ? s_2[ri * 16 + ci] : -INFINITY;
         }
       }
-      // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
       float t167[64];
       for (int ri = 0; ri < 64; ++ri) {
         t167[ri] = -INFINITY;
@@ -750,12 +759,12 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
       for (int ri = 0; ri < 64; ++ri) {
         m_new_2[ri] = fmaxf(m_new[ri], t168[ri]);
       }
-      // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc[ri]);
@@ -766,12 +775,12 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
           s_2[ri * 16 + ci] = exp2f(s_2[ri * 16 + ci] - mc[ri]);
         }
       }
-      // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
       float alpha[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha[ri] = exp2f(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
       float t176[64];
       for (int ri = 0; ri < 64; ++ri) {
         t176[ri] = 0.0f;
@@ -786,17 +795,17 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
           t177[ri] = t177[ri] + s_2[ri * 16 + ci];
         }
       }
-      // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
       for (int ri = 0; ri < 64; ++ri) {
         l[ri] = l[ri] * alpha[ri] + (t176[ri] + t177[ri]);
       }
-      // attention_decode.lua:285: k:assign(o, o * alpha)
+      // attention_decode.lua:319: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           o[ri * 64 + ci] = o[ri * 64 + ci] * alpha[ri];
         }
       }
-      // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           s_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(s[ri * 16 + ci]));
@@ -821,44 +830,44 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
           }
         }
       }
-      // attention_decode.lua:287: k:assign(m, m_new)
+      // attention_decode.lua:321: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new_2[ri];
       }
     } else {
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s_2[ri * 16 + ci] = tanhf(s_2[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s_2[ri * 16 + ci] = s_2[ri * 16 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
       float t199[64];
       for (int ri = 0; ri < 64; ++ri) {
         t199[ri] = -INFINITY;
@@ -881,12 +890,12 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
       for (int ri = 0; ri < 64; ++ri) {
         m_new_4[ri] = fmaxf(m_new_3[ri], t200[ri]);
       }
-      // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc_2[ri] = m_new_4[ri] == -INFINITY ? 0.0f : m_new_4[ri];
       }
-      // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc_2[ri]);
@@ -897,12 +906,12 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
           s_2[ri * 16 + ci] = exp2f(s_2[ri * 16 + ci] - mc_2[ri]);
         }
       }
-      // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
       float alpha_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
       float t208[64];
       for (int ri = 0; ri < 64; ++ri) {
         t208[ri] = 0.0f;
@@ -917,17 +926,17 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
           t209[ri] = t209[ri] + s_2[ri * 16 + ci];
         }
       }
-      // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
       for (int ri = 0; ri < 64; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + (t208[ri] + t209[ri]);
       }
-      // attention_decode.lua:285: k:assign(o, o * alpha)
+      // attention_decode.lua:319: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           o[ri * 64 + ci] = o[ri * 64 + ci] * alpha_2[ri];
         }
       }
-      // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           s_sh[ri][ci] = lt_f32_to_bf16(lt_round_bf16(s[ri * 16 + ci]));
@@ -952,20 +961,20 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
           }
         }
       }
-      // attention_decode.lua:287: k:assign(m, m_new)
+      // attention_decode.lua:321: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new_4[ri];
       }
     }
   }
-  // attention_decode.lua:301: local seen = l:gt(0)
+  // attention_decode.lua:335: local seen = l:gt(0)
   bool seen[64];
   for (int ri = 0; ri < 64; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
-  const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t219[64];
   for (int ri = 0; ri < 64; ++ri) {
     t219[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
@@ -982,14 +991,14 @@ static void attention_decode_bf16_d64_paged_rows64_block(int prog, int split, co
       }
     }
   }
-  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
     for (int ri = 0; ri < 64; ++ri) {
       const int gr = ws_row + ri;
       float *ptr = base + (int64_t)gr * 68;
-      if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+      if (ok && gr >= 0 && gr < WR && (inside[ri] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[ri] && inside[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
     }
   }
 }
@@ -1012,30 +1021,30 @@ static int attention_decode_bf16_d64_paged_rows64(const void *Q, const void *K, 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:202: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:203: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return 1;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:236: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return 1;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
-  for (int split = 0; split < grid_y; ++split)
+  for (int part = 0; part < grid_y; ++part)
     for (int prog = 0; prog < grid_x; ++prog)
-      attention_decode_bf16_d64_paged_rows64_block(prog, split, (const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
+      attention_decode_bf16_d64_paged_rows64_block(prog, part, (const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
   return 0;
 }
 
 /* Runs the first of attention_decode_bf16_d64_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 int attention_decode_bf16_d64_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:192: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:221: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_bf16_d64_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_bf16_d64_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:144) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
 int64_t attention_decode_bf16_d64_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   const int sm_count = 1;   /* the blocks run one after another */

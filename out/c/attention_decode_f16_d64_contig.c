@@ -4,7 +4,7 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 WB=64 stages=3 threads=128.
+ * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=3 threads=128.
  * Build: cc -O2 -std=c11 -c attention_decode_f16_d64_contig.c
  */
 #include <math.h>
@@ -63,7 +63,7 @@ static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) 
 static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* One block of attention_decode_f16_d64_contig: what one GPU block computes, with one thread. */
-static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+static void attention_decode_f16_d64_contig_block(int prog, int part, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
   lt_f16 Qs[64][64];
   lt_f16 Ks[64][64];
@@ -82,32 +82,32 @@ static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:197: local rb = prog % ntb
+  // attention_decode.lua:231: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t29 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t29, 0), Smax);
-  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
+  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
-  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
-  const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t47[64];
   for (int ri = 0; ri < 64; ++ri) {
     t47[ri] = ri + rb * 64;
   }
-  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[64];
   for (int ri = 0; ri < 64; ++ri) {
     s0[ri] = lt_imin(t47[ri] / G, Sq - 1);
@@ -120,7 +120,7 @@ static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_
   for (int ri = 0; ri < 64; ++ri) {
     inside[ri] = t47[ri] < Sq * G;
   }
-  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t53[4096];
   {
     const bool ok = b < B && b >= 0;
@@ -140,26 +140,26 @@ static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_
       Qs[ri][ci] = lt_f32_to_f16(t53[ri * 64 + ci]);
     }
   }
-  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
   float o[4096];
   for (int ri = 0; ri < 64; ++ri) {
     for (int ci = 0; ci < 64; ++ci) {
       o[ri * 64 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[64];
   for (int ri = 0; ri < 64; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[64];
   for (int ri = 0; ri < 64; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:245: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:279: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -172,7 +172,7 @@ static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_
         }
       }
     }
-    // attention_decode.lua:246: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:280: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -185,14 +185,14 @@ static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_
         }
       }
     }
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
     float s[4096];
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 64; ++ci) {
         s[ri * 64 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 64; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
@@ -200,32 +200,32 @@ static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_
         }
       }
     }
-    // attention_decode.lua:289: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
-    // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             s[ri * 64 + ci] = tanhf(s[ri * 64 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag[64];
       for (int ri = 0; ri < 64; ++ri) {
         diag[ri] = (ri + rb * 64) / G + (len - Sq - j * 64);
       }
-      // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
       int col[4096];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
@@ -233,7 +233,7 @@ static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_
           s[ri * 64 + ci] = col[ri * 64 + ci] <= diag[ri] && (window_left < 0 || col[ri * 64 + ci] >= diag[ri] - window_left) ? s[ri * 64 + ci] : -INFINITY;
         }
       }
-      // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
       float t87[64];
       for (int ri = 0; ri < 64; ++ri) {
         t87[ri] = -INFINITY;
@@ -245,23 +245,23 @@ static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_
       for (int ri = 0; ri < 64; ++ri) {
         m_new[ri] = fmaxf(m[ri], t87[ri]);
       }
-      // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc[ri]);
         }
       }
-      // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
       float alpha[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha[ri] = exp2f(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
       float t93[64];
       for (int ri = 0; ri < 64; ++ri) {
         t93[ri] = 0.0f;
@@ -269,17 +269,17 @@ static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_
           t93[ri] = t93[ri] + s[ri * 64 + ci];
         }
       }
-      // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
       for (int ri = 0; ri < 64; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t93[ri];
       }
-      // attention_decode.lua:285: k:assign(o, o * alpha)
+      // attention_decode.lua:319: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           o[ri * 64 + ci] = o[ri * 64 + ci] * alpha[ri];
         }
       }
-      // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
@@ -292,28 +292,28 @@ static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_
           }
         }
       }
-      // attention_decode.lua:287: k:assign(m, m_new)
+      // attention_decode.lua:321: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             s[ri * 64 + ci] = tanhf(s[ri * 64 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
       float t105[64];
       for (int ri = 0; ri < 64; ++ri) {
         t105[ri] = -INFINITY;
@@ -325,23 +325,23 @@ static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_
       for (int ri = 0; ri < 64; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t105[ri]);
       }
-      // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc_2[ri]);
         }
       }
-      // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
       float alpha_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
       float t111[64];
       for (int ri = 0; ri < 64; ++ri) {
         t111[ri] = 0.0f;
@@ -349,17 +349,17 @@ static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_
           t111[ri] = t111[ri] + s[ri * 64 + ci];
         }
       }
-      // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
       for (int ri = 0; ri < 64; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t111[ri];
       }
-      // attention_decode.lua:285: k:assign(o, o * alpha)
+      // attention_decode.lua:319: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           o[ri * 64 + ci] = o[ri * 64 + ci] * alpha_2[ri];
         }
       }
-      // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
@@ -372,20 +372,20 @@ static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_
           }
         }
       }
-      // attention_decode.lua:287: k:assign(m, m_new)
+      // attention_decode.lua:321: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new_2[ri];
       }
     }
   }
-  // attention_decode.lua:301: local seen = l:gt(0)
+  // attention_decode.lua:335: local seen = l:gt(0)
   bool seen[64];
   for (int ri = 0; ri < 64; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
-  const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t119[64];
   for (int ri = 0; ri < 64; ++ri) {
     t119[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
@@ -402,14 +402,14 @@ static void attention_decode_f16_d64_contig_block(int prog, int split, const lt_
       }
     }
   }
-  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
     for (int ri = 0; ri < 64; ++ri) {
       const int gr = ws_row + ri;
       float *ptr = base + (int64_t)gr * 68;
-      if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+      if (ok && gr >= 0 && gr < WR && (inside[ri] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[ri] && inside[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
     }
   }
 }
@@ -432,20 +432,20 @@ int attention_decode_f16_d64_contig(const void *Q, const void *K, const void *V,
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
-  if (softcap < 0.0f) return 1;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
+  if (softcap < 0.0f) return 1;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
-  for (int split = 0; split < grid_y; ++split)
+  for (int part = 0; part < grid_y; ++part)
     for (int prog = 0; prog < grid_x; ++prog)
-      attention_decode_f16_d64_contig_block(prog, split, (const lt_f16 *)Q, (const lt_f16 *)K, (const lt_f16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, sqh, skb, skh, sks, svb, svh, svs, scale, softcap, window_left, sm_count);
+      attention_decode_f16_d64_contig_block(prog, part, (const lt_f16 *)Q, (const lt_f16 *)K, (const lt_f16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, sqh, skb, skh, sks, svb, svh, svs, scale, softcap, window_left, sm_count);
   return 0;
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:144) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
 int64_t attention_decode_f16_d64_contig_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   const int sm_count = 1;   /* the blocks run one after another */

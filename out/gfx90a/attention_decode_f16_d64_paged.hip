@@ -5,8 +5,8 @@
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 WB=64 stages=6 threads=64
- *   rows64: BM=64 BN=16 CM=8 CU=8 KB=1 MAXS=64 WB=64 stages=6 threads=128
+ *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=6 threads=64
+ *   rows64: BM=64 BN=16 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=6 threads=128
  * Build: hipcc -O3 --offload-arch=gfx90a -c attention_decode_f16_d64_paged.hip
  */
 #include <hip/hip_runtime.h>
@@ -108,7 +108,7 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
   const int row0 = warp_row + lane % 16;
   const int col0 = warp_col + lane / 16 * 4;
   const int prog = blockIdx.x;
-  const int split = blockIdx.y;
+  const int part = blockIdx.y;
   __shared__ __attribute__((aligned(16))) _Float16 Qs[16][64];
   __shared__ __attribute__((aligned(16))) _Float16 Ks[16][64];
   __shared__ __attribute__((aligned(16))) _Float16 Vs[16][64];
@@ -125,40 +125,47 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:197: local rb = prog % ntb
+  // attention_decode.lua:87: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
+  // attention_decode.lua:227: local parts = R and NS * R or NS
+  const int parts = NS * R;
+  // attention_decode.lua:230: if R then split, sub = part // R, part % R end
+  const int split = part / R;
+  const int sub = part % R;
+  // attention_decode.lua:231: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:200: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t36 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t36, 0), Sk);
-  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t42 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t42, 0), Sk);
+  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
+  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
-  const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
-  const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + parts - 1) / parts;
+  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t54[1];
-  t54[0] = row0 + rb * 16;
-  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t60[1];
+  t60[0] = row0 + rb * 16;
+  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[1];
-  s0[0] = lt_imin(t54[0] / G, Sq - 1);
+  s0[0] = lt_imin(t60[0] / G, Sq - 1);
   int h0[1];
-  h0[0] = hk * G + t54[0] % G;
+  h0[0] = hk * G + t60[0] % G;
   bool inside[1];
-  inside[0] = t54[0] < Sq * G;
-  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t60[16];
+  inside[0] = t60[0] < Sq * G;
+  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  float t66[16];
   {
     const bool ok = b < B && b >= 0;
     const _Float16 *base = Q + (int64_t)b * sqb;
@@ -172,11 +179,11 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
         union { uint2 v[1]; _Float16 e[4]; } h;
         h.v[0] = ((const uint2 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) t60[ci * 4 + vi] = (float)h.e[vi];
+        for (int vi = 0; vi < 4; ++vi) t66[ci * 4 + vi] = (float)h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t60[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? (float)ptr[vi] : 0.0f;
+          t66[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? (float)ptr[vi] : 0.0f;
         }
       }
     }
@@ -185,10 +192,10 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
   for (int ci = 0; ci < 4; ++ci) {
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
-      Qs[row0][ci * 16 + col0 + vi] = (_Float16)(t60[ci * 4 + vi]);
+      Qs[row0][ci * 16 + col0 + vi] = (_Float16)(t66[ci * 4 + vi]);
     }
   }
-  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
   float o[16];
   #pragma unroll
   for (int ci = 0; ci < 4; ++ci) {
@@ -197,18 +204,18 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
       o[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[1];
   m[0] = -INFINITY;
-  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -227,7 +234,7 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
         }
       }
     }
-    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -246,14 +253,14 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
         }
       }
     }
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
     float s[4];
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       s[vi] = 0.0f;
     }
     lt_syncthreads();
-    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
       union { uint32_t u[2]; _Float16 h[4]; } Qs_frag[1], Ks_frag[1];
@@ -279,72 +286,72 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
         }
       }
     }
-    // attention_decode.lua:289: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:295: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:296: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             s[vi] = tanhf(s[vi] * (scale / softcap)) * (softcap * 1.442695f);
           }
         } else {
-          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             s[vi] = s[vi] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[1];
         diag[0] = (row0 + rb * 16) / G + (len - Sq - j * 16);
-        // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
         int col[4];
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           col[vi] = col0 + vi;
           s[vi] = col[vi] <= diag[0] && (window_left < 0 || col[vi] >= diag[0] - window_left) ? s[vi] : -INFINITY;
         }
-        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t105[1];
-        t105[0] = -INFINITY;
+        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t111[1];
+        t111[0] = -INFINITY;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t105[0] = fmaxf(t105[0], s[vi]);
+          t111[0] = fmaxf(t111[0], s[vi]);
         }
-        t105[0] = fmaxf(t105[0], __shfl_xor(t105[0], 32));
-        t105[0] = fmaxf(t105[0], __shfl_xor(t105[0], 16));
+        t111[0] = fmaxf(t111[0], __shfl_xor(t111[0], 32));
+        t111[0] = fmaxf(t111[0], __shfl_xor(t111[0], 16));
         float m_new[1];
-        m_new[0] = fmaxf(m[0], t105[0]);
-        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        m_new[0] = fmaxf(m[0], t111[0]);
+        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[1];
         mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           s[vi] = lt_exp2(s[vi] - mc[0]);
         }
-        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
         float alpha[1];
         alpha[0] = lt_exp2(m[0] - mc[0]);
-        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t111[1];
-        t111[0] = 0.0f;
+        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t117[1];
+        t117[0] = 0.0f;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t111[0] = t111[0] + s[vi];
+          t117[0] = t117[0] + s[vi];
         }
-        t111[0] = t111[0] + __shfl_xor(t111[0], 32);
-        t111[0] = t111[0] + __shfl_xor(t111[0], 16);
-        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
-        l[0] = l[0] * alpha[0] + t111[0];
-        // attention_decode.lua:285: k:assign(o, o * alpha)
+        t117[0] = t117[0] + __shfl_xor(t117[0], 32);
+        t117[0] = t117[0] + __shfl_xor(t117[0], 16);
+        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        l[0] = l[0] * alpha[0] + t117[0];
+        // attention_decode.lua:319: k:assign(o, o * alpha)
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
@@ -352,7 +359,7 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
             o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
           }
         }
-        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[4];
@@ -378,57 +385,57 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:287: k:assign(m, m_new)
+        // attention_decode.lua:321: k:assign(m, m_new)
         m[0] = m_new[0];
       } else {
-        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             s[vi] = tanhf(s[vi] * (scale / softcap)) * (softcap * 1.442695f);
           }
         } else {
-          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             s[vi] = s[vi] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t123[1];
-        t123[0] = -INFINITY;
+        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t129[1];
+        t129[0] = -INFINITY;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t123[0] = fmaxf(t123[0], s[vi]);
+          t129[0] = fmaxf(t129[0], s[vi]);
         }
-        t123[0] = fmaxf(t123[0], __shfl_xor(t123[0], 32));
-        t123[0] = fmaxf(t123[0], __shfl_xor(t123[0], 16));
+        t129[0] = fmaxf(t129[0], __shfl_xor(t129[0], 32));
+        t129[0] = fmaxf(t129[0], __shfl_xor(t129[0], 16));
         float m_new_2[1];
-        m_new_2[0] = fmaxf(m[0], t123[0]);
-        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        m_new_2[0] = fmaxf(m[0], t129[0]);
+        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[1];
         mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
-        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           s[vi] = lt_exp2(s[vi] - mc_2[0]);
         }
-        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
         float alpha_2[1];
         alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
-        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t129[1];
-        t129[0] = 0.0f;
+        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t135[1];
+        t135[0] = 0.0f;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t129[0] = t129[0] + s[vi];
+          t135[0] = t135[0] + s[vi];
         }
-        t129[0] = t129[0] + __shfl_xor(t129[0], 32);
-        t129[0] = t129[0] + __shfl_xor(t129[0], 16);
-        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
-        l[0] = l[0] * alpha_2[0] + t129[0];
-        // attention_decode.lua:285: k:assign(o, o * alpha)
+        t135[0] = t135[0] + __shfl_xor(t135[0], 32);
+        t135[0] = t135[0] + __shfl_xor(t135[0], 16);
+        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        l[0] = l[0] * alpha_2[0] + t135[0];
+        // attention_decode.lua:319: k:assign(o, o * alpha)
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
@@ -436,7 +443,7 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
             o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
           }
         }
-        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[4];
@@ -462,45 +469,45 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:287: k:assign(m, m_new)
+        // attention_decode.lua:321: k:assign(m, m_new)
         m[0] = m_new_2[0];
       }
     }
   }
-  // attention_decode.lua:301: local seen = l:gt(0)
+  // attention_decode.lua:335: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
-  const int ws_row = split * nrb * 64 + rb * 16;
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t137[1];
-  t137[0] = seen[0] ? 1.0f / l[0] : 0.0f;
+  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
+  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t145[1];
+  t145[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
-      const int gr = ws_row + row0;
+      const int64_t gr = (int64_t)ws_row + row0;
       const int gc = ci * 16 + col0;
       float *ptr = base + (int64_t)gr * 68 + gc;
       if (ok && gr >= 0 && gr < WR && inside[0] && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t137[0];
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t145[0];
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t137[0];
+          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t145[0];
         }
       }
     }
   }
-  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:340: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
-    const int gr = ws_row + row0;
+    const int64_t gr = (int64_t)ws_row + row0;
     float *ptr = base + (int64_t)gr * 68;
     if (ok && gr >= 0 && gr < WR && inside[0]) ptr[0] = seen[0] ? m[0] * 0.6931472f + logf(l[0]) : -INFINITY;
   }
@@ -528,16 +535,18 @@ static int attention_decode_f16_d64_paged_rows16(const void *Q, const void *K, c
   if (sm_err != hipSuccess) return (int)sm_err;
   if (sm_count < 1) return hipErrorInvalidValue;
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:202: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:203: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
-  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1);
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   attention_decode_f16_d64_paged_rows16_kernel<<<grid, dim3(64), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, (int)sqh, skp, skh, (int)sks, svp, svh, (int)svs, scale, softcap, window_left, sm_count);
@@ -556,7 +565,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
   const int row0 = warp_row + lane % 16;
   const int col0 = warp_col + lane / 16 * 4;
   const int prog = blockIdx.x;
-  const int split = blockIdx.y;
+  const int part = blockIdx.y;
   __shared__ __attribute__((aligned(16))) _Float16 Qs[64][64];
   __shared__ __attribute__((aligned(16))) _Float16 Ks[16][64];
   __shared__ __attribute__((aligned(16))) _Float16 Vs[16][64];
@@ -573,35 +582,35 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:197: local rb = prog % ntb
+  // attention_decode.lua:231: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:200: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t33 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
+  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
-  const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t51[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     t51[ri] = ri * 16 + row0 + rb * 64;
   }
-  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -617,7 +626,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t57[32];
   {
     const bool ok = b < B && b >= 0;
@@ -654,7 +663,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
   }
-  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -666,24 +675,24 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
   }
-  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -699,7 +708,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -715,7 +724,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -725,7 +734,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
       union { uint32_t u[2]; _Float16 h[4]; } Qs_frag[2], Ks_frag[1];
@@ -751,17 +760,17 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:289: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:295: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:296: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -770,7 +779,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         } else {
-          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -779,13 +788,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         }
-        // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           diag[ri] = (ri * 16 + row0 + rb * 64) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
         int col[8];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -795,7 +804,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             s[ri * 4 + vi] = col[ri * 4 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + vi] >= diag[ri] - window_left) ? s[ri * 4 + vi] : -INFINITY;
           }
         }
-        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
         float t102[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -815,13 +824,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         for (int ri = 0; ri < 2; ++ri) {
           m_new[ri] = fmaxf(m[ri], t102[ri]);
         }
-        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -829,13 +838,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             s[ri * 4 + vi] = lt_exp2(s[ri * 4 + vi] - mc[ri]);
           }
         }
-        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
         float alpha[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
         float t108[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -850,12 +859,12 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           t108[ei] = t108[ei] + __shfl_xor(t108[ei], 32);
           t108[ei] = t108[ei] + __shfl_xor(t108[ei], 16);
         }
-        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           l[ri] = l[ri] * alpha[ri] + t108[ri];
         }
-        // attention_decode.lua:285: k:assign(o, o * alpha)
+        // attention_decode.lua:319: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -866,7 +875,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         }
-        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           union { uint32_t u[2]; _Float16 h[4]; } s_frag[2], Vs_frag[4];
@@ -892,15 +901,15 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         }
-        // attention_decode.lua:287: k:assign(m, m_new)
+        // attention_decode.lua:321: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -909,7 +918,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         } else {
-          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -918,7 +927,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         }
-        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
         float t120[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -938,13 +947,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         for (int ri = 0; ri < 2; ++ri) {
           m_new_2[ri] = fmaxf(m[ri], t120[ri]);
         }
-        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -952,13 +961,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             s[ri * 4 + vi] = lt_exp2(s[ri * 4 + vi] - mc_2[ri]);
           }
         }
-        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
         float alpha_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
         float t126[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -973,12 +982,12 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           t126[ei] = t126[ei] + __shfl_xor(t126[ei], 32);
           t126[ei] = t126[ei] + __shfl_xor(t126[ei], 16);
         }
-        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           l[ri] = l[ri] * alpha_2[ri] + t126[ri];
         }
-        // attention_decode.lua:285: k:assign(o, o * alpha)
+        // attention_decode.lua:319: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -989,7 +998,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         }
-        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           union { uint32_t u[2]; _Float16 h[4]; } s_frag[2], Vs_frag[4];
@@ -1015,7 +1024,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         }
-        // attention_decode.lua:287: k:assign(m, m_new)
+        // attention_decode.lua:321: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
@@ -1023,15 +1032,15 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
   }
-  // attention_decode.lua:301: local seen = l:gt(0)
+  // attention_decode.lua:335: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
-  const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t134[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1061,7 +1070,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
   }
-  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -1069,7 +1078,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = ws_row + ri * 16 + row0;
       float *ptr = base + (int64_t)gr * 68;
-      if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+      if (ok && gr >= 0 && gr < WR && (inside[ri] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[ri] && inside[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
     }
   }
 }
@@ -1098,12 +1107,12 @@ static int attention_decode_f16_d64_paged_rows64(const void *Q, const void *K, c
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:202: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:203: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
@@ -1115,12 +1124,12 @@ static int attention_decode_f16_d64_paged_rows64(const void *Q, const void *K, c
 /* Runs the first of attention_decode_f16_d64_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 extern "C" int attention_decode_f16_d64_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:192: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:221: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_f16_d64_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_f16_d64_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:144) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
 extern "C" int64_t attention_decode_f16_d64_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

@@ -4,7 +4,7 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 WB=64 stages=3 threads=128.
+ * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=3 threads=128.
  * Build: hipcc -O3 --offload-arch=gfx90a -c attention_decode_f16_d64_paged64.hip
  */
 #include <hip/hip_runtime.h>
@@ -106,7 +106,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
   const int row0 = warp_row + lane % 32;
   const int col0 = warp_col + lane / 32 * 4;
   const int prog = blockIdx.x;
-  const int split = blockIdx.y;
+  const int part = blockIdx.y;
   __shared__ __attribute__((aligned(16))) _Float16 Qs[64][64];
   __shared__ __attribute__((aligned(16))) _Float16 Ks[64][64];
   __shared__ __attribute__((aligned(16))) _Float16 Vs[64][64];
@@ -123,39 +123,39 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:197: local rb = prog % ntb
+  // attention_decode.lua:231: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:200: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t33 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
+  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
-  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
-  const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t51[1];
   t51[0] = row0 + rb * 64;
-  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[1];
   s0[0] = lt_imin(t51[0] / G, Sq - 1);
   int h0[1];
   h0[0] = hk * G + t51[0] % G;
   bool inside[1];
   inside[0] = t51[0] < Sq * G;
-  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t57[32];
   {
     const bool ok = b < B && b >= 0;
@@ -186,7 +186,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
       Qs[row0][ci * 8 + col0 + vi] = (_Float16)(t57[ci * 4 + vi]);
     }
   }
-  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ci = 0; ci < 8; ++ci) {
@@ -195,18 +195,18 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
       o[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[1];
   m[0] = -INFINITY;
-  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -225,7 +225,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
         }
       }
     }
-    // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -244,7 +244,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
         }
       }
     }
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ci = 0; ci < 8; ++ci) {
@@ -254,7 +254,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 8) {
       union { uint32_t u[2]; _Float16 h[4]; } Qs_frag[1], Ks_frag[2];
@@ -280,17 +280,17 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
         }
       }
     }
-    // attention_decode.lua:289: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
-    // attention_decode.lua:295: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
-    // attention_decode.lua:296: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
@@ -299,7 +299,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
             }
           }
         } else {
-          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
@@ -308,10 +308,10 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
             }
           }
         }
-        // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[1];
         diag[0] = (row0 + rb * 64) / G + (len - Sq - j * 64);
-        // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
         int col[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -321,7 +321,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
             s[ci * 4 + vi] = col[ci * 4 + vi] <= diag[0] && (window_left < 0 || col[ci * 4 + vi] >= diag[0] - window_left) ? s[ci * 4 + vi] : -INFINITY;
           }
         }
-        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
         float t102[1];
         t102[0] = -INFINITY;
         #pragma unroll
@@ -334,10 +334,10 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
         t102[0] = fmaxf(t102[0], __shfl_xor(t102[0], 32));
         float m_new[1];
         m_new[0] = fmaxf(m[0], t102[0]);
-        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[1];
         mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -345,10 +345,10 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
             s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc[0]);
           }
         }
-        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
         float alpha[1];
         alpha[0] = lt_exp2(m[0] - mc[0]);
-        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
         float t108[1];
         t108[0] = 0.0f;
         #pragma unroll
@@ -359,9 +359,9 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
           }
         }
         t108[0] = t108[0] + __shfl_xor(t108[0], 32);
-        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
         l[0] = l[0] * alpha[0] + t108[0];
-        // attention_decode.lua:285: k:assign(o, o * alpha)
+        // attention_decode.lua:319: k:assign(o, o * alpha)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -369,7 +369,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
             o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
           }
         }
-        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[2];
@@ -395,12 +395,12 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
             }
           }
         }
-        // attention_decode.lua:287: k:assign(m, m_new)
+        // attention_decode.lua:321: k:assign(m, m_new)
         m[0] = m_new[0];
       } else {
-        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
@@ -409,7 +409,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
             }
           }
         } else {
-          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
@@ -418,7 +418,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
             }
           }
         }
-        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
         float t120[1];
         t120[0] = -INFINITY;
         #pragma unroll
@@ -431,10 +431,10 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
         t120[0] = fmaxf(t120[0], __shfl_xor(t120[0], 32));
         float m_new_2[1];
         m_new_2[0] = fmaxf(m[0], t120[0]);
-        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[1];
         mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
-        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -442,10 +442,10 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
             s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc_2[0]);
           }
         }
-        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
         float alpha_2[1];
         alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
-        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
         float t126[1];
         t126[0] = 0.0f;
         #pragma unroll
@@ -456,9 +456,9 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
           }
         }
         t126[0] = t126[0] + __shfl_xor(t126[0], 32);
-        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
         l[0] = l[0] * alpha_2[0] + t126[0];
-        // attention_decode.lua:285: k:assign(o, o * alpha)
+        // attention_decode.lua:319: k:assign(o, o * alpha)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -466,7 +466,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
             o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
           }
         }
-        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[2];
@@ -492,17 +492,17 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
             }
           }
         }
-        // attention_decode.lua:287: k:assign(m, m_new)
+        // attention_decode.lua:321: k:assign(m, m_new)
         m[0] = m_new_2[0];
       }
     }
   }
-  // attention_decode.lua:301: local seen = l:gt(0)
+  // attention_decode.lua:335: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
-  const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t134[1];
   t134[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
@@ -526,13 +526,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged64_kernel(c
       }
     }
   }
-  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
     const int gr = ws_row + row0;
     float *ptr = base + (int64_t)gr * 68;
-    if (ok && gr >= 0 && gr < WR && inside[0]) ptr[0] = seen[0] ? m[0] * 0.6931472f + logf(l[0]) : -INFINITY;
+    if (ok && gr >= 0 && gr < WR && (inside[0] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[0] && inside[0] ? m[0] * 0.6931472f + logf(l[0]) : -INFINITY;
   }
 }
 
@@ -560,12 +560,12 @@ extern "C" int attention_decode_f16_d64_paged64(const void *Q, const void *K, co
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 64 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:202: the page size is a multiple of 64 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:203: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 64 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 64 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
@@ -574,7 +574,7 @@ extern "C" int attention_decode_f16_d64_paged64(const void *Q, const void *K, co
   return (int)hipGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:144) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
 extern "C" int64_t attention_decode_f16_d64_paged64_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

@@ -4,7 +4,7 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 WB=64 stages=3 threads=128.
+ * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=3 threads=128.
  * Build: nvcc -O3 -arch=sm_80 -c attention_decode_bf16_d128_combine.cu
  */
 #include <cuda_runtime.h>
@@ -66,58 +66,62 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:153: local nrc = tile.cdiv(p.Sq * G, CM)
+  // attention_decode.lua:179: local nrc = tile.cdiv(p.Sq * G, CM)
   const int nrc = (Sq * G + 8 - 1) / 8;
-  // attention_decode.lua:155: local rc = prog % nrc   -- this program's block of CM rows
+  // attention_decode.lua:181: local rc = prog % nrc   -- this program's block of CM rows
   const int rc = prog % nrc;
-  // attention_decode.lua:156: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
+  // attention_decode.lua:182: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
   const int b = prog / nrc / Hkv;
   const int hk = prog / nrc % Hkv;
-  // attention_decode.lua:157: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
+  // attention_decode.lua:183: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
   int t29[1];
   t29[0] = ty + rc * 8;
-  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s[1];
   s[0] = lt_imin(t29[0] / G, Sq - 1);
   int h_2[1];
   h_2[0] = hk * G + t29[0] % G;
   bool inside[1];
   inside[0] = t29[0] < Sq * G;
-  // attention_decode.lua:158: local rb0, off = rc * CM // WB, rc * CM % WB   -- the rows' block of WB rows, and their first row in it
+  // attention_decode.lua:184: local rb0, off = rc * CM // WB, rc * CM % WB   -- the rows' block of WB rows, and their first row in it
   const int rb0 = rc * 8 / 64;
   const int off_2 = rc * 8 % 64;
-  // attention_decode.lua:159: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
+  // attention_decode.lua:185: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
   float m[1];
   m[0] = -INFINITY;
-  // attention_decode.lua:160: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
+  // attention_decode.lua:186: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_decode.lua:161: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
+  // attention_decode.lua:187: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
   float o[8];
   #pragma unroll
   for (int vi = 0; vi < 8; ++vi) {
     o[vi] = 0.0f;
   }
-  // attention_decode.lua:162: k:serial(0, tile.cdiv(NS, CU), function(i)   -- (the padding rows and the splits past NS are not read)
-  for (int i = 0; i < (NS + 8 - 1) / 8; ++i) {
-    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+  // attention_decode.lua:87: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
+  // attention_decode.lua:189: k:serial(0, tile.cdiv(NS * R, CU), function(i)   -- (the padding rows and the partials past NS R are not read)
+  for (int i = 0; i < (NS * R + 8 - 1) / 8; ++i) {
+    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp = i * 8;
-    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
-    const int r0 = (lt_imin(sp, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    const int spc = lt_imin(sp, NS * R - 1);
+    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    const int r0 = (spc / R * nrb + rb0) * 64 + spc % R * 16 + off_2;
+    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_2[1];
-    ok_2[0] = inside[0] && sp < NS;
-    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t47[1];
+    ok_2[0] = inside[0] && sp < NS * R;
+    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t59[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
       const int64_t gr = (int64_t)r0 + ty;
       const float *ptr = base + (int64_t)gr * 132;
-      t47[0] = ok && gr >= 0 && gr < WR && ok_2[0] ? ptr[0] : -INFINITY;
+      t59[0] = ok && gr >= 0 && gr < WR && ok_2[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t48[8];
+    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t60[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -129,32 +133,34 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         h.v[0] = ((const uint4 *)ptr)[0];
         h.v[1] = ((const uint4 *)ptr)[1];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) t48[vi] = h.e[vi];
+        for (int vi = 0; vi < 8; ++vi) t60[vi] = h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t48[vi] = ok && gr >= 0 && gr < WR && ok_2[0] ? ptr[vi] : 0.0f;
+          t60[vi] = ok && gr >= 0 && gr < WR && ok_2[0] ? ptr[vi] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_2 = i * 8 + 1;
-    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
-    const int r0_2 = (lt_imin(sp_2, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    const int spc_2 = lt_imin(sp_2, NS * R - 1);
+    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    const int r0_2 = (spc_2 / R * nrb + rb0) * 64 + spc_2 % R * 16 + off_2;
+    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_3[1];
-    ok_3[0] = inside[0] && sp_2 < NS;
-    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t56[1];
+    ok_3[0] = inside[0] && sp_2 < NS * R;
+    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t73[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
       const int64_t gr = (int64_t)r0_2 + ty;
       const float *ptr = base + (int64_t)gr * 132;
-      t56[0] = ok && gr >= 0 && gr < WR && ok_3[0] ? ptr[0] : -INFINITY;
+      t73[0] = ok && gr >= 0 && gr < WR && ok_3[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t57[8];
+    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t74[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -166,32 +172,34 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         h.v[0] = ((const uint4 *)ptr)[0];
         h.v[1] = ((const uint4 *)ptr)[1];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) t57[vi] = h.e[vi];
+        for (int vi = 0; vi < 8; ++vi) t74[vi] = h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t57[vi] = ok && gr >= 0 && gr < WR && ok_3[0] ? ptr[vi] : 0.0f;
+          t74[vi] = ok && gr >= 0 && gr < WR && ok_3[0] ? ptr[vi] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_3 = i * 8 + 2;
-    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
-    const int r0_3 = (lt_imin(sp_3, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    const int spc_3 = lt_imin(sp_3, NS * R - 1);
+    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    const int r0_3 = (spc_3 / R * nrb + rb0) * 64 + spc_3 % R * 16 + off_2;
+    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_4[1];
-    ok_4[0] = inside[0] && sp_3 < NS;
-    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t65[1];
+    ok_4[0] = inside[0] && sp_3 < NS * R;
+    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t87[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
       const int64_t gr = (int64_t)r0_3 + ty;
       const float *ptr = base + (int64_t)gr * 132;
-      t65[0] = ok && gr >= 0 && gr < WR && ok_4[0] ? ptr[0] : -INFINITY;
+      t87[0] = ok && gr >= 0 && gr < WR && ok_4[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t66[8];
+    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t88[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -203,32 +211,34 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         h.v[0] = ((const uint4 *)ptr)[0];
         h.v[1] = ((const uint4 *)ptr)[1];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) t66[vi] = h.e[vi];
+        for (int vi = 0; vi < 8; ++vi) t88[vi] = h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t66[vi] = ok && gr >= 0 && gr < WR && ok_4[0] ? ptr[vi] : 0.0f;
+          t88[vi] = ok && gr >= 0 && gr < WR && ok_4[0] ? ptr[vi] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_4 = i * 8 + 3;
-    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
-    const int r0_4 = (lt_imin(sp_4, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    const int spc_4 = lt_imin(sp_4, NS * R - 1);
+    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    const int r0_4 = (spc_4 / R * nrb + rb0) * 64 + spc_4 % R * 16 + off_2;
+    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_5[1];
-    ok_5[0] = inside[0] && sp_4 < NS;
-    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t74[1];
+    ok_5[0] = inside[0] && sp_4 < NS * R;
+    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t101[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
       const int64_t gr = (int64_t)r0_4 + ty;
       const float *ptr = base + (int64_t)gr * 132;
-      t74[0] = ok && gr >= 0 && gr < WR && ok_5[0] ? ptr[0] : -INFINITY;
+      t101[0] = ok && gr >= 0 && gr < WR && ok_5[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t75[8];
+    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t102[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -240,32 +250,34 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         h.v[0] = ((const uint4 *)ptr)[0];
         h.v[1] = ((const uint4 *)ptr)[1];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) t75[vi] = h.e[vi];
+        for (int vi = 0; vi < 8; ++vi) t102[vi] = h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t75[vi] = ok && gr >= 0 && gr < WR && ok_5[0] ? ptr[vi] : 0.0f;
+          t102[vi] = ok && gr >= 0 && gr < WR && ok_5[0] ? ptr[vi] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_5 = i * 8 + 4;
-    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
-    const int r0_5 = (lt_imin(sp_5, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    const int spc_5 = lt_imin(sp_5, NS * R - 1);
+    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    const int r0_5 = (spc_5 / R * nrb + rb0) * 64 + spc_5 % R * 16 + off_2;
+    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_6[1];
-    ok_6[0] = inside[0] && sp_5 < NS;
-    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t83[1];
+    ok_6[0] = inside[0] && sp_5 < NS * R;
+    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t115[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
       const int64_t gr = (int64_t)r0_5 + ty;
       const float *ptr = base + (int64_t)gr * 132;
-      t83[0] = ok && gr >= 0 && gr < WR && ok_6[0] ? ptr[0] : -INFINITY;
+      t115[0] = ok && gr >= 0 && gr < WR && ok_6[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t84[8];
+    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t116[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -277,32 +289,34 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         h.v[0] = ((const uint4 *)ptr)[0];
         h.v[1] = ((const uint4 *)ptr)[1];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) t84[vi] = h.e[vi];
+        for (int vi = 0; vi < 8; ++vi) t116[vi] = h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t84[vi] = ok && gr >= 0 && gr < WR && ok_6[0] ? ptr[vi] : 0.0f;
+          t116[vi] = ok && gr >= 0 && gr < WR && ok_6[0] ? ptr[vi] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_6 = i * 8 + 5;
-    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
-    const int r0_6 = (lt_imin(sp_6, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    const int spc_6 = lt_imin(sp_6, NS * R - 1);
+    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    const int r0_6 = (spc_6 / R * nrb + rb0) * 64 + spc_6 % R * 16 + off_2;
+    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_7[1];
-    ok_7[0] = inside[0] && sp_6 < NS;
-    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t92[1];
+    ok_7[0] = inside[0] && sp_6 < NS * R;
+    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t129[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
       const int64_t gr = (int64_t)r0_6 + ty;
       const float *ptr = base + (int64_t)gr * 132;
-      t92[0] = ok && gr >= 0 && gr < WR && ok_7[0] ? ptr[0] : -INFINITY;
+      t129[0] = ok && gr >= 0 && gr < WR && ok_7[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t93[8];
+    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t130[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -314,32 +328,34 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         h.v[0] = ((const uint4 *)ptr)[0];
         h.v[1] = ((const uint4 *)ptr)[1];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) t93[vi] = h.e[vi];
+        for (int vi = 0; vi < 8; ++vi) t130[vi] = h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t93[vi] = ok && gr >= 0 && gr < WR && ok_7[0] ? ptr[vi] : 0.0f;
+          t130[vi] = ok && gr >= 0 && gr < WR && ok_7[0] ? ptr[vi] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_7 = i * 8 + 6;
-    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
-    const int r0_7 = (lt_imin(sp_7, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    const int spc_7 = lt_imin(sp_7, NS * R - 1);
+    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    const int r0_7 = (spc_7 / R * nrb + rb0) * 64 + spc_7 % R * 16 + off_2;
+    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_8[1];
-    ok_8[0] = inside[0] && sp_7 < NS;
-    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t101[1];
+    ok_8[0] = inside[0] && sp_7 < NS * R;
+    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t143[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
       const int64_t gr = (int64_t)r0_7 + ty;
       const float *ptr = base + (int64_t)gr * 132;
-      t101[0] = ok && gr >= 0 && gr < WR && ok_8[0] ? ptr[0] : -INFINITY;
+      t143[0] = ok && gr >= 0 && gr < WR && ok_8[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t102[8];
+    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t144[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -351,32 +367,34 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         h.v[0] = ((const uint4 *)ptr)[0];
         h.v[1] = ((const uint4 *)ptr)[1];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) t102[vi] = h.e[vi];
+        for (int vi = 0; vi < 8; ++vi) t144[vi] = h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t102[vi] = ok && gr >= 0 && gr < WR && ok_8[0] ? ptr[vi] : 0.0f;
+          t144[vi] = ok && gr >= 0 && gr < WR && ok_8[0] ? ptr[vi] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:165: local sp = i * CU + (u - 1)   -- (a split past NS reads nothing; its rows are clamped to the last's)
+    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_8 = i * 8 + 7;
-    // attention_decode.lua:166: local r0 = (tile.min(sp, NS - 1) * nrb + rb0) * WB + off
-    const int r0_8 = (lt_imin(sp_8, NS - 1) * nrb + rb0) * 64 + off_2;
-    // attention_decode.lua:167: local ok = tile.both(inside, sp:lt(NS))
+    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    const int spc_8 = lt_imin(sp_8, NS * R - 1);
+    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    const int r0_8 = (spc_8 / R * nrb + rb0) * 64 + spc_8 % R * 16 + off_2;
+    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_9[1];
-    ok_9[0] = inside[0] && sp_8 < NS;
-    // attention_decode.lua:168: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
-    float t110[1];
+    ok_9[0] = inside[0] && sp_8 < NS * R;
+    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    float t157[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
       const int64_t gr = (int64_t)r0_8 + ty;
       const float *ptr = base + (int64_t)gr * 132;
-      t110[0] = ok && gr >= 0 && gr < WR && ok_9[0] ? ptr[0] : -INFINITY;
+      t157[0] = ok && gr >= 0 && gr < WR && ok_9[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:169: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
-    float t111[8];
+    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    float t158[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -388,64 +406,64 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         h.v[0] = ((const uint4 *)ptr)[0];
         h.v[1] = ((const uint4 *)ptr)[1];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) t111[vi] = h.e[vi];
+        for (int vi = 0; vi < 8; ++vi) t158[vi] = h.e[vi];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          t111[vi] = ok && gr >= 0 && gr < WR && ok_9[0] ? ptr[vi] : 0.0f;
+          t158[vi] = ok && gr >= 0 && gr < WR && ok_9[0] ? ptr[vi] : 0.0f;
         }
       }
     }
-    // attention_decode.lua:172: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
+    // attention_decode.lua:200: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
     float m_new[1];
-    m_new[0] = fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(m[0], t47[0]), t56[0]), t65[0]), t74[0]), t83[0]), t92[0]), t101[0]), t110[0]);
-    // attention_decode.lua:173: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
+    m_new[0] = fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(m[0], t59[0]), t73[0]), t87[0]), t101[0]), t115[0]), t129[0]), t143[0]), t157[0]);
+    // attention_decode.lua:201: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
     float mc[1];
     mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-    // attention_decode.lua:174: local alpha = tile.exp2((m - mc) * LOG2E)
+    // attention_decode.lua:202: local alpha = tile.exp2((m - mc) * LOG2E)
     float alpha[1];
     alpha[0] = lt_exp2((m[0] - mc[0]) * 1.442695f);
-    // attention_decode.lua:177: local w = tile.exp2((lse[u] - mc) * LOG2E)
-    float t126[1];
-    t126[0] = lt_exp2((t47[0] - mc[0]) * 1.442695f);
-    float t132[1];
-    t132[0] = lt_exp2((t56[0] - mc[0]) * 1.442695f);
-    float t138[1];
-    t138[0] = lt_exp2((t65[0] - mc[0]) * 1.442695f);
-    float t144[1];
-    t144[0] = lt_exp2((t74[0] - mc[0]) * 1.442695f);
-    float t150[1];
-    t150[0] = lt_exp2((t83[0] - mc[0]) * 1.442695f);
-    float t156[1];
-    t156[0] = lt_exp2((t92[0] - mc[0]) * 1.442695f);
-    float t162[1];
-    t162[0] = lt_exp2((t101[0] - mc[0]) * 1.442695f);
-    float t168[1];
-    t168[0] = lt_exp2((t110[0] - mc[0]) * 1.442695f);
-    // attention_decode.lua:178: l_new, o_new = l_new + w, o_new + oi[u] * w
+    // attention_decode.lua:205: local w = tile.exp2((lse[u] - mc) * LOG2E)
+    float t173[1];
+    t173[0] = lt_exp2((t59[0] - mc[0]) * 1.442695f);
+    float t181[1];
+    t181[0] = lt_exp2((t73[0] - mc[0]) * 1.442695f);
+    float t189[1];
+    t189[0] = lt_exp2((t87[0] - mc[0]) * 1.442695f);
+    float t197[1];
+    t197[0] = lt_exp2((t101[0] - mc[0]) * 1.442695f);
+    float t205[1];
+    t205[0] = lt_exp2((t115[0] - mc[0]) * 1.442695f);
+    float t213[1];
+    t213[0] = lt_exp2((t129[0] - mc[0]) * 1.442695f);
+    float t221[1];
+    t221[0] = lt_exp2((t143[0] - mc[0]) * 1.442695f);
+    float t229[1];
+    t229[0] = lt_exp2((t157[0] - mc[0]) * 1.442695f);
+    // attention_decode.lua:207: l_new, o_new = l_new + w, o_new + tile.where(lse[u]:gt(-math.huge), oi[u] * w, 0)
     float l_new[1];
-    l_new[0] = l[0] * alpha[0] + t126[0] + t132[0] + t138[0] + t144[0] + t150[0] + t156[0] + t162[0] + t168[0];
+    l_new[0] = l[0] * alpha[0] + t173[0] + t181[0] + t189[0] + t197[0] + t205[0] + t213[0] + t221[0] + t229[0];
     float o_new[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      o_new[vi] = o[vi] * alpha[0] + t48[vi] * t126[0] + t57[vi] * t132[0] + t66[vi] * t138[0] + t75[vi] * t144[0] + t84[vi] * t150[0] + t93[vi] * t156[0] + t102[vi] * t162[0] + t111[vi] * t168[0];
+      o_new[vi] = o[vi] * alpha[0] + ((t59[0] > -INFINITY ? t60[vi] * t173[0] : 0.0f)) + ((t73[0] > -INFINITY ? t74[vi] * t181[0] : 0.0f)) + ((t87[0] > -INFINITY ? t88[vi] * t189[0] : 0.0f)) + ((t101[0] > -INFINITY ? t102[vi] * t197[0] : 0.0f)) + ((t115[0] > -INFINITY ? t116[vi] * t205[0] : 0.0f)) + ((t129[0] > -INFINITY ? t130[vi] * t213[0] : 0.0f)) + ((t143[0] > -INFINITY ? t144[vi] * t221[0] : 0.0f)) + ((t157[0] > -INFINITY ? t158[vi] * t229[0] : 0.0f));
     }
-    // attention_decode.lua:180: k:assign(l, l_new)
+    // attention_decode.lua:209: k:assign(l, l_new)
     l[0] = l_new[0];
-    // attention_decode.lua:181: k:assign(o, o_new)
+    // attention_decode.lua:210: k:assign(o, o_new)
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       o[vi] = o_new[vi];
     }
-    // attention_decode.lua:182: k:assign(m, m_new)
+    // attention_decode.lua:211: k:assign(m, m_new)
     m[0] = m_new[0];
   }
-  // attention_decode.lua:184: local seen = l:gt(0)
+  // attention_decode.lua:213: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_decode.lua:185: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t171[1];
-  t171[0] = seen[0] ? 1.0f / l[0] : 0.0f;
+  // attention_decode.lua:214: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t234[1];
+  t234[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
     const bool ok = b < B && b >= 0;
     __nv_bfloat16 *base = O + (int64_t)b * sob;
@@ -456,16 +474,16 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
     if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 16 == 0) {
       union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
       #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(o[vi] * t171[0]);
+      for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(o[vi] * t234[0]);
       ((uint4 *)ptr)[0] = h.v[0];
     } else {
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
-        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0]) ptr[vi] = __float2bfloat16_rn(o[vi] * t171[0]);
+        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0]) ptr[vi] = __float2bfloat16_rn(o[vi] * t234[0]);
       }
     }
   }
-  // attention_decode.lua:186: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
+  // attention_decode.lua:215: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
   {
     const bool ok = b < B && b >= 0 && tx == 0;
     float *base = LSE + (int64_t)b * Sq * Hq;
@@ -498,8 +516,9 @@ extern "C" int attention_decode_bf16_d128_combine(void *O, void *LSE, const void
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 * (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
@@ -507,7 +526,7 @@ extern "C" int attention_decode_bf16_d128_combine(void *O, void *LSE, const void
   return (int)cudaGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:144) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
 extern "C" int64_t attention_decode_bf16_d128_combine_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

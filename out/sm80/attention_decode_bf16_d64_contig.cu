@@ -4,7 +4,7 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 WB=64 stages=3 threads=128.
+ * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=3 threads=128.
  * Build: nvcc -O3 -arch=sm_80 -c attention_decode_bf16_d64_contig.cu
  */
 #include <cuda_runtime.h>
@@ -131,7 +131,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
   const int prog = blockIdx.x;
-  const int split = blockIdx.y;
+  const int part = blockIdx.y;
   extern __shared__ __align__(16) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __nv_bfloat16 (*Qs)[64] = (__nv_bfloat16 (*)[64])(lt_smem + 0);
@@ -152,33 +152,33 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:197: local rb = prog % ntb
+  // attention_decode.lua:231: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t29 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t29, 0), Smax);
-  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
+  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
-  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
-  const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t47[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     t47[ri] = ri * 8 + row0 + rb * 64;
   }
-  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -194,7 +194,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t47[ri] < Sq * G;
   }
-  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t53[32];
   {
     const bool ok = b < B && b >= 0;
@@ -231,7 +231,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       }
     }
   }
-  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -243,25 +243,25 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       }
     }
   }
-  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 2 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 2; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:245: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:279: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:246: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:280: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -324,7 +324,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
     const int j_next = j + 2;
     const int j_next_stage = j_stage == 0 ? 2 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:245: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:279: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -351,7 +351,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:246: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:280: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -381,7 +381,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -393,7 +393,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         }
       }
     }
-    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -444,13 +444,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         }
       }
     }
-    // attention_decode.lua:289: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
-    // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -462,7 +462,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -474,13 +474,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 64);
       }
-      // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
       int col[32];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -493,7 +493,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
       float t87[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -516,13 +516,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       for (int ri = 0; ri < 2; ++ri) {
         m_new[ri] = fmaxf(m[ri], t87[ri]);
       }
-      // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -533,13 +533,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
       float t93[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -557,12 +557,12 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         t93[ei] = t93[ei] + __shfl_xor_sync(0xffffffffu, t93[ei], 2);
         t93[ei] = t93[ei] + __shfl_xor_sync(0xffffffffu, t93[ei], 1);
       }
-      // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha[ri] + t93[ri];
       }
-      // attention_decode.lua:285: k:assign(o, o * alpha)
+      // attention_decode.lua:319: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -573,7 +573,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         uint32_t s_frag[1][4];
@@ -610,15 +610,15 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:287: k:assign(m, m_new)
+      // attention_decode.lua:321: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -630,7 +630,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -642,7 +642,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
       float t105[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -665,13 +665,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       for (int ri = 0; ri < 2; ++ri) {
         m_new_2[ri] = fmaxf(m[ri], t105[ri]);
       }
-      // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -682,13 +682,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
       float t111[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -706,12 +706,12 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 2);
         t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 1);
       }
-      // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + t111[ri];
       }
-      // attention_decode.lua:285: k:assign(o, o * alpha)
+      // attention_decode.lua:319: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -722,7 +722,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 16) {
         uint32_t s_frag[1][4];
@@ -759,7 +759,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:287: k:assign(m, m_new)
+      // attention_decode.lua:321: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
@@ -767,15 +767,15 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:301: local seen = l:gt(0)
+  // attention_decode.lua:335: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
-  const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t119[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -805,7 +805,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       }
     }
   }
-  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -813,7 +813,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = ws_row + ri * 8 + row0;
       float *ptr = base + (int64_t)gr * 68;
-      if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+      if (ok && gr >= 0 && gr < WR && (inside[ri] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[ri] && inside[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
     }
   }
 }
@@ -841,10 +841,10 @@ extern "C" int attention_decode_bf16_d64_contig(const void *Q, const void *K, co
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -856,7 +856,7 @@ extern "C" int attention_decode_bf16_d64_contig(const void *Q, const void *K, co
   return (int)cudaGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:144) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
 extern "C" int64_t attention_decode_bf16_d64_contig_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

@@ -5,8 +5,8 @@
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 WB=64 stages=6 threads=32
- *   rows64: BM=64 BN=16 CM=8 CU=8 KB=2 MAXS=64 WB=64 stages=4 threads=128
+ *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=4 threads=32
+ *   rows64: BM=64 BN=16 CM=8 CU=8 KB=2 MAXS=64 SUBS=3 WB=64 stages=4 threads=128
  * Build: nvcc -O3 -arch=sm_80 -c attention_decode_f16_d64_paged.cu
  */
 #include <cuda_runtime.h>
@@ -133,13 +133,13 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
   const int prog = blockIdx.x;
-  const int split = blockIdx.y;
+  const int part = blockIdx.y;
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) __half Qs[16][64];
-  /* Ks (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) __half Ks[6][16][64];
-  /* Vs (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __shared__ __attribute__((aligned(16))) __half Vs[6][16][64];
+  /* Ks (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __half Ks[4][16][64];
+  /* Vs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __half Vs[4][16][64];
   // attention_decode.lua:58: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
   // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
@@ -153,52 +153,59 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:197: local rb = prog % ntb
+  // attention_decode.lua:87: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
+  // attention_decode.lua:227: local parts = R and NS * R or NS
+  const int parts = NS * R;
+  // attention_decode.lua:230: if R then split, sub = part // R, part % R end
+  const int split = part / R;
+  const int sub = part % R;
+  // attention_decode.lua:231: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:200: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t36 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t36, 0), Sk);
-  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t42 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t42, 0), Sk);
+  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
+  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
-  const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
-  const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + parts - 1) / parts;
+  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t54[2];
+  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t60[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t54[ri] = ri * 8 + row0 + rb * 16;
+    t60[ri] = ri * 8 + row0 + rb * 16;
   }
-  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    s0[ri] = lt_imin(t54[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t60[ri] / G, Sq - 1);
   }
   int h0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    h0[ri] = hk * G + t54[ri] % G;
+    h0[ri] = hk * G + t60[ri] % G;
   }
   bool inside[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    inside[ri] = t54[ri] < Sq * G;
+    inside[ri] = t60[ri] < Sq * G;
   }
-  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t60[32];
+  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  float t66[32];
   {
     const bool ok = b < B && b >= 0;
     const __half *base = Q + (int64_t)b * sqb;
@@ -214,11 +221,11 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
           union { uint32_t v[1]; __half e[2]; } h;
           h.v[0] = ((const uint32_t *)ptr)[0];
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) t60[ri * 16 + ci * 2 + vi] = __half2float(h.e[vi]);
+          for (int vi = 0; vi < 2; ++vi) t66[ri * 16 + ci * 2 + vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t60[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __half2float(ptr[vi]) : 0.0f;
+            t66[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -230,11 +237,11 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
     for (int ci = 0; ci < 8; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(t60[ri * 16 + ci * 2 + vi]);
+        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(t66[ri * 16 + ci * 2 + vi]);
       }
     }
   }
-  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -246,27 +253,27 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
       }
     }
   }
-  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
-  /* prologue: start the copies of the first 5 iterations, one commit group each */
-  for (int j_stage = 0; j_stage < 5; ++j_stage) {
+  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  /* prologue: start the copies of the first 3 iterations, one commit group each */
+  for (int j_stage = 0; j_stage < 3; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -293,7 +300,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -323,15 +330,15 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
     }
     lt_cp_async_commit();
   }
-  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 5 ? 0 : j_stage + 1) {
-    lt_cp_async_wait<4>();   /* this thread's copies for iteration j have landed */
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 3 ? 0 : j_stage + 1) {
+    lt_cp_async_wait<2>();   /* this thread's copies for iteration j have landed */
     __syncthreads();   /* everyone's have; and stage j - 1 is free again */
-    const int j_next = j + 5;
-    const int j_next_stage = j_stage == 0 ? 5 : j_stage - 1;
+    const int j_next = j + 3;
+    const int j_next_stage = j_stage == 0 ? 3 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int page = b >= 0 && b < B && j_next * 16 / PS >= 0 && j_next * 16 / PS < MP ? BT[(int64_t)b * MP + j_next * 16 / PS] : -1;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -358,7 +365,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -388,7 +395,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -400,7 +407,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
         }
       }
     }
-    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -451,17 +458,17 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
         }
       }
     }
-    // attention_decode.lua:289: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:295: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:296: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -473,7 +480,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         } else {
-          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -485,13 +492,13 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           diag[ri] = (ri * 8 + row0 + rb * 16) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
         int col[8];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -504,36 +511,36 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t105[2];
+        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t111[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t105[ri] = -INFINITY;
+          t111[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t105[ri] = fmaxf(t105[ri], s[ri * 4 + ci * 2 + vi]);
+              t111[ri] = fmaxf(t111[ri], s[ri * 4 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t105[ei] = fmaxf(t105[ei], __shfl_xor_sync(0xffffffffu, t105[ei], 2));
-          t105[ei] = fmaxf(t105[ei], __shfl_xor_sync(0xffffffffu, t105[ei], 1));
+          t111[ei] = fmaxf(t111[ei], __shfl_xor_sync(0xffffffffu, t111[ei], 2));
+          t111[ei] = fmaxf(t111[ei], __shfl_xor_sync(0xffffffffu, t111[ei], 1));
         }
         float m_new[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t105[ri]);
+          m_new[ri] = fmaxf(m[ri], t111[ri]);
         }
-        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -544,36 +551,36 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
         float alpha[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t111[2];
+        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t117[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t111[ri] = 0.0f;
+          t117[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t111[ri] = t111[ri] + s[ri * 4 + ci * 2 + vi];
+              t117[ri] = t117[ri] + s[ri * 4 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 2);
-          t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 1);
+          t117[ei] = t117[ei] + __shfl_xor_sync(0xffffffffu, t117[ei], 2);
+          t117[ei] = t117[ei] + __shfl_xor_sync(0xffffffffu, t117[ei], 1);
         }
-        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t111[ri];
+          l[ri] = l[ri] * alpha[ri] + t117[ri];
         }
-        // attention_decode.lua:285: k:assign(o, o * alpha)
+        // attention_decode.lua:319: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -584,7 +591,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           uint32_t s_frag[1][4];
@@ -621,15 +628,15 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:287: k:assign(m, m_new)
+        // attention_decode.lua:321: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -641,7 +648,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         } else {
-          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -653,36 +660,36 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t123[2];
+        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t129[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t123[ri] = -INFINITY;
+          t129[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t123[ri] = fmaxf(t123[ri], s[ri * 4 + ci * 2 + vi]);
+              t129[ri] = fmaxf(t129[ri], s[ri * 4 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t123[ei] = fmaxf(t123[ei], __shfl_xor_sync(0xffffffffu, t123[ei], 2));
-          t123[ei] = fmaxf(t123[ei], __shfl_xor_sync(0xffffffffu, t123[ei], 1));
+          t129[ei] = fmaxf(t129[ei], __shfl_xor_sync(0xffffffffu, t129[ei], 2));
+          t129[ei] = fmaxf(t129[ei], __shfl_xor_sync(0xffffffffu, t129[ei], 1));
         }
         float m_new_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t123[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t129[ri]);
         }
-        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -693,36 +700,36 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
         float alpha_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t129[2];
+        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t135[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t129[ri] = 0.0f;
+          t135[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t129[ri] = t129[ri] + s[ri * 4 + ci * 2 + vi];
+              t135[ri] = t135[ri] + s[ri * 4 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t129[ei] = t129[ei] + __shfl_xor_sync(0xffffffffu, t129[ei], 2);
-          t129[ei] = t129[ei] + __shfl_xor_sync(0xffffffffu, t129[ei], 1);
+          t135[ei] = t135[ei] + __shfl_xor_sync(0xffffffffu, t135[ei], 2);
+          t135[ei] = t135[ei] + __shfl_xor_sync(0xffffffffu, t135[ei], 1);
         }
-        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t129[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t135[ri];
         }
-        // attention_decode.lua:285: k:assign(o, o * alpha)
+        // attention_decode.lua:319: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -733,7 +740,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           uint32_t s_frag[1][4];
@@ -770,7 +777,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:287: k:assign(m, m_new)
+        // attention_decode.lua:321: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
@@ -779,19 +786,19 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:301: local seen = l:gt(0)
+  // attention_decode.lua:335: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
-  const int ws_row = split * nrb * 64 + rb * 16;
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t137[2];
+  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
+  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t145[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t137[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t145[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -800,30 +807,30 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
     for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
-        const int gr = ws_row + ri * 8 + row0;
+        const int64_t gr = (int64_t)ws_row + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         float *ptr = base + (int64_t)gr * 68 + gc;
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t137[ri];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t145[ri];
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t137[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t145[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:340: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = ws_row + ri * 8 + row0;
+      const int64_t gr = (int64_t)ws_row + ri * 8 + row0;
       float *ptr = base + (int64_t)gr * 68;
       if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
     }
@@ -851,16 +858,18 @@ static int attention_decode_f16_d64_paged_rows16(const void *Q, const void *K, c
   if (sm_err != cudaSuccess) return (int)sm_err;
   if (sm_count < 1) return cudaErrorInvalidValue;
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:202: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:203: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
-  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1);
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   attention_decode_f16_d64_paged_rows16_kernel<<<grid, dim3(32), 0, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
@@ -879,7 +888,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
   const int prog = blockIdx.x;
-  const int split = blockIdx.y;
+  const int part = blockIdx.y;
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) __half Qs[64][64];
   /* Ks (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
@@ -903,35 +912,35 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:197: local rb = prog % ntb
+  // attention_decode.lua:231: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:200: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t33 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
+  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
-  const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t51[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     t51[ri] = ri * 8 + row0 + rb * 64;
   }
-  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -947,7 +956,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t57[32];
   {
     const bool ok = b < B && b >= 0;
@@ -984,7 +993,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
   }
-  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -996,31 +1005,31 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
   }
-  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 3 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 3; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:240: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb = j * 2;
-      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int t61 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
-      // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
       const int page = jb * 16 < len ? t61 : -1;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -1041,7 +1050,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -1062,13 +1071,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:240: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb_2 = j * 2 + 1;
-      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int t71 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
-      // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
       const int page_2 = jb_2 * 16 < len ? t71 : -1;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
@@ -1089,7 +1098,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
@@ -1119,13 +1128,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
     const int j_next = j + 3;
     const int j_next_stage = j_stage == 0 ? 3 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:240: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb = j_next * 2;
-      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int t61 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
-      // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
       const int page = jb * 16 < len ? t61 : -1;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -1146,7 +1155,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -1167,13 +1176,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:240: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb_2 = j_next * 2 + 1;
-      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int t71 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
-      // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
       const int page_2 = jb_2 * 16 < len ? t71 : -1;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
@@ -1194,7 +1203,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
@@ -1218,7 +1227,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1230,7 +1239,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     {
       uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
       #pragma unroll
@@ -1283,13 +1292,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:256: local pg = page_of(j * KB + (q - 1))
+    // attention_decode.lua:290: local pg = page_of(j * KB + (q - 1))
     const int jb_3 = j * 2;
-    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int t81 = b >= 0 && b < B && jb_3 * 16 / PS >= 0 && jb_3 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_3 * 16 / PS] : -1;
-    // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
     const int t84 = jb_3 * 16 < len ? t81 : -1;
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
     float s_2[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1301,7 +1310,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_2_frag[2][2][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -1352,19 +1361,19 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:256: local pg = page_of(j * KB + (q - 1))
+    // attention_decode.lua:290: local pg = page_of(j * KB + (q - 1))
     const int jb_4 = j * 2 + 1;
-    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int t94 = b >= 0 && b < B && jb_4 * 16 / PS >= 0 && jb_4 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_4 * 16 / PS] : -1;
-    // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
     const int t97 = jb_4 * 16 < len ? t94 : -1;
-    // attention_decode.lua:290: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
+    // attention_decode.lua:324: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
     const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left) || (t84 < 0 || t84 >= NP) || (t97 < 0 || t97 >= NP);
-    // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1376,7 +1385,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1388,13 +1397,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 2 * 16);
       }
-      // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
       int col[8];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1407,9 +1416,9 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1421,7 +1430,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1433,13 +1442,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         diag_2[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - (j * 2 + 1) * 16);
       }
-      // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
       int col_2[8];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1452,7 +1461,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
       float t167[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1497,13 +1506,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       for (int ri = 0; ri < 2; ++ri) {
         m_new_2[ri] = fmaxf(m_new[ri], t168[ri]);
       }
-      // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1524,13 +1533,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
       float t176[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1565,12 +1574,12 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         t177[ei] = t177[ei] + __shfl_xor_sync(0xffffffffu, t177[ei], 2);
         t177[ei] = t177[ei] + __shfl_xor_sync(0xffffffffu, t177[ei], 1);
       }
-      // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha[ri] + (t176[ri] + t177[ri]);
       }
-      // attention_decode.lua:285: k:assign(o, o * alpha)
+      // attention_decode.lua:319: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1581,7 +1590,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
         uint32_t s_frag[1][4];
@@ -1654,15 +1663,15 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:287: k:assign(m, m_new)
+      // attention_decode.lua:321: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
       }
     } else {
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1674,7 +1683,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1686,9 +1695,9 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1700,7 +1709,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1712,7 +1721,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
       float t199[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1757,13 +1766,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       for (int ri = 0; ri < 2; ++ri) {
         m_new_4[ri] = fmaxf(m_new_3[ri], t200[ri]);
       }
-      // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_4[ri] == -INFINITY ? 0.0f : m_new_4[ri];
       }
-      // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1784,13 +1793,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
       float t208[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1825,12 +1834,12 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         t209[ei] = t209[ei] + __shfl_xor_sync(0xffffffffu, t209[ei], 2);
         t209[ei] = t209[ei] + __shfl_xor_sync(0xffffffffu, t209[ei], 1);
       }
-      // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + (t208[ri] + t209[ri]);
       }
-      // attention_decode.lua:285: k:assign(o, o * alpha)
+      // attention_decode.lua:319: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1841,7 +1850,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
         uint32_t s_frag[1][4];
@@ -1914,7 +1923,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:287: k:assign(m, m_new)
+      // attention_decode.lua:321: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_4[ri];
@@ -1922,15 +1931,15 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:301: local seen = l:gt(0)
+  // attention_decode.lua:335: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
-  const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t219[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1960,7 +1969,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
   }
-  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -1968,7 +1977,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = ws_row + ri * 8 + row0;
       float *ptr = base + (int64_t)gr * 68;
-      if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+      if (ok && gr >= 0 && gr < WR && (inside[ri] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[ri] && inside[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
     }
   }
 }
@@ -1996,12 +2005,12 @@ static int attention_decode_f16_d64_paged_rows64(const void *Q, const void *K, c
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:202: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:203: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -2013,12 +2022,12 @@ static int attention_decode_f16_d64_paged_rows64(const void *Q, const void *K, c
 /* Runs the first of attention_decode_f16_d64_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 extern "C" int attention_decode_f16_d64_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:192: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:221: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_f16_d64_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_f16_d64_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:144) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
 extern "C" int64_t attention_decode_f16_d64_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

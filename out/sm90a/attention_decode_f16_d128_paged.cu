@@ -5,8 +5,8 @@
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 WB=64 stages=6 threads=32
- *   rows64: BM=64 BN=16 CM=8 CU=8 KB=2 MAXS=64 WB=64 stages=4 threads=128
+ *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=4 threads=32
+ *   rows64: BM=64 BN=16 CM=8 CU=8 KB=2 MAXS=64 SUBS=3 WB=64 stages=4 threads=128
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_decode_f16_d128_paged.cu
  */
 #include <cuda_runtime.h>
@@ -217,14 +217,13 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
   const int prog = blockIdx.x;
-  const int split = blockIdx.y;
-  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  const int part = blockIdx.y;
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Qs)[128] = (__half (*)[128])(lt_smem + 0);
-  /* Ks (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Ks)[16][128] = (__half (*)[16][128])(lt_smem + 4096);
-  /* Vs (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
-  __half (*Vs)[16][128] = (__half (*)[16][128])(lt_smem + 28672);
+  __shared__ __attribute__((aligned(16))) __half Qs[16][128];
+  /* Ks (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __half Ks[4][16][128];
+  /* Vs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __half Vs[4][16][128];
   // attention_decode.lua:58: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
   // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
@@ -238,52 +237,59 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:197: local rb = prog % ntb
+  // attention_decode.lua:87: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
+  // attention_decode.lua:227: local parts = R and NS * R or NS
+  const int parts = NS * R;
+  // attention_decode.lua:230: if R then split, sub = part // R, part % R end
+  const int split = part / R;
+  const int sub = part % R;
+  // attention_decode.lua:231: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:200: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t36 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t36, 0), Sk);
-  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t42 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t42, 0), Sk);
+  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
+  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
-  const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
-  const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + parts - 1) / parts;
+  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t54[2];
+  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t60[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t54[ri] = ri * 8 + row0 + rb * 16;
+    t60[ri] = ri * 8 + row0 + rb * 16;
   }
-  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    s0[ri] = lt_imin(t54[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t60[ri] / G, Sq - 1);
   }
   int h0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    h0[ri] = hk * G + t54[ri] % G;
+    h0[ri] = hk * G + t60[ri] % G;
   }
   bool inside[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    inside[ri] = t54[ri] < Sq * G;
+    inside[ri] = t60[ri] < Sq * G;
   }
-  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t60[64];
+  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  float t66[64];
   {
     const bool ok = b < B && b >= 0;
     const __half *base = Q + (int64_t)b * sqb;
@@ -299,11 +305,11 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           union { uint32_t v[1]; __half e[2]; } h;
           h.v[0] = ((const uint32_t *)ptr)[0];
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) t60[ri * 32 + ci * 2 + vi] = __half2float(h.e[vi]);
+          for (int vi = 0; vi < 2; ++vi) t66[ri * 32 + ci * 2 + vi] = __half2float(h.e[vi]);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t60[ri * 32 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __half2float(ptr[vi]) : 0.0f;
+            t66[ri * 32 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -315,11 +321,11 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
     for (int ci = 0; ci < 16; ++ci) {
       #pragma unroll
       for (int vi = 0; vi < 2; ++vi) {
-        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(t60[ri * 32 + ci * 2 + vi]);
+        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(t66[ri * 32 + ci * 2 + vi]);
       }
     }
   }
-  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -331,27 +337,27 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       }
     }
   }
-  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
-  /* prologue: start the copies of the first 5 iterations, one commit group each */
-  for (int j_stage = 0; j_stage < 5; ++j_stage) {
+  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  /* prologue: start the copies of the first 3 iterations, one commit group each */
+  for (int j_stage = 0; j_stage < 3; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -378,7 +384,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -408,15 +414,15 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
     }
     lt_cp_async_commit();
   }
-  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 5 ? 0 : j_stage + 1) {
-    lt_cp_async_wait<4>();   /* this thread's copies for iteration j have landed */
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 3 ? 0 : j_stage + 1) {
+    lt_cp_async_wait<2>();   /* this thread's copies for iteration j have landed */
     __syncthreads();   /* everyone's have; and stage j - 1 is free again */
-    const int j_next = j + 5;
-    const int j_next_stage = j_stage == 0 ? 5 : j_stage - 1;
+    const int j_next = j + 3;
+    const int j_next_stage = j_stage == 0 ? 3 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int page = b >= 0 && b < B && j_next * 16 / PS >= 0 && j_next * 16 / PS < MP ? BT[(int64_t)b * MP + j_next * 16 / PS] : -1;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -443,7 +449,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -473,7 +479,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -485,7 +491,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
         }
       }
     }
-    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -536,17 +542,17 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
         }
       }
     }
-    // attention_decode.lua:289: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:295: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:296: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -558,7 +564,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         } else {
-          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -570,13 +576,13 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           diag[ri] = (ri * 8 + row0 + rb * 16) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
         int col[8];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -589,36 +595,36 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t105[2];
+        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t111[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t105[ri] = -INFINITY;
+          t111[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t105[ri] = fmaxf(t105[ri], s[ri * 4 + ci * 2 + vi]);
+              t111[ri] = fmaxf(t111[ri], s[ri * 4 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t105[ei] = fmaxf(t105[ei], __shfl_xor_sync(0xffffffffu, t105[ei], 2));
-          t105[ei] = fmaxf(t105[ei], __shfl_xor_sync(0xffffffffu, t105[ei], 1));
+          t111[ei] = fmaxf(t111[ei], __shfl_xor_sync(0xffffffffu, t111[ei], 2));
+          t111[ei] = fmaxf(t111[ei], __shfl_xor_sync(0xffffffffu, t111[ei], 1));
         }
         float m_new[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t105[ri]);
+          m_new[ri] = fmaxf(m[ri], t111[ri]);
         }
-        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -629,36 +635,36 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
         float alpha[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t111[2];
+        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t117[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t111[ri] = 0.0f;
+          t117[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t111[ri] = t111[ri] + s[ri * 4 + ci * 2 + vi];
+              t117[ri] = t117[ri] + s[ri * 4 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 2);
-          t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 1);
+          t117[ei] = t117[ei] + __shfl_xor_sync(0xffffffffu, t117[ei], 2);
+          t117[ei] = t117[ei] + __shfl_xor_sync(0xffffffffu, t117[ei], 1);
         }
-        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t111[ri];
+          l[ri] = l[ri] * alpha[ri] + t117[ri];
         }
-        // attention_decode.lua:285: k:assign(o, o * alpha)
+        // attention_decode.lua:319: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -669,7 +675,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           uint32_t s_frag[1][4];
@@ -702,15 +708,15 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:287: k:assign(m, m_new)
+        // attention_decode.lua:321: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -722,7 +728,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         } else {
-          // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -734,36 +740,36 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t123[2];
+        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t129[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t123[ri] = -INFINITY;
+          t129[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t123[ri] = fmaxf(t123[ri], s[ri * 4 + ci * 2 + vi]);
+              t129[ri] = fmaxf(t129[ri], s[ri * 4 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t123[ei] = fmaxf(t123[ei], __shfl_xor_sync(0xffffffffu, t123[ei], 2));
-          t123[ei] = fmaxf(t123[ei], __shfl_xor_sync(0xffffffffu, t123[ei], 1));
+          t129[ei] = fmaxf(t129[ei], __shfl_xor_sync(0xffffffffu, t129[ei], 2));
+          t129[ei] = fmaxf(t129[ei], __shfl_xor_sync(0xffffffffu, t129[ei], 1));
         }
         float m_new_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t123[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t129[ri]);
         }
-        // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -774,36 +780,36 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
         float alpha_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t129[2];
+        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t135[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t129[ri] = 0.0f;
+          t135[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t129[ri] = t129[ri] + s[ri * 4 + ci * 2 + vi];
+              t135[ri] = t135[ri] + s[ri * 4 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t129[ei] = t129[ei] + __shfl_xor_sync(0xffffffffu, t129[ei], 2);
-          t129[ei] = t129[ei] + __shfl_xor_sync(0xffffffffu, t129[ei], 1);
+          t135[ei] = t135[ei] + __shfl_xor_sync(0xffffffffu, t135[ei], 2);
+          t135[ei] = t135[ei] + __shfl_xor_sync(0xffffffffu, t135[ei], 1);
         }
-        // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t129[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t135[ri];
         }
-        // attention_decode.lua:285: k:assign(o, o * alpha)
+        // attention_decode.lua:319: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -814,7 +820,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           uint32_t s_frag[1][4];
@@ -847,7 +853,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:287: k:assign(m, m_new)
+        // attention_decode.lua:321: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
@@ -856,19 +862,19 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:301: local seen = l:gt(0)
+  // attention_decode.lua:335: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
-  const int ws_row = split * nrb * 64 + rb * 16;
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t137[2];
+  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
+  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t145[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t137[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t145[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -877,30 +883,30 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
     for (int ri = 0; ri < 2; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 16; ++ci) {
-        const int gr = ws_row + ri * 8 + row0;
+        const int64_t gr = (int64_t)ws_row + ri * 8 + row0;
         const int gc = ci * 8 + col0;
         float *ptr = base + (int64_t)gr * 132 + gc;
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t137[ri];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t145[ri];
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t137[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t145[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:340: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
-      const int gr = ws_row + ri * 8 + row0;
+      const int64_t gr = (int64_t)ws_row + ri * 8 + row0;
       float *ptr = base + (int64_t)gr * 132;
       if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
     }
@@ -928,22 +934,21 @@ static int attention_decode_f16_d128_paged_rows16(const void *Q, const void *K, 
   if (sm_err != cudaSuccess) return (int)sm_err;
   if (sm_count < 1) return cudaErrorInvalidValue;
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:202: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:203: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
-  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1);
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 53248 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_decode_f16_d128_paged_rows16_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 53248);
-  if (err != cudaSuccess) return (int)err;
-  attention_decode_f16_d128_paged_rows16_kernel<<<grid, dim3(32), 53248, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
+  attention_decode_f16_d128_paged_rows16_kernel<<<grid, dim3(32), 0, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
   return (int)cudaGetLastError();
 }
 
@@ -959,7 +964,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
   const int prog = blockIdx.x;
-  const int split = blockIdx.y;
+  const int part = blockIdx.y;
   extern __shared__ __align__(1024) unsigned char lt_smem[];
   /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __half (*Qs)[64][64] = (__half (*)[64][64])(lt_smem + 0);
@@ -984,35 +989,35 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
   const int t10 = 2 * t7 / progs;
   // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:195: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:197: local rb = prog % ntb
+  // attention_decode.lua:231: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:198: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:200: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:210: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
   const int t33 = b >= 0 && b < B ? L[b] : 0;
   const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:211: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:214: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
+  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
   const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:215: local chunk = tile.cdiv(nkb - kb0, NS)
+  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
   const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:216: local first = tile.min(nkb, kb0 + split * chunk)
-  const int first = lt_imin(nkb, kb0 + split * chunk);
-  // attention_decode.lua:217: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:219: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
   int t51[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     t51[ri] = ri * 8 + row0 + rb * 64;
   }
-  // attention_decode.lua:71: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1028,7 +1033,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:221: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
   float t57[64];
   {
     const bool ok = b < B && b >= 0;
@@ -1065,7 +1070,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       }
     }
   }
-  // attention_decode.lua:228: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1077,31 +1082,31 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       }
     }
   }
-  // attention_decode.lua:229: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:230: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   lt_wgmma_barrier();
-  // attention_decode.lua:237: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 2 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 2; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:240: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb = j * 2;
-      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int t61 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
-      // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
       const int page = jb * 16 < len ? t61 : -1;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -1128,7 +1133,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -1155,13 +1160,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:240: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb_2 = j * 2 + 1;
-      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int t71 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
-      // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
       const int page_2 = jb_2 * 16 < len ? t71 : -1;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
@@ -1188,7 +1193,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
@@ -1222,9 +1227,9 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
     lt_cp_async_wait<1>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
     /* in flight from the iteration before: the wgmmas into o */
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
-    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
@@ -1237,13 +1242,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
     const int j_next = j + 2;
     const int j_next_stage = j_stage < 2 ? j_stage + 2 : j_stage - 2;
     if (j_next < last) {
-      // attention_decode.lua:240: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb = j_next * 2;
-      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int t61 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
-      // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
       const int page = jb * 16 < len ? t61 : -1;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -1270,7 +1275,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -1297,13 +1302,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:240: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb_2 = j_next * 2 + 1;
-      // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int t71 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
-      // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
       const int page_2 = jb_2 * 16 < len ? t71 : -1;
-      // attention_decode.lua:242: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
@@ -1330,7 +1335,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:243: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
@@ -1359,15 +1364,15 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       }
     }
     lt_cp_async_commit();
-    // attention_decode.lua:256: local pg = page_of(j * KB + (q - 1))
+    // attention_decode.lua:290: local pg = page_of(j * KB + (q - 1))
     const int jb_3 = j * 2;
-    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int t81 = b >= 0 && b < B && jb_3 * 16 / PS >= 0 && jb_3 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_3 * 16 / PS] : -1;
-    // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
     const int t84 = jb_3 * 16 < len ? t81 : -1;
-    // attention_decode.lua:252: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
     float s_2[8];
-    // attention_decode.lua:253: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s_2 starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s_2);
     lt_wgmma_fence();   /* s_2 in its registers before the wgmmas read it */
@@ -1376,23 +1381,23 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       lt_wgmma_m64n16k16_f16_ss<0, 0>(s_2, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks_2[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs s_2 run meanwhile */
-    // attention_decode.lua:256: local pg = page_of(j * KB + (q - 1))
+    // attention_decode.lua:290: local pg = page_of(j * KB + (q - 1))
     const int jb_4 = j * 2 + 1;
-    // attention_decode.lua:234: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int t94 = b >= 0 && b < B && jb_4 * 16 / PS >= 0 && jb_4 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_4 * 16 / PS] : -1;
-    // attention_decode.lua:235: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
     const int t97 = jb_4 * 16 < len ? t94 : -1;
-    // attention_decode.lua:290: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
+    // attention_decode.lua:324: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
     const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left) || (t84 < 0 || t84 >= NP) || (t97 < 0 || t97 >= NP);
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(o);   /* read below, after the wait */
     lt_wgmma_settle(s);   /* read below, after the wait */
     lt_wgmma_settle(s_2);   /* read below, after the wait */
-    // attention_decode.lua:292: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1404,7 +1409,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1416,13 +1421,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 2 * 16);
       }
-      // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
       int col[8];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1435,9 +1440,9 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1449,7 +1454,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1461,13 +1466,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:269: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         diag_2[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - (j * 2 + 1) * 16);
       }
-      // attention_decode.lua:270: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
       int col_2[8];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1480,7 +1485,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
       float t167[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1525,13 +1530,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       for (int ri = 0; ri < 2; ++ri) {
         m_new_2[ri] = fmaxf(m_new[ri], t168[ri]);
       }
-      // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1552,13 +1557,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
       float t176[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1593,12 +1598,12 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         t177[ei] = t177[ei] + __shfl_xor_sync(0xffffffffu, t177[ei], 2);
         t177[ei] = t177[ei] + __shfl_xor_sync(0xffffffffu, t177[ei], 1);
       }
-      // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha[ri] + (t176[ri] + t177[ri]);
       }
-      // attention_decode.lua:285: k:assign(o, o * alpha)
+      // attention_decode.lua:319: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1609,7 +1614,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       uint32_t s_frag[1][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
@@ -1652,15 +1657,15 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         lt_wgmma_m64n128k16_f16<1>(o, s_2_frag[kk / 16][0], lt_wgmma_desc(&Vs_2[j_stage][0][kk][0], 2048, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention_decode.lua:287: k:assign(m, m_new)
+      // attention_decode.lua:321: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
       }
     } else {
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1672,7 +1677,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1684,9 +1689,9 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:265: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:266: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1698,7 +1703,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       } else {
-        // attention_decode.lua:267: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1710,7 +1715,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:277: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
       float t199[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1755,13 +1760,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       for (int ri = 0; ri < 2; ++ri) {
         m_new_4[ri] = fmaxf(m_new_3[ri], t200[ri]);
       }
-      // attention_decode.lua:278: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_4[ri] == -INFINITY ? 0.0f : m_new_4[ri];
       }
-      // attention_decode.lua:279: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1782,13 +1787,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:280: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:282: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
       float t208[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1823,12 +1828,12 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         t209[ei] = t209[ei] + __shfl_xor_sync(0xffffffffu, t209[ei], 2);
         t209[ei] = t209[ei] + __shfl_xor_sync(0xffffffffu, t209[ei], 1);
       }
-      // attention_decode.lua:284: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         l[ri] = l[ri] * alpha_2[ri] + (t208[ri] + t209[ri]);
       }
-      // attention_decode.lua:285: k:assign(o, o * alpha)
+      // attention_decode.lua:319: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1839,7 +1844,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
           }
         }
       }
-      // attention_decode.lua:286: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       uint32_t s_frag[1][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
@@ -1882,7 +1887,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         lt_wgmma_m64n128k16_f16<1>(o, s_2_frag[kk / 16][0], lt_wgmma_desc(&Vs_2[j_stage][0][kk][0], 2048, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention_decode.lua:287: k:assign(m, m_new)
+      // attention_decode.lua:321: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_4[ri];
@@ -1890,15 +1895,15 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:301: local seen = l:gt(0)
+  // attention_decode.lua:335: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:302: local ws_row = split * nrb * WB + rb * BM   -- this program's first row of Ws
-  const int ws_row = split * nrb * 64 + rb * 64;
-  // attention_decode.lua:303: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t219[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1930,7 +1935,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       }
     }
   }
-  // attention_decode.lua:304: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -1938,7 +1943,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
     for (int ri = 0; ri < 2; ++ri) {
       const int gr = ws_row + ri * 8 + row0;
       float *ptr = base + (int64_t)gr * 132;
-      if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+      if (ok && gr >= 0 && gr < WR && (inside[ri] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[ri] && inside[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
     }
   }
 }
@@ -1966,12 +1971,12 @@ static int attention_decode_f16_d128_paged_rows64(const void *Q, const void *K, 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:139: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:145: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:202: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:203: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:205: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:206: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -1986,12 +1991,12 @@ static int attention_decode_f16_d128_paged_rows64(const void *Q, const void *K, 
 /* Runs the first of attention_decode_f16_d128_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 extern "C" int attention_decode_f16_d128_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:192: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:221: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_f16_d128_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_f16_d128_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:144) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
 extern "C" int64_t attention_decode_f16_d128_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */
