@@ -16,7 +16,9 @@
 #      attention, f16 d64 and bf16 d32 with softcap, forward and backward
 #      (and on sm90a bf16 d128, whose warpgroups take turns at the wgmmas,
 #      and bf16 d256, whose warps skip the rescale of O where no row's max
-#      moved; on sm80 bf16 d96, whose tiles are wider than the head dim).
+#      moved, with and without a softcap: with one, the dK/dV warpgroups
+#      split D and stage P^T and dS^T in shared memory for their wgmmas;
+#      on sm80 bf16 d96, whose tiles are wider than the head dim).
 #      A variant with a kernel per tuned shape bucket runs again once per
 #      bucket (LT_EMU_BUCKET=i: the emulated launcher runs bucket i's);
 #   3. broken lowerings (mutants.txt): one bug put in a generated file; the
@@ -134,8 +136,8 @@ pick_matmuls() {
 
 # Keeps the attention variants of folder $1 that CI checks: f16 d64 and
 # bf16 d32 with softcap, forward and backward, the backward also with dQ by
-# atomics; bf16 d128 and d256 on sm90a (d128 with dQ by atomics) and bf16
-# d96 on sm80 (LT_EMU_ALL=1: all).
+# atomics; bf16 d128 and d256 on sm90a (d128 with dQ by atomics, d256 also
+# with softcap) and bf16 d96 on sm80 (LT_EMU_ALL=1: all).
 pick_attention() {
   local d=$1 dropped=0 n=0
   for f in $d/attention*.emu.cpp; do
@@ -151,8 +153,10 @@ pick_attention() {
       attention_bf16_d128|attention_bwd_pre_bf16_d128|attention_bwd_dq_bf16_d128|attention_bwd_dkdv_bf16_d128) on=sm90a ;;
       # sm90a, dQ by atomics at d128: two warpgroups of 64 key rows, dS^T staged once, dQ^T added transposed
       attention_bwd_pre_dq_atomic_bf16_d128|attention_bwd_dkdv_dq_atomic_bf16_d128|attention_bwd_post_bf16_d128) on=sm90a ;;
-      # sm90a at d256: O of 128 elements a thread, whose rescale a warp skips where every alpha is 1 (pass/rescale.c)
+      # sm90a at d256: O of 128 elements a thread, whose rescale a warp skips where every alpha is 1 (pass/rescale.c);
+      # with a softcap, the dK/dV kernel's two warpgroups split D (WN = 2) and stage P^T and dS^T for their wgmmas
       attention_bf16_d256|attention_bwd_pre_bf16_d256|attention_bwd_dq_bf16_d256|attention_bwd_dkdv_bf16_d256) on=sm90a ;;
+      attention_bf16_d256_softcap|attention_bwd_dq_bf16_d256_softcap|attention_bwd_dkdv_bf16_d256_softcap) on=sm90a ;;
       # sm80 at d96: 128-wide tiles over 96 columns (cp.async of part of a chunk)
       attention_bf16_d96|attention_bwd_pre_bf16_d96|attention_bwd_dq_bf16_d96|attention_bwd_dkdv_bf16_d96) on=sm80 ;;
     esac
