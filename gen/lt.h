@@ -42,6 +42,7 @@ char *ltU_vfmt(const char *fmt, va_list ap); /* the same, from a va_list */
 
 typedef struct Buf { char *p; size_t n, cap; } Buf;
 void ltU_put(Buf *b, const char *s);
+void ltU_putn(Buf *b, const char *s, size_t n);
 void ltU_printf(Buf *b, const char *fmt, ...);
 void ltU_indent(Buf *b, int depth);
 char *ltU_one_line(const char *s, size_t max);   /* printable, one line, cut at max bytes with "..." */
@@ -397,8 +398,9 @@ typedef struct Kernel {
   const char *tuned;    /* the variant whose tuned entries it takes: launcher, or its tuned_as */
   int nbuckets;         /* how many buckets the variant has (0: no dispatch) */
   int build;            /* the bucket is a build of the kernel's `builds`, not a tuned one (lua/variants.c) */
-  struct Kernel *shared;   /* an earlier bucket of the variant with the same resolved config, whose kernel and
-                           launcher serve this bucket too: this one is not printed (pass/share.c) */
+  struct Kernel *shared;   /* an earlier bucket of the variant whose kernel and launcher print the same text as
+                           this one's, names aside, and serve this bucket too: this one is not printed
+                           (pass/share.c) */
   const char *serves;   /* a kernel that serves other buckets too: all of them, "M=16,N=8192 and M=16,N=16384"
                            (pass/share.c), else NULL */
   Expr *when;           /* k:runs_when: the sizes this build runs for (the launcher tries the builds in order) */
@@ -626,8 +628,8 @@ void ltP_plan(Kernel *k, const Target *t);     /* plan.c: the rest of the plan, 
 void ltP_plan_join(Kernel *k);                 /* join.c: no wgmmas in flight across a branch join */
 void ltP_gelu(Expr *x);                        /* gelu.c: GELU's erf form as lt_gelu, where its erf is fast */
 void ltP_fastdiv(Kernel *k);                   /* fastdiv.c: a persistent grid's index divisions by multiply and shift */
-void ltP_share(Kernel **ks, int n);            /* share.c: tuned buckets of one resolved config share a kernel */
-const char *ltP_resolved_config(const Kernel *k);   /* share.c: the config and derived values that shape the code */
+void ltP_share(Kernel **ks, int n, const char *const *texts);   /* share.c: tuned buckets whose kernels' texts
+                                                                  (ltE_bucket_texts) are equal share one */
 int ltP_waits_for(const Sym *const *inflight, int n, const Stmt *s, int chain);  /* must wgmmas in flight be done
                                                                                    before s? */
 int ltP_add_inflight(const Sym **set, int n, const Sym *acc);         /* -1 past 8 */
@@ -653,8 +655,19 @@ int ltP_reduce_groups(const Layout *l, int axis, int warp);
 /* ---- emit/ (the rest in emit/emit.h) ---- */
 
 typedef struct Output { const char *src, *hdr; } Output;
-Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate);   /* n > 1: a variant's tuned buckets */
+/* A variant's tuned buckets as the emitter prints them (ltE_bucket_texts,
+** emit/source.c): each one's kernels and launcher while it serves no other
+** bucket, its names marked, and the scratch bytes they need (c target).
+** pass/share.c compares the texts; ltE_emit prints them, names put back. */
+#define LT_MAX_BUCKETS 16
+typedef struct BucketTexts {
+  const char *text[LT_MAX_BUCKETS];
+  long long scratch[LT_MAX_BUCKETS];
+} BucketTexts;
+Output ltE_emit(Kernel **ks, int n, const Target *t, int emulate, const BucketTexts *bt);   /* n > 1: a variant's
+                                                                                             tuned buckets */
 void ltE_explain(Kernel *k, const Target *t, Buf *b);
+void ltE_bucket_texts(Kernel **ks, int n, const Target *t, int emulate, BucketTexts *bt);
 
 /* ---- lua/: the front end (ltD_run in lua/api.c) ---- */
 

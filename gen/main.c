@@ -62,10 +62,11 @@ typedef struct Gen {
   const Target *target;
   int explain;
   int emulate;              /* --emulate */
+  int no_share;             /* --no-share: every tuned bucket its own kernel (pass/share.c) */
   Buf explained;
   const char *names[256], *srcs[256], *hdrs[256];
   int n;
-  Kernel *group[16];        /* a variant's tuned buckets so far */
+  Kernel *group[LT_MAX_BUCKETS];   /* a variant's tuned buckets so far */
   int ngroup;
   Kernel *last;             /* the last kernel that was not a cp.async twin */
   const char *notes[64];    /* the variants' notes (plan.c), each text once */
@@ -93,8 +94,10 @@ static void print_notes(const Gen *g) {
 static void emit_group(Gen *g) {
   Kernel *k = g->group[0];
   if (g->n == 256) ltU_error(k->line, "more than 256 variants; pick some with -D, or split the kernel");
-  ltP_share(g->group, g->ngroup);   /* share.c: one kernel per distinct resolved config */
-  Output o = ltE_emit(g->group, g->ngroup, g->target, g->emulate);
+  BucketTexts bt;   /* share.c: buckets whose kernels print alike share one */
+  if (!g->no_share) ltE_bucket_texts(g->group, g->ngroup, g->target, g->emulate, &bt);
+  ltP_share(g->group, g->ngroup, g->no_share ? NULL : bt.text);
+  Output o = ltE_emit(g->group, g->ngroup, g->target, g->emulate, g->no_share ? NULL : &bt);
   g->names[g->n] = k->launcher;
   g->srcs[g->n] = o.src;
   g->hdrs[g->n] = o.hdr;
@@ -150,6 +153,8 @@ static void usage(FILE *f) {
         "  --explain    print the plan (grid, block, layouts, shared memory)\n"
         "  --emulate    write DIR/<variant>.emu.cpp: the GPU code with a preamble that\n"
         "               runs it on the CPU, lane by lane (CUDA and HIP targets)\n"
+        "  --no-share   a kernel for every tuned shape bucket, also where several\n"
+        "               buckets' kernels are the same code (by default they share one)\n"
         "  --help, --version\n"
         "\n"
         "Tuned configs (docs/runtime.md): each variant's config defaults come from its\n"
@@ -365,6 +370,8 @@ int main(int argc, char **argv) {
       g.explain = 1;
     } else if (strcmp(a, "--emulate") == 0) {
       g.emulate = 1;
+    } else if (strcmp(a, "--no-share") == 0) {
+      g.no_share = 1;
     } else if (strcmp(a, "--no-tuned") == 0) {
       tuned.off = 1;
     } else if (strcmp(a, "--device") == 0 || strcmp(a, "--shape") == 0 || strcmp(a, "--tuned") == 0) {

@@ -108,6 +108,14 @@ void ltU_put(Buf *b, const char *s) {
   b->n += n;
 }
 
+/* Appends the n bytes at s (no NUL among them). */
+void ltU_putn(Buf *b, const char *s, size_t n) {
+  reserve(b, n);
+  memcpy(b->p + b->n, s, n);
+  b->n += n;
+  b->p[b->n] = 0;
+}
+
 /* Appends formatted text. */
 void ltU_printf(Buf *b, const char *fmt, ...) {
   va_list ap, aq;

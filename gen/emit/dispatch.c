@@ -1,14 +1,14 @@
 /*
 ** dispatch.c: the shape-bucket dispatch.  A variant with tuned configs for
 ** several shape buckets (tuned.c) becomes one kernel and one static
-** launcher per distinct resolved config in its file (buckets of one config
-** share the first one's: Kernel.shared, pass/share.c), and one extern
-** launcher, printed here, that runs the kernel of the bucket nearest the
-** call's sizes.  Buckets that all name
-** one size (a row length: "C=4096") make a chain of comparisons on it,
-** where a bucket's entry may send the rows that start off the 16-byte grid
-** to another bucket's kernel (off_grid, tuned.c); others, a distance per
-** bucket summed over its sizes.  A variant's builds (the kernel's builds,
+** launcher per distinct kernel code in its file (buckets whose kernels
+** are the same code share the first one's: Kernel.shared, pass/share.c),
+** and one extern launcher, printed here, that runs the kernel of the
+** bucket nearest the call's sizes.  Buckets that all name one size (a row
+** length: "C=4096") make a chain of comparisons on it, where a bucket's
+** entry may send the rows that start off the 16-byte grid to another
+** bucket's kernel (off_grid, tuned.c); others, a distance per bucket
+** summed over its sizes.  A variant's builds (the kernel's builds,
 ** lua/variants.c) come the same way, one kernel and launcher each; the
 ** extern launcher runs the first whose k:runs_when holds (builds_chain).
 */
@@ -31,7 +31,7 @@ static const char *one_size(Kernel **ks, int n, const char **sizes, int nsizes, 
 }
 
 /* The kernel that runs bucket kernel k: k, or the earlier bucket's whose
-** resolved config it shares (Kernel.shared, pass/share.c). */
+** code it shares (Kernel.shared, pass/share.c). */
 static const Kernel *runs(const Kernel *k) {
   return k->shared ? k->shared : k;
 }

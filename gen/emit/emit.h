@@ -74,7 +74,17 @@ typedef struct E {
   int nissued;
   int smem_align;       /* the alignment every kernel of the file declares lt_smem with: the largest any
                            needs, since one translation unit's declarations of it must agree (ltE_emit) */
+  int marked;           /* printing a bucket's text for pass/share.c: the kernel comments' sentence on the
+                           buckets it serves prints as LT_SERVES_MARK (ltE_bucket_texts) */
 } E;
+
+/* The marks of a tuned bucket's text (ltE_bucket_texts, source.c), bytes
+** that no generated text holds otherwise (the comments gen copies from the
+** kernel file and from tuned files have their control characters turned
+** into '?'): */
+#define LT_NAME_MARK "\x01"     /* the kernel's name (its cp.async twin's: the mark and "_cp") */
+#define LT_BUCKET_MARK "\x02"   /* the buckets it runs (the launcher's comment): its own, or all it serves */
+#define LT_SERVES_MARK "\x03"   /* where the kernel comments name the buckets it serves (ltE_serves_sentence) */
 
 /* Element context: which per-thread loops are open around a tile statement. */
 typedef struct Ctx {
@@ -137,6 +147,7 @@ void ltE_assign_elem(E *e, const Sym *dst, const Expr *val, const Ctx *c);
 int ltE_narrow_stride(const E *e, const Sym *s);
 const char *ltE_param_decl(const E *e, const Sym *s, int launcher);
 void ltE_kernel(E *e, Sym **ps, int n);
+const char *ltE_serves_sentence(const Kernel *k);
 int ltE_smem_align(const Kernel *k);
 const char *ltE_launcher_proto(const E *e, const char *name, Sym **ps, int n);
 const char *ltE_launcher_proto_ws(const E *e, const char *name, Sym **ps, int n);

@@ -246,6 +246,12 @@ static void shared_tiles(E *e) {
   if (k->row_res) resident_rows(e);
 }
 
+/* The sentence the comments of kernel k (and of its twins) end in when it
+** serves other tuned buckets too (Kernel.serves, pass/share.c), else "". */
+const char *ltE_serves_sentence(const Kernel *k) {
+  return k->serves ? ltU_fmt(" One config serves the tuned buckets %s: this kernel runs them all.", k->serves) : "";
+}
+
 /* Kernel e->k, whose parameters are ps[0..n-1]: its signature, the
 ** thread's coordinates, the shared tiles, the body (with e->split, of its
 ** split twin, NAME_split_kernel).  The body is printed
@@ -296,8 +302,7 @@ void ltE_kernel(E *e, Sym **ps, int n) {
   if (ltE_gpu(e) && k->splitk) ltU_printf(&sig, ", %s", ltL_splitk_params());
   if (ltE_gpu(e) && k->queue) ltU_put(&sig, ", unsigned *__restrict__ lt_queue");
   ltU_put(&sig, ")");
-  const char *srv = k->serves ? ltU_fmt(" One config serves the tuned buckets %s: this kernel runs them all.",
-                                        k->serves) : "";
+  const char *srv = e->marked ? LT_SERVES_MARK : ltE_serves_sentence(k);
   if (ltE_gpu(e) && k->pingpong)
     ltE_line(e, "/* One block of %s: two consumer warpgroups of %d threads, each running every other program of the "
                 "block (ping-pong), and a producer warpgroup (%d threads); the k:pipelined loop at %s:%d runs "

@@ -9,10 +9,10 @@
 ** shared memory than the default where it needs it (CUDA); and launches
 ** (--emulate: through the emulator; the c target: a loop over the
 ** programs).  A variant tuned for several shape buckets has one launcher
-** per distinct config (pass/share.c), static, and dispatch.c's picks among
-** them.  A kernel with
-** split views (Kernel.split_of) launches its split twin instead where a
-** row of one of those tensors starts off the 16-byte grid (off_grid).
+** per distinct kernel code (pass/share.c), static, and dispatch.c's picks
+** among them.  A kernel with split views (Kernel.split_of) launches its
+** split twin instead where a row of one of those tensors starts off the
+** 16-byte grid (off_grid).
 */
 #include "emit/emit.h"
 

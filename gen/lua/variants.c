@@ -20,7 +20,7 @@
 ** holds for the call's sizes, else the last (dispatch.c).  A variant with
 ** several tuned shape buckets becomes one kernel per bucket (unless they
 ** all give one config) under one launcher; pass/share.c later folds the
-** buckets of one resolved config into one kernel.  kernel.c builds each; --list
+** buckets whose kernels are the same code into one.  kernel.c builds each; --list
 ** only prints the variants and their configs.
 */
 #include "dsl.h"

@@ -19,6 +19,9 @@
 #      moved; on sm80 bf16 d96, whose tiles are wider than the head dim).
 #      A variant with a kernel per tuned shape bucket runs again once per
 #      bucket (LT_EMU_BUCKET=i: the emulated launcher runs bucket i's);
+#      builds of their own: the row ops with config resident (2b), and on
+#      sm90a the bf16 d256 softcap attention set, whose dK/dV warpgroups
+#      split D and stage P^T and dS^T for their wgmmas (2c);
 #   3. broken lowerings (mutants.txt): one bug put in a generated file; the
 #      detector named there must report it (a kernel of drivers.sh's run by
 #      its driver there, check.cpp otherwise).
@@ -446,6 +449,53 @@ for t in sm80 sm90a; do
     fi
   done
 done
+
+# 2c. the split-N staging of wgmma's register A operand (gen/pass/mma.c,
+# WN = 2), which the sm90a dK/dV kernels at d256 with a softcap take: the
+# bf16 set (forward, pre, dQ, dK/dV) in a build of its own, in both thread
+# orders, the outputs bitwise equal; into build/tests/emu/sm90a/splitn,
+# which mutants.txt names as sm90a/splitn.  (Not in section 2's program:
+# each kernel file keeps its own pool of thread stacks, two memory mappings
+# a thread, and that program is near the kernel's limit of mappings for a
+# process, vm.max_map_count.)
+case " $targets " in *" sm90a "*) splitn=1 ;; *) splitn=0 ;; esac
+d=$b/sm90a/splitn
+if [ $splitn = 1 ]; then
+  mkdir -p $d
+  : > $d/gen.log
+  for k in "attention -D softcap=true" "attention_bwd_pre -D dq_atomic=false" "attention_bwd_dq -D softcap=true" \
+           "attention_bwd_dkdv -D softcap=true -D dq_atomic=false"; do
+    read -r kf defs <<<"$k"
+    "$GEN" dsl/kernels/$kf.lua --target sm90a --emulate -D dtype=bf16 -D hdim=d256 $defs -o $d 2>> $d/gen.log ||
+      echo "FAIL emu splitn: gen --emulate failed on $kf: $(head -c 300 $d/gen.log)"
+  done
+  attention_list $d
+  : > $d/jobs
+  for f in $d/*.emu.cpp; do echo "$trace -c $f -o ${f%.emu.cpp}.o" >> $d/jobs; done
+  echo "-c tests/emu/check.cpp -o $d/check.o -I$d" >> $d/jobs
+  compile_all $d/jobs
+  if [ ! -e $d/attention_list.h ] || ls $d/*.err >/dev/null 2>&1 || ! $CXX $san $d/*.o -o $d/check 2> $d/link.log; then
+    echo "FAIL emu splitn sm90a: does not build: $(cat $d/*.err $d/link.log 2>/dev/null | grep -m1 error)"
+  else
+    for order in forward warps; do
+      LT_EMU_SCHEDULE=$order LT_CHECK_HASHES=$d/hash.$order $d/check sm90a > $d/$order.out 2> $d/$order.stderr
+      st=$?
+      grep '^FAIL' $d/$order.out | sed "s/^FAIL emu sm90a /FAIL emu sm90a [split-N staging, $order] /"
+      if ! grep -q "^# emu sm90a: done" $d/$order.out; then
+        echo "FAIL emu splitn sm90a [$order]: check stopped early (status $st): $(grep -m1 -E 'ERROR|error' $d/$order.stderr)"
+      elif ! grep -q '^PASS' $d/$order.out; then
+        echo "FAIL emu splitn sm90a [$order]: no case ran"
+      elif ! grep -q '^FAIL' $d/$order.out; then
+        echo "PASS emu splitn sm90a [$order]: $(grep -c '^PASS' $d/$order.out) cases of the bf16 d256 softcap attention set"
+      fi
+    done
+    if [ -s $d/hash.forward ] && cmp -s $d/hash.forward $d/hash.warps; then
+      echo "PASS emu splitn sm90a: $(wc -l < $d/hash.forward) outputs bitwise equal in the forward and warps thread orders"
+    else
+      echo "FAIL emu splitn sm90a: outputs differ between the forward and warps thread orders (a race), or none"
+    fi
+  fi
+fi
 
 # 3. mutants: apply, build, run, and ask the named detector.
 by_drivers=$(grep -o 'dsl/kernels/[a-z_0-9]*\.lua' tests/emu/drivers.sh | sed 's|dsl/kernels/||; s|\.lua$||' | sort -u)

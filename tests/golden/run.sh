@@ -15,6 +15,10 @@
 #                              kernels and every dsl/kernels/*.lua, all targets)
 #   golden/out/<target>        out/<target>/ equals what gen writes now for every
 #                              dsl/kernels/*.lua (diff -r; extra or stale files fail)
+#   golden/share/<target>      in what gen writes now, every tuned bucket runs a
+#                              kernel byte-identical, names aside, to the one gen
+#                              --no-share prints for it alone, and no two kernels
+#                              of a file are (tests/golden/share.lua)
 # LT_GEN: the gen binary (default build/gen); LT_OUT: the out/ folder (default out).
 #
 # The expected files are what gen *should* write.  Where gen's output is
@@ -171,5 +175,36 @@ done
 for k in dsl/kernels/*.lua; do
   name=$(basename "$k" .lua)
   for t in $ALL_TARGETS; do stable "$name" "$k" "$t" "$WORK/out/$t"; done
+done
+# 4. the buckets that share a kernel (gen/pass/share.c) run their own code
+LUA=$(command -v lua5.4 || command -v lua)
+for t in $ALL_TARGETS; do
+  [ -d "$WORK/out/$t" ] || continue
+  if [ -z "$LUA" ]; then echo "SKIP golden/share/$t: no lua5.4 to run tests/golden/share.lua"; continue; fi
+  alone="$WORK/noshare/$t"
+  mkdir -p "$alone"
+  failed=""
+  for k in dsl/kernels/*.lua; do
+    "$GEN" "$k" --target "$t" --no-share -o "$alone" 2>"$WORK/err" || failed="$failed $(basename "$k"): $(head -c 200 "$WORK/err")"
+  done
+  if [ -n "$failed" ]; then echo "FAIL golden/share/$t: gen --no-share failed on$failed"; continue; fi
+  files=0 buckets=0 shared=0 bad=""
+  for f in "$WORK/out/$t"/*; do
+    case "$f" in *.h) continue ;; esac
+    grep -q '^ \* Configs, one per tuned shape bucket' "$f" || continue
+    if ! r=$("$LUA" tests/golden/share.lua "$f" "$alone/$(basename "$f")" 2>&1); then
+      bad="$bad ${r#"$WORK/out/"}"
+      continue
+    fi
+    read -r _ nb ns <<<"$r"
+    files=$((files + 1)) buckets=$((buckets + nb)) shared=$((shared + ns))
+  done
+  if [ -n "$bad" ]; then
+    echo "FAIL golden/share/$t:$(echo "$bad" | head -c 600)"
+  elif [ $files = 0 ]; then
+    echo "PASS golden/share/$t (no variant with several tuned buckets)"
+  else
+    echo "PASS golden/share/$t ($buckets tuned buckets in $files files, $shared of them running another's kernel)"
+  fi
 done
 exit 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/runtime/gen_tuned.sh: how gen uses a tuned-config file (gen/lua/tuned.c),
 # with hand-written files: which entry each variant gets (device, bucket,
-# several: one kernel each and a dispatching launcher), what --list / --explain / the generated Config comment say, that the
+# several: one kernel each, or one for buckets of the same code, and a dispatching launcher), what --list / --explain / the generated Config comment say, that the
 # generated code is the code of that config, that -D wins, --no-tuned, byte
 # stability, and a broken file at the default place.  The loop through the
 # tuner itself is in run.sh (tune_loop_*).  Needs only gen (LT_GEN, default
@@ -177,6 +177,37 @@ for l in "  if (N <= 1024) return tvadd_f32_N1024(X, Y, N, stream);" \
 done
 [ "$(grep -c '^  if (N <= [1-9]\|^  return tvadd_f32_N' odd/tvadd_f32.cu)" = 4 ] || why+="not a chain of four; "
 check gen_tuned_dispatch_not_powers_of_two "$why"
+# buckets whose kernels are the same code share one (gen/pass/share.c):
+# one config (N=1024 as N=16384), or configs apart only in a value the code
+# never reads (note, N=4096); the Configs list says which of the two, the
+# launcher sends all three to it, and gen --no-share prints each its own,
+# which tests/golden/share.lua finds equal to the shared one, names aside
+why=
+cat >share.lua <<'EOF'
+return { kernel = "tvadd", entries = {
+  { target = "sm80", device = "GPU A", variant = "tvadd_f32", bucket = "N=1024", config = { BLOCK = 256, note = "a" } },
+  { target = "sm80", device = "GPU A", variant = "tvadd_f32", bucket = "N=4096", config = { BLOCK = 256, note = "b" } },
+  { target = "sm80", device = "GPU A", variant = "tvadd_f32", bucket = "N=16384", config = { BLOCK = 256, note = "a" } },
+  { target = "sm80", device = "GPU A", variant = "tvadd_f32", bucket = "N=65536", config = { BLOCK = 1024 } },
+} }
+EOF
+"$gen" "$K" --target sm80 --tuned share.lua -o share 2>share.err || why+="gen failed: $(cat share.err); "
+"$gen" "$K" --target sm80 --tuned share.lua --no-share -o share_alone 2>>share.err || why+="gen --no-share failed: $(cat share.err); "
+for l in " *   N=4096: BLOCK=256 note=b threads=128 unroll=false (tuned: share.lua, GPU A, N=4096); the same code as N=16384's, whose kernel it runs" \
+         " *   N=1024: the config of N=16384, whose kernel it runs" \
+         "  if (N <= 1024) return tvadd_f32_N16384(X, Y, N, stream);" \
+         "  if (N <= 4096) return tvadd_f32_N16384(X, Y, N, stream);" \
+         "  if (N <= 16384) return tvadd_f32_N16384(X, Y, N, stream);" \
+         "  return tvadd_f32_N65536(X, Y, N, stream);"; do
+  grep -qxF -- "$l" share/tvadd_f32.cu || why+="no line '$l'; "
+done
+grep -q "of tvadd_f32_N16384\. One config serves the tuned buckets N=16384, N=4096 and N=1024: " share/tvadd_f32.cu ||
+  why+="the shared kernel's comment does not name its buckets; "
+[ "$(grep -c '_kernel(' share/tvadd_f32.cu)" = 2 ] || why+="not two kernels; "
+[ "$(grep -c '_kernel(' share_alone/tvadd_f32.cu)" = 4 ] || why+="--no-share: not four kernels; "
+r=$(lua5.4 "$root/tests/golden/share.lua" share/tvadd_f32.cu share_alone/tvadd_f32.cu 2>&1)
+[ "$r" = "ok 4 2" ] || why+="tests/golden/share.lua: $r; "
+check gen_tuned_share_same_code "$why"
 want_list gen_tuned_shape_not_powers_of_two --target sm80 --tuned odd.lua --shape N=1200 -- \
   "  tvadd_f32  config: BLOCK=512 note=plain threads=128 unroll=false (tuned: odd.lua, GPU A, N=1536)"
 want_list gen_tuned_shape_between_far_buckets --target sm80 --tuned odd.lua --shape N=8000 -- \
