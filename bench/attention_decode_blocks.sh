@@ -58,7 +58,7 @@ build)
   cat "$lib/ptxas_paged.txt"
   ;;
 run)
-  out=${OUT:?OUT=where the results go}
+  out=${OUT:?OUT=where the results go}; mkdir -p "$out"
   libs=$(ls "$lib"/libdecode_*.so | sed 's|.*/libdecode_||; s|\.so$||' | grep -v -e '^new$' -e '^sm80$')
   args="new=$lib/libdecode_new.so sm80=$lib/libdecode_sm80.so"
   for l in $libs; do args="$args $l=$lib/libdecode_$l.so"; done
