@@ -207,9 +207,9 @@ static inline __attribute__((unused)) int lt_div(int n, lt_divisor v) {
 static inline __attribute__((unused)) int lt_mod(int n, lt_divisor v) { return n - lt_div(n, v) * (int)v.d; }
 /* div.full.f32 (2 ulp): the correctly rounded quotient, one of those it may give. */
 static inline __attribute__((unused)) float lt_fdiv(float a, float b) { return a / b; }
-/* erf by polynomial and ex2.approx (cuda_fast.h), the same arithmetic. */
-static inline __attribute__((unused)) float lt_erf(float z) {
-  const float x = fabsf(z) * 1.41421356f, t = fminf(x, 5.5f);
+/* erfc(x / sqrt 2) / 2 by polynomial and ex2.approx (cuda_fast.h), the same arithmetic. */
+static inline __attribute__((unused)) float lt_erfc_half(float x) {
+  const float t = fminf(x, 5.5f);
   float r = 1.57627073e-06f;
   r = fmaf(r, t, 1.12683356e-05f);
   r = fmaf(r, t, -0.000651096751f);
@@ -218,20 +218,15 @@ static inline __attribute__((unused)) float lt_erf(float z) {
   r = fmaf(r, t, 0.262305915f);
   r = fmaf(r, t, -1.15112519f);
   r = fmaf(r, t, -0.999999642f);
-  return copysignf(fmaf(-2.0f, lt_exp2(fmaf(-x * x, 0.721347520f, r)), 1.0f), z);
+  return lt_exp2(fmaf(-x * x, 0.721347520f, r));
 }
-/* GELU by lt_erf's q (cuda_fast.h, lt_gelu), the same arithmetic. */
+/* erf and GELU by lt_erfc_half (cuda_fast.h), the same arithmetic. */
+static inline __attribute__((unused)) float lt_erf(float z) {
+  return copysignf(fmaf(-2.0f, lt_erfc_half(fabsf(z) * 1.41421356f), 1.0f), z);
+}
 static inline __attribute__((unused)) float lt_gelu(float v) {
-  const float x = fabsf(v), t = fminf(x, 5.5f);
-  float r = 1.57627073e-06f;
-  r = fmaf(r, t, 1.12683356e-05f);
-  r = fmaf(r, t, -0.000651096751f);
-  r = fmaf(r, t, 0.00777067337f);
-  r = fmaf(r, t, -0.0529987104f);
-  r = fmaf(r, t, 0.262305915f);
-  r = fmaf(r, t, -1.15112519f);
-  r = fmaf(r, t, -0.999999642f);
-  return fmaf(-t, lt_exp2(fmaf(-x * x, 0.721347520f, r)), fmaxf(v, 0.0f));
+  const float x = fabsf(v);
+  return fmaf(-fminf(x, 5.5f), lt_erfc_half(x), fmaxf(v, 0.0f));
 }
 /* lg2.approx.ftz times ln 2: logf, subnormal x flushed to zero (-inf). */
 static inline __attribute__((unused)) float lt_log(float x) { return x >= 0.0f && x < 1.17549435e-38f ? -INFINITY : logf(x); }

@@ -150,9 +150,9 @@ template <int K> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t
   #pragma unroll
   for (int i = 0; i < K * 4; ++i) asm volatile("" : "+r"(a[i / 4][0][i % 4])::"memory");
 }
-static __device__ __forceinline__ void lt_wgmma_settle(uint32_t (&a)[4]) {   /* one slot of them */
+template <int N> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t (&a)[N]) {   /* one slot of them */
   #pragma unroll
-  for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(a[i])::"memory");
+  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(a[i])::"memory");
 }
 /* The two warpgroups of a 256-thread block taking turns at the tensor
 ** cores (ping-pong): named barrier 1 + g is warpgroup g's turn.

@@ -160,9 +160,9 @@ template <int K> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t
   #pragma unroll
   for (int i = 0; i < K * 4; ++i) asm volatile("" : "+r"(a[i / 4][0][i % 4])::"memory");
 }
-static __device__ __forceinline__ void lt_wgmma_settle(uint32_t (&a)[4]) {   /* one slot of them */
+template <int N> static __device__ __forceinline__ void lt_wgmma_settle(uint32_t (&a)[N]) {   /* one slot of them */
   #pragma unroll
-  for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(a[i])::"memory");
+  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(a[i])::"memory");
 }
 /* The two warpgroups of a 256-thread block taking turns at the tensor
 ** cores (ping-pong): named barrier 1 + g is warpgroup g's turn.
@@ -621,15 +621,13 @@ LT_FN float lt_log(float x) {
   return y * 0.693147181f;
 }
 
-/* erf z for a value rounded to f16 or bf16 after (plan.c, fast_divisions:
-** the GELU epilogue of warp-specialized GEMMs): with x = |z| sqrt 2,
-** erf z = sign(z) (1 - 2 q), q = erfc(x / sqrt 2) / 2 = 2^(P(t) - x^2 / (2 ln 2)),
-** t = min(x, 5.5) and P the degree-7 polynomial fitted to
-** log2 q + x^2 / (2 ln 2) (bench/gelu_fit.py, as dsl/kernels/bias_gelu.lua):
-** within 1e-6 of erf, one ex2.approx and eight multiply-adds in place of
-** erff's two polynomials, its exponential and its branch. */
-LT_FN float lt_erf(float z) {
-  const float x = fabsf(z) * 1.41421356f, t = fminf(x, 5.5f);
+/* q = erfc(x / sqrt 2) / 2 for x >= 0, the part lt_erf and lt_gelu share:
+** q = 2^(P(t) - x^2 / (2 ln 2)), t = min(x, 5.5) and P the degree-7
+** polynomial fitted to log2 q + x^2 / (2 ln 2) (bench/gelu_fit.py, as
+** dsl/kernels/bias_gelu.lua): one ex2.approx and eight multiply-adds in
+** place of erff's two polynomials, its exponential and its branch. */
+LT_FN float lt_erfc_half(float x) {
+  const float t = fminf(x, 5.5f);
   float r = 1.57627073e-06f;
   r = fmaf(r, t, 1.12683356e-05f);
   r = fmaf(r, t, -0.000651096751f);
@@ -638,27 +636,26 @@ LT_FN float lt_erf(float z) {
   r = fmaf(r, t, 0.262305915f);
   r = fmaf(r, t, -1.15112519f);
   r = fmaf(r, t, -0.999999642f);
-  return copysignf(fmaf(-2.0f, lt_exp2(fmaf(-x * x, 0.721347520f, r)), 1.0f), z);
+  return lt_exp2(fmaf(-x * x, 0.721347520f, r));
+}
+
+/* erf z for a value rounded to f16 or bf16 after (plan.c, fast_divisions:
+** the GELU epilogue of warp-specialized GEMMs): with x = |z| sqrt 2,
+** erf z = sign(z) (1 - 2 q), q = lt_erfc_half(x); within 1e-6 of erf. */
+LT_FN float lt_erf(float z) {
+  return copysignf(fmaf(-2.0f, lt_erfc_half(fabsf(z) * 1.41421356f), 1.0f), z);
 }
 
 /* GELU, 0.5 v (1 + erf(v / sqrt 2)), for a value rounded to f16 or bf16
-** after (pass/gelu.c): with x = |v| and q = erfc(x / sqrt 2) / 2 as
-** lt_erf computes it, max(v, 0) - x q (1 + erf is 2 - 2 q for v >= 0, 2 q
-** below).  The product takes t = min(x, 5.5) for x: past 5.5, q < 2e-8,
-** so for v > 5.5 that is under half an f32 ulp of v, and for v < -5.5
-** the result (|GELU| < 2e-8 x) keeps its sign and magnitude's order where
-** the erf form rounds 1 + erf to 0; and v = +inf gives +inf, not inf * 0. */
+** after (pass/gelu.c): with x = |v| and q = lt_erfc_half(x), max(v, 0) -
+** x q (1 + erf is 2 - 2 q for v >= 0, 2 q below).  The product takes
+** t = min(x, 5.5) for x: past 5.5, q < 2e-8, so for v > 5.5 that is under
+** half an f32 ulp of v, and for v < -5.5 the result (|GELU| < 2e-8 x)
+** keeps its sign and magnitude's order where the erf form rounds 1 + erf
+** to 0; and v = +inf gives +inf, not inf * 0. */
 LT_FN float lt_gelu(float v) {
-  const float x = fabsf(v), t = fminf(x, 5.5f);
-  float r = 1.57627073e-06f;
-  r = fmaf(r, t, 1.12683356e-05f);
-  r = fmaf(r, t, -0.000651096751f);
-  r = fmaf(r, t, 0.00777067337f);
-  r = fmaf(r, t, -0.0529987104f);
-  r = fmaf(r, t, 0.262305915f);
-  r = fmaf(r, t, -1.15112519f);
-  r = fmaf(r, t, -0.999999642f);
-  return fmaf(-t, lt_exp2(fmaf(-x * x, 0.721347520f, r)), fmaxf(v, 0.0f));
+  const float x = fabsf(v);
+  return fmaf(-fminf(x, 5.5f), lt_erfc_half(x), fmaxf(v, 0.0f));
 }
 
 /* One block (256 threads) of matmul_bf16_bias_gelu_nn_M512_N32768_cp. One config serves the tuned buckets M=512,N=32768 and M=512,N=16384: this kernel runs them all. */
