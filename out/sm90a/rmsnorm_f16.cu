@@ -8,7 +8,7 @@
  *   C=131072: BC=2048 RB=2 keep_row=false resident=false threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=131072)
  *   C=65536: BC=8192 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=65536)
  *   C=32768: BC=8192 RB=1 keep_row=false resident=true threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=32768)
- *   C=16384: BC=4096 RB=1 keep_row=false resident=true threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=16384)
+ *   C=16384: BC=4096 RB=1 keep_row=false resident=true threads=512 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=16384)
  *   C=8192: BC=2048 RB=1 keep_row=true resident=true threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=8192)
  *   C=6144: BC=1024 RB=1 keep_row=true resident=true threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=6144)
  *   C=4096: BC=1024 RB=1 keep_row=true resident=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=4096)
@@ -1994,75 +1994,55 @@ static int rmsnorm_f16_C32768(const void *X, const void *W, void *Y, int R, int 
   return (int)cudaGetLastError();
 }
 
-/* One block (256 threads) of rmsnorm_f16_C16384. */
-__global__ void __launch_bounds__(256) rmsnorm_f16_C16384_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+/* One block (512 threads) of rmsnorm_f16_C16384. */
+__global__ void __launch_bounds__(512) rmsnorm_f16_C16384_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
   extern __shared__ __align__(16) unsigned char lt_smem[];
-  float (*t10_red)[8] = (float (*)[8])(lt_smem + 0);
-  float (*t18_red)[8] = (float (*)[8])(lt_smem + 32);
-  /* X_row: the row of X this program reads twice, (C + 4096 - 1) / 4096 * 4096 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
-  const bool resident = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2 <= 115648;
-  __half *const X_row = (__half *)(lt_smem + 64);
+  float (*t10_red)[16] = (float (*)[16])(lt_smem + 0);
+  float (*t18_red)[16] = (float (*)[16])(lt_smem + 64);
+  /* X_row: the row of X this program reads twice, (C + 4096 - 1) / 4096 * 4096 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115584 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2 <= 115584;
+  __half *const X_row = (__half *)(lt_smem + 128);
   // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
   // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[16];
+    float x[8];
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
     // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
-    float w[16];
+    float w[8];
     {
       const __half *base = W;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2070,11 +2050,8 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_kernel(const __half *_
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t10[0] = t10[0] + x[ci * 8 + vi] * x[ci * 8 + vi];
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
     }
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
@@ -2087,55 +2064,46 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_kernel(const __half *_
     __syncthreads();
     t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
     // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          }
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
         }
       }
     }
   } else {
     // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ss[16];
+    float ss[8];
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        ss[ci * 8 + vi] = 0.0f;
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
     }
     if (resident) {   /* the whole row of X into X_row first, every chunk's copy in flight at once (cp.async), each thread the elements its loads read back */
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
       for (int lt_chunk = 0; lt_chunk < (C + 4096 - 1) / 4096; ++lt_chunk) {
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = lt_chunk * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            lt_cp_async16(X_row + gc, ptr, 16);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) X_row[gc + vi] = ptr[vi];
-            }
+        const int gc = lt_chunk * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          lt_cp_async16(X_row + gc, ptr, 16);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) X_row[gc + vi] = ptr[vi];
           }
         }
       }
@@ -2145,59 +2113,46 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_kernel(const __half *_
     // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
-      float x_2[16];
+      float x_2[8];
       if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
         const bool ok = rb < R;
         const __half *base = X_row;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gc = j * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
-          }
+        const int gc = j * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -2205,11 +2160,8 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_kernel(const __half *_
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t18[0] = t18[0] + ss[ci * 8 + vi];
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
     }
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
@@ -2222,84 +2174,61 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_kernel(const __half *_
     __syncthreads();
     t18[0] = t18_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
     // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
-      float x_3[16];
+      float x_3[8];
       if (resident) {   /* the chunk from X_row, where the first pass left it */
         const bool ok = rb < R;
         const __half *base = X_row;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
       // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[16];
+      float w_2[8];
       {
         const __half *base = W;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2307,20 +2236,17 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_kernel(const __half *_
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          __half *ptr = base + gc;
-          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            ((uint4 *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
           }
         }
       }
@@ -2328,74 +2254,61 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_kernel(const __half *_
   }
 }
 
-/* One block (256 threads) of rmsnorm_f16_C16384, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
-__global__ void __launch_bounds__(256) rmsnorm_f16_C16384_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
+/* One block (512 threads) of rmsnorm_f16_C16384, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(512) rmsnorm_f16_C16384_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
   extern __shared__ __align__(16) unsigned char lt_smem[];
-  float (*t10_red)[8] = (float (*)[8])(lt_smem + 0);
-  float (*t18_red)[8] = (float (*)[8])(lt_smem + 32);
-  /* X_row: the row of X this program reads twice, (C + 4096 - 1) / 4096 * 4096 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
-  const bool resident = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2 <= 115648;
-  __half *const X_row = (__half *)(lt_smem + 64);
+  float (*t10_red)[16] = (float (*)[16])(lt_smem + 0);
+  float (*t18_red)[16] = (float (*)[16])(lt_smem + 64);
+  /* X_row: the row of X this program reads twice, (C + 4096 - 1) / 4096 * 4096 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115584 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2 <= 115584;
+  __half *const X_row = (__half *)(lt_smem + 128);
   // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
   // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[16];
+    float x[8];
     {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
     // rmsnorm.lua:47: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")   -- before the reduction: its latency hides behind X's
-    float w[16];
+    float w[8];
     {
       const __half *base = W;
-      uint4 raw[2];   /* every chunk's vector, issued before any is used */
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-      }
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = raw[ci];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w[ci * 8 + vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
@@ -2403,11 +2316,8 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_split_kernel(const __h
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t10[0] = t10[0] + x[ci * 8 + vi] * x[ci * 8 + vi];
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi] * x[vi];
     }
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
@@ -2420,76 +2330,67 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_split_kernel(const __h
     __syncthreads();
     t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t10[0] / (float)C + eps);
     // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
-      #pragma unroll
-      for (int ci = 0; ci < 2; ++ci) {
-        const int gc = (ci * 256 + tid) * 8;
-        __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[ci * 8 + vi] * rstd[0] * w[ci * 8 + vi]);
-          }
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
         }
       }
     }
   } else {
     // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ss[16];
+    float ss[8];
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        ss[ci * 8 + vi] = 0.0f;
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      ss[vi] = 0.0f;
     }
     // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
-      float x_2[16];
+      float x_2[8];
       {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (ok && gc + 8 <= C && off == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
-          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __half2float(h.e[vi]);
-            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_2[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-              if (resident) X_row[gc + vi] = __float2half_rn(x_2[ci * 8 + vi]);
-            }
-          }
+        const int gc = j * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+        } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            ss[ci * 8 + vi] = ss[ci * 8 + vi] + x_2[ci * 8 + vi] * x_2[ci * 8 + vi];
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            if (resident) X_row[gc + vi] = __float2half_rn(x_2[vi]);
           }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
@@ -2497,11 +2398,8 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_split_kernel(const __h
     float t18[1];
     t18[0] = 0.0f;
     #pragma unroll
-    for (int ci = 0; ci < 2; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        t18[0] = t18[0] + ss[ci * 8 + vi];
-      }
+    for (int vi = 0; vi < 8; ++vi) {
+      t18[0] = t18[0] + ss[vi];
     }
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
     t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
@@ -2514,83 +2412,67 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_split_kernel(const __h
     __syncthreads();
     t18[0] = t18_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 8; ++wi) t18[0] = t18[0] + t18_red[0][wi];
+    for (int wi = 1; wi < 16; ++wi) t18[0] = t18[0] + t18_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
     // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
-      float x_3[16];
+      float x_3[8];
       if (resident) {   /* the chunk from X_row, where the first pass left it */
         const bool ok = rb < R;
         const __half *base = X_row;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-          if (ok && gc + 8 <= C && off == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = ((const uint4 *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              x_3[ci * 8 + vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
       // rmsnorm.lua:61: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[16];
+      float w_2[8];
       {
         const __half *base = W;
-        uint4 raw[2];   /* every chunk's vector, issued before any is used */
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
-        }
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          const __half *ptr = base + gc;
-          if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-            union { uint4 v[1]; __half e[8]; } h;
-            h.v[0] = raw[ci];
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) w_2[ci * 8 + vi] = __half2float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              w_2[ci * 8 + vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
           }
         }
       }
@@ -2598,21 +2480,18 @@ __global__ void __launch_bounds__(256) rmsnorm_f16_C16384_split_kernel(const __h
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
-        #pragma unroll
-        for (int ci = 0; ci < 2; ++ci) {
-          const int gc = j_2 * 4096 + (ci * 256 + tid) * 8;
-          __half *ptr = base + gc;
-          if (ok && gc + 8 <= C) {
-            union { uint4 v[1]; __half e[8]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-            else lt_st16_split(ptr, h.v[0]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 8; ++vi) {
-              if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[ci * 8 + vi] * rstd_2[0] * w_2[ci * 8 + vi]);
-            }
+        const int gc = j_2 * 4096 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
           }
         }
       }
@@ -2632,7 +2511,7 @@ static int rmsnorm_f16_C16384(const void *X, const void *W, void *Y, int R, int 
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
   const int64_t row_bytes = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2;
-  const int smem = row_bytes <= 115648 ? 64 + (int)row_bytes : 64;
+  const int smem = row_bytes <= 115584 ? 128 + (int)row_bytes : 128;
   if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
     const cudaError_t err = cudaFuncSetAttribute(rmsnorm_f16_C16384_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
     if (err != cudaSuccess) return (int)err;
@@ -2641,9 +2520,9 @@ static int rmsnorm_f16_C16384(const void *X, const void *W, void *Y, int R, int 
   }
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    rmsnorm_f16_C16384_split_kernel<<<grid, dim3(256), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+    rmsnorm_f16_C16384_split_kernel<<<grid, dim3(512), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
   else
-    rmsnorm_f16_C16384_kernel<<<grid, dim3(256), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+    rmsnorm_f16_C16384_kernel<<<grid, dim3(512), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 
