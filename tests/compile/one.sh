@@ -31,9 +31,9 @@ case $t in
     if grep -E "warning( #|:)" "$log" >/dev/null; then
       echo "FAIL $name: nvcc warns: $(grep -m1 -E 'warning( #|:)' "$log" | sed 's/^ *//')"; exit 0; fi
     if grep -E "[1-9][0-9]* bytes spill (stores|loads)" "$log" >/dev/null; then
-      echo "FAIL $name: register spills: $(grep -m1 spill "$log" | sed 's/^ *//')"; exit 0; fi
+      echo "FAIL $name: register spills: $(grep -m1 -E '[1-9][0-9]* bytes spill (stores|loads)' "$log" | sed 's/^ *//')"; exit 0; fi
     if grep -E "[1-9][0-9]* bytes stack frame" "$log" >/dev/null; then
-      echo "FAIL $name: local memory: $(grep -m1 'stack frame' "$log" | sed 's/^ *//')"; exit 0; fi
+      echo "FAIL $name: local memory: $(grep -m1 -E '[1-9][0-9]* bytes stack frame' "$log" | sed 's/^ *//')"; exit 0; fi
     # ptxas keeps the wgmmas' accumulators safe by serializing them when the
     # code touches one in flight (C7515..C7520): correct, and slow
     if grep -q "wgmma.mma_async instructions are serialized" "$log"; then
