@@ -5,8 +5,8 @@
 ** bias_gelu epilogue, a user GEMM's), costs with lt_erf (templates/
 ** cuda_fast.h) the scaling by 1 / sqrt 2 and back, erf's sign, the
 ** 1 + erf, the 0.5 * x and the last product around the polynomial and the
-** exponential.  With a = |x| and q = erfc(a / sqrt 2) / 2 (what lt_erf's
-** polynomial and ex2.approx compute, a the x there), 1 + erf = 2 - 2 q for
+** exponential.  With a = |x| and q = erfc(a / sqrt 2) / 2 (lt_erfc_half's
+** polynomial and ex2.approx, which lt_erf calls too), 1 + erf = 2 - 2 q for
 ** x >= 0 and 2 q below, so GELU(x) = max(x, 0) - a q: lt_gelu, one
 ** multiply-add after q.  The same q, so the same accuracy, with fewer
 ** roundings after it.  The epilogue of the H200 GEMM runs on the
