@@ -167,10 +167,10 @@ struct Expr {
   Expr *a, *b, *c;      /* operands; E_IOTA: a unused, op = axis (0/1) */
   int depth;            /* nesting, counting the unnamed values inline.c may fold in (at most LT_MAX_DEPTH) */
   int fast;             /* B_DIV of floats: to 2 ulp, without IEEE division's slow path; U_EXP: 2^(x log2 e) on the
-                           special-function unit (lt_exp2), subnormal results flushed (plan.c, fast_divisions);
-                           U_ERF: a polynomial and ex2.approx (lt_erf, plan.c, fast_divisions); U_GELU: always
+                           special-function unit (lt_exp2), subnormal results flushed (fast.c, fast_divisions);
+                           U_ERF: a polynomial and ex2.approx (lt_erf, fast.c, fast_divisions); U_GELU: always
                            (lt_gelu, gelu.c); U_LOG:
-                           lg2.approx times ln 2 (plan.c, fast_logs) */
+                           lg2.approx times ln 2 (fast.c, fast_logs) */
   int div;              /* B_IDIV / B_MOD of a persistent kernel's per-program scalars: 1 + its divisor's place in
                            Kernel.divs, divided by multiply and shift (pass/fastdiv.c); 0: by the C operator */
 };
@@ -626,6 +626,7 @@ void ltP_barrier(Kernel *k);                   /* barrier.c */
 void ltP_plan_loops(Kernel *k, const Target *t);  /* plan.c: each k:pipelined loop's schedule, before its rings */
 void ltP_plan(Kernel *k, const Target *t);     /* plan.c: the rest of the plan, on the final statements */
 void ltP_plan_join(Kernel *k);                 /* join.c: no wgmmas in flight across a branch join */
+void ltP_fast(Kernel *k, Stmt *first);         /* fast.c: fast arithmetic in a warp-specialized loop's epilogue */
 void ltP_gelu(Expr *x);                        /* gelu.c: GELU's erf form as lt_gelu, where its erf is fast */
 void ltP_fastdiv(Kernel *k);                   /* fastdiv.c: a persistent grid's index divisions by multiply and shift */
 void ltP_share(Kernel **ks, int n, const char *const *texts);   /* share.c: tuned buckets whose kernels' texts

@@ -511,7 +511,7 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       expr(e, o, x->a, c);
       if (paren) ltU_put(o, ")");
       ltU_put(o, "))");
-    } else if (x->op == U_EXP && x->fast) {   /* plan.c: 2^(x log2 e) on the special-function unit */
+    } else if (x->op == U_EXP && x->fast) {   /* fast.c: 2^(x log2 e) on the special-function unit */
       ltU_put(o, "lt_exp2(");
       int paren = prec(x->a) < 13;
       if (paren) ltU_put(o, "(");
@@ -519,8 +519,8 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       if (paren) ltU_put(o, ")");
       ltU_put(o, " * 1.44269504f)");
     } else {
-      const char *fn = x->op == U_LOG && x->fast ? "lt_log"      /* plan.c, fast_logs */
-                       : x->op == U_ERF && x->fast ? "lt_erf"    /* plan.c, fast_divisions */
+      const char *fn = x->op == U_LOG && x->fast ? "lt_log"      /* fast.c, fast_logs */
+                       : x->op == U_ERF && x->fast ? "lt_erf"    /* fast.c, fast_divisions */
                        : x->op == U_GELU ? "lt_gelu"             /* pass/gelu.c (always fast) */
                        : e->t->unop_f32[x->op];
       ltU_printf(o, "%s(", fn);
@@ -562,7 +562,7 @@ static void expr(E *e, Buf *o, const Expr *x, const Ctx *c) {
       ltU_printf(o, ", lt_div%d)", x->div - 1);
       return;
     }
-    if (x->op == B_DIV && x->fast) {   /* plan.c: to 2 ulp, no slow path */
+    if (x->op == B_DIV && x->fast) {   /* fast.c: to 2 ulp, no slow path */
       ltU_put(o, "lt_fdiv(");
       expr(e, o, x->a, c);
       ltU_put(o, ", ");

@@ -1,5 +1,5 @@
 /*
-** gelu.c: GELU's erf form as one function, where plan.c makes its erf fast.
+** gelu.c: GELU's erf form as one function, where fast.c makes its erf fast.
 **
 ** GELU written the usual way, 0.5 * x * (1 + erf(x / sqrt 2)) (matmul's
 ** bias_gelu epilogue, a user GEMM's), costs with lt_erf (templates/
@@ -56,7 +56,7 @@ static Expr *one_plus_erf(const Expr *x) {
 /* Makes x U_GELU of its operand (fast) where it is 0.5 * X * (1 + erf(X /
 ** sqrt 2)), its three factors in any order and grouping, X the same tree
 ** in both places (ltI_same), of x's type and rank (the top of this file).
-** Called by plan.c's fast_expr after it marked x's operands fast. */
+** Called by fast.c's fast_expr after it marked x's operands fast. */
 void ltP_gelu(Expr *x) {
   Expr *f[3];
   if (x->kind != E_BINARY || x->op != B_MUL || x->dt != DT_F32 || factors(x, f, 0, 3) != 3) return;

@@ -283,104 +283,11 @@ static const char *warpspec_why(Kernel *k, Stmt *loop, const Target *t) {
   return NULL;
 }
 
-/* Sets up the warp-specialized loop of kernel k on t: the producer
-** warpgroup, the persistent grid where t has it (and the code after the
-** loop does not divide), and setmaxnreg's limits.  The launch gives every thread of
-** the block an equal share of t->regs (whole multiples of 8); with two or
-** more consumer warpgroups the producer gives all but 40 back and the
-** consumers take them (2 x 128 consumers: 232 each, as the published
-** Hopper GEMMs do); all but 24 where an iteration runs more than two
-** gemms (attention's dK/dV: dK, dV, S^T and dP^T live at once, 240 each;
-** at 232 ptxas spilled 32 bytes at d128).  One consumer warpgroup already
-** has the most a thread can hold. */
 /* Does expression x divide floats (IEEE division, not a fast one)? */
 static int fdiv(const Expr *x) {
   if (!x) return 0;
   if (x->kind == E_BINARY && x->op == B_DIV && ltI_dtypes[x->dt].is_float && !x->fast) return 1;
   return fdiv(x->a) || fdiv(x->b) || fdiv(x->c);
-}
-
-/* Marks the float divisions, exponentials and erfs of expression x fast
-** (Expr.fast), and makes a GELU of a fast erf one fast U_GELU (gelu.c);
-** ctx unused (ltI_each_expr's). */
-static void fast_expr(Expr *x, void *ctx) {
-  if (!x) return;
-  fast_expr(x->a, ctx);
-  fast_expr(x->b, ctx);
-  fast_expr(x->c, ctx);
-  if (x->kind == E_BINARY && x->op == B_DIV && ltI_dtypes[x->dt].is_float) x->fast = 1;
-  if (x->kind == E_UNARY && (x->op == U_EXP || x->op == U_ERF) && ltI_dtypes[x->dt].is_float) x->fast = 1;
-  ltP_gelu(x);
-}
-
-/* Does a statement from `first` on (or one inside them) store a tensor
-** of other than 2-byte elements? */
-static int stores_wide(const Stmt *first) {
-  for (const Stmt *s = first; s; s = s->next)
-    if ((s->kind == S_STORE && ltI_dtypes[s->view->t->dt].bytes != 2) || stores_wide(s->body.first) ||
-        stores_wide(s->orelse.first))
-      return 1;
-  return 0;
-}
-
-/* Do only stores to f16 / bf16 tensors, among the statements from `first`
-** on (at their level), read symbol v (attention's 1 / l a row, which
-** inline.c keeps out of O's store)? */
-static int narrow_only(const Stmt *first, const Sym *v) {
-  for (const Stmt *s = first; s; s = s->next)
-    if ((s->kind != S_STORE || ltI_dtypes[s->view->t->dt].bytes != 2) &&
-        (ltP_names(s, v) || ltP_uses(s->body.first, v) || ltP_uses(s->orelse.first, v)))
-      return 0;
-  return 1;
-}
-
-/* The float divisions and exponentials of the statements from `first`
-** on (a warp-specialized loop's epilogue), fast where every store of the
-** kernel rounds to f16 or bf16, whose rounding (2^-11, 2^-8 relative)
-** hides their errors; else those in the value of each top-level store to
-** an f16 / bf16 tensor.  A division: div.full.f32, 2 ulp over the whole
-** range, a reciprocal and a product, no slow path (IEEE division's is a
-** call, whose saved registers spilled the persistent consumers: ptxas
-** 13.0, the matmul's SiLU epilogue, 52 bytes at 232 registers).  exp(x):
-** 2^(x log2 e) on the special-function unit (ex2.approx), the product's
-** rounding 2^-24 |x log2 e| of the exponent making at most |x| 2^-24
-** relative (2^-17.5 at the |x| < 88 of a normal result), results below
-** 2^-126 flushed to zero, without expf's range reduction (H200, the
-** matmul's bf16 SiLU epilogue at 8192 x 8192 x 1024: 1.03-1.04x;
-** docs/performance.md).  erf(x): 1 - 2 q by the sign, q = erfc / 2 by a
-** fitted polynomial and one ex2.approx (templates/cuda_fast.h, lt_erf;
-** within 1e-6 absolute), in place of erff's two polynomials and branch;
-** GELU's erf form with it as lt_gelu (gelu.c). */
-static void fast_divisions(Kernel *k, Stmt *first) {
-  if (!stores_wide(k->body.first)) {
-    Block tail = {first, NULL};
-    ltI_each_expr(&tail, fast_expr, NULL);
-  } else {
-    for (Stmt *s = first; s; s = s->next)   /* those of the f16 / bf16 stores (attention's O beside its f32 LSE) */
-      if ((s->kind == S_STORE && ltI_dtypes[s->view->t->dt].bytes == 2) ||
-          (s->kind == S_LET && s->dst->rank && narrow_only(s->next, s->dst)))   /* and of values only they read */
-        fast_expr(s->val, NULL);
-  }
-  ltI_count_uses(k);   /* a GELU made one (gelu.c) reads its operand once, not twice: the let before it fuses */
-}
-
-/* Marks the logs of expression x fast (Expr.fast); ctx unused. */
-static void fast_log_expr(Expr *x, void *ctx) {
-  if (!x) return;
-  if (x->kind == E_UNARY && x->op == U_LOG) x->fast = 1;
-  fast_log_expr(x->a, ctx);
-  fast_log_expr(x->b, ctx);
-  fast_log_expr(x->c, ctx);
-}
-
-/* The logs of the statements from `first` on (a warp-specialized loop's
-** epilogue: attention's LSE, m scale + log l), fast: lg2.approx.ftz times
-** ln 2 (templates/cuda_fast.h, lt_log; 2^-22 absolute in log2, as
-** FlashAttention's __logf) instead of logf's reduction and polynomial, a
-** row at a time in every program. */
-static void fast_logs(Stmt *first) {
-  Block tail = {first, NULL};
-  ltI_each_expr(&tail, fast_log_expr, NULL);
 }
 
 /* Does a statement from `first` on (or one inside them) divide floats? */
@@ -501,12 +408,22 @@ static void scalar_roles(Kernel *k, Stmt *loop) {
   }
 }
 
+/* Sets up the warp-specialized loop of kernel k on t: the producer
+** warpgroup, the persistent grid where t has it (and the code after the
+** loop does not divide), and setmaxnreg's limits.  The launch gives every thread of
+** the block an equal share of t->regs (whole multiples of 8); with two or
+** more consumer warpgroups the producer gives all but 40 back and the
+** consumers take them (2 x 128 consumers: 232 each, as the published
+** Hopper GEMMs do); all but 24 where an iteration runs more than two
+** gemms (attention's dK/dV: dK, dV, S^T and dP^T live at once, 240 each;
+** at 232 ptxas spilled 32 bytes at d128).  One consumer warpgroup already
+** has the most a thread can hold. */
 static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   loop->sched = SCHED_WARPSPEC;
   k->ws = loop;
   k->producers = 128;
   /* Persistent, but where the code after the loop divides floats the IEEE
-  ** way (fast_divisions makes them fast where the stores allow): the slow
+  ** way (fast.c makes them fast where the stores allow): the slow
   ** path is a call, and the registers it saves spilled in the persistent
   ** consumers at 232 (ptxas 13.0: the matmul's SiLU epilogue, 52 bytes;
   ** 16 at 240), not in the others.  With copies before the loop (the
@@ -515,8 +432,7 @@ static void plan_warpspec(Kernel *k, Stmt *loop, const Target *t) {
   ** mbarrier `_pre_empty`, sched_warpspec.c), where an iteration runs two
   ** gemms (attention's forward; the dK/dV kernel's four, with K and V
   ** before the loop, were not measured so). */
-  fast_divisions(k, loop->next);
-  fast_logs(loop->next);
+  ltP_fast(k, loop->next);
   /* Nor where the loop's trip count differs between programs and nothing
   ** is copied before it (grouped_matmul: a slot no group uses runs none):
   ** walked statically, the blocks drift apart by the programs they pass
