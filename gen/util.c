@@ -101,12 +101,7 @@ static void reserve(Buf *b, size_t n) {
 }
 
 /* Appends a string. */
-void ltU_put(Buf *b, const char *s) {
-  size_t n = strlen(s);
-  reserve(b, n);
-  memcpy(b->p + b->n, s, n + 1);
-  b->n += n;
-}
+void ltU_put(Buf *b, const char *s) { ltU_putn(b, s, strlen(s)); }
 
 /* Appends the n bytes at s (no NUL among them). */
 void ltU_putn(Buf *b, const char *s, size_t n) {

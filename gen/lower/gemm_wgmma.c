@@ -244,7 +244,7 @@ void ltL_gemm_wgmma(E *e, Stmt *s, int BK) {
   if (e->fresh == acc)
     ltE_line(e, "/* %s starts at zero: the first k step writes it without reading it (scale-d 0) */", acc->name);
   e->fresh = NULL;
-  const char *frag = ltU_fmt("%s_frag", s->a_words && acc->layout->swap ? b->name : a->name);
+  const char *frag = s->a_words ? ltL_words_frag(s) : ltU_fmt("%s_frag", a->name);
   if (s->b_t) copy_b_t(e, s);
   if (s->roll) {
     roll(e, s, BK, frag);
