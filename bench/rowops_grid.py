@@ -19,6 +19,9 @@ usage:
       [--alt ALT.so]                              and a third build's the same way (xalt: ALT / OLD,
                                                   with --base; else ALT / LIB)
   python3 bench/rowops_grid.py sweep INDEX        the configs INDEX lists (bench/rowops_sweep.sh)
+      [--every]                                   each at every point (else: those the rule below fits)
+      [--base OLD.so]                             and a build's own launchers at each point, timed
+                                                  before and after the configs, the faster kept (xbase)
 Options: --ops a,b  --dtypes a,b  --c 128,4096  (subsets of the grid);
   --no-triton (the Triton columns left empty: no JIT compiles).
 Writes rowops_grid.csv (or rowops_sweep.csv) and, for grid, one PNG a op,
@@ -287,13 +290,17 @@ def sweep(index):
     """Every config INDEX lists (lines: KERNEL DTYPE CONFIG LIB SYMBOL) at
     the grid points of its kernel and dtype whose row fits the config's
     rule (one pass: BC is C rounded up to a power of two; two passes: BC
-    under C); writes rowops_sweep.csv."""
+    under C), or at every point with --every; with --base, that build's
+    launcher too (checked, timed before and after the configs, the faster
+    kept); writes rowops_sweep.csv."""
     cands = {}
     for line in open(index):
         k, dt, cfg, lib, sym = line.split()
         cands.setdefault((k, dt), []).append((cfg, os.path.join(os.path.dirname(index), "lib", lib), sym))
     libs = {}
     out = []
+    every = "--every" in sys.argv
+    base = Lib(opt("--base", [None])[0]) if "--base" in sys.argv else None
     print(f"device: {torch.cuda.get_device_name()}")
     for (op, dt), cs in sorted(cands.items()):
         if op not in opt("--ops", OPS) or dt not in opt("--dtypes", ("bf16", "f16", "f32")):
@@ -303,15 +310,19 @@ def sweep(index):
             expect = ref()
             t_torch = timed(theirs, loops=3, ms=10)
             cp = copy_gbs(x)
+            t_base = None
+            if base:
+                check(lambda: ours(base, f"{op}_{dt}"), y, expect, f"base {op}_{dt} C={c}")
+                t_base = timed(lambda: ours(base, f"{op}_{dt}"), loops=3, ms=10)
             best = None
             for cfg, lib, sym in cs:
                 kv = dict(p.split("=") for p in cfg.split(","))
-                if "BC" in kv:
+                if not every and "BC" in kv:
                     bc = int(kv["BC"])
                     p2 = 1 << max(0, (c - 1).bit_length())
                     if not (bc == p2 or bc < c):
                         continue
-                if "BN" in kv and int(kv["BN"]) > 1 << max(0, (c - 1).bit_length()):
+                if not every and "BN" in kv and int(kv["BN"]) > 1 << max(0, (c - 1).bit_length()):
                     continue
                 if lib not in libs:
                     libs[lib] = Lib(lib)
@@ -326,9 +337,14 @@ def sweep(index):
                                 torch_gbs=nbytes / t_torch / 1e6))
                 if best is None or g > best[1]:
                     best = (cfg, g)
+            if base:
+                t_base = min(t_base, timed(lambda: ours(base, f"{op}_{dt}"), loops=3, ms=10))
+                out.append(dict(op=op, dtype=dt, R=x.shape[0], C=c, config="base", gbs=nbytes / t_base / 1e6,
+                                copy_gbs=cp, torch_gbs=nbytes / t_torch / 1e6))
             if best:
+                xb = f", base {nbytes / t_base / 1e6 / cp:6.1%}, {best[1] * t_base / nbytes * 1e6:5.2f}x base" if base else ""
                 print(f"{op:9} {dt:4} C={c:<6} best {best[0]:28} {best[1] / cp:6.1%} of copy, "
-                      f"{best[1] / (nbytes / t_torch / 1e6):5.2f}x torch", flush=True)
+                      f"{best[1] / (nbytes / t_torch / 1e6):5.2f}x torch{xb}", flush=True)
             del x, y, expect
             torch.cuda.empty_cache()
     with open(os.path.join(OUT, "rowops_sweep.csv"), "w", newline="") as f:

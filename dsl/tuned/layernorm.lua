@@ -13,6 +13,8 @@
 -- bench/results/2026-11-26-h200-rowops-resident{,-confirm}.txt (bf16 0.97-1.12x, f16 1.23-1.58x).
 -- resident of bf16 and f16 C=8192 to 32768 (the row copied whole before the first pass): set by hand from
 -- the A/B of bench/results/2026-11-26-h200-rowops-resident-copy.txt (1.07-1.18x at C = 5120-32000).
+-- bf16 and f16 C=2048 (BC 256, 32 threads, resident) and C=4096 (resident): set by hand from the sweep
+-- and A/B of bench/results/2026-11-26-h200-rowops-rows.txt (1.04-1.42x main at C = 1100-4096).
 return {
   kernel = "layernorm",
   entries = {
@@ -71,13 +73,14 @@ return {
     {
       bucket = "C=2048",
       config = {
-        BC = 512,
+        BC = 256,
         RB = 1,
-        threads = 64,
+        resident = true,
+        threads = 32,
       },
       device = "NVIDIA H200",
-      gbps = 3101.0,
-      shape = "C=2048",
+      gbps = 3168.9,
+      shape = "C=2000",
       target = "sm90a",
       variant = "layernorm_bf16",
     },
@@ -86,10 +89,11 @@ return {
       config = {
         BC = 512,
         RB = 1,
+        resident = true,
         threads = 64,
       },
       device = "NVIDIA H200",
-      gbps = 3136.4,
+      gbps = 3458.9,
       shape = "C=4096",
       target = "sm90a",
       variant = "layernorm_bf16",
@@ -220,13 +224,14 @@ return {
     {
       bucket = "C=2048",
       config = {
-        BC = 512,
+        BC = 256,
         RB = 1,
-        threads = 64,
+        resident = true,
+        threads = 32,
       },
       device = "NVIDIA H200",
-      gbps = 3175.1,
-      shape = "C=2048",
+      gbps = 3312.4,
+      shape = "C=2000",
       target = "sm90a",
       variant = "layernorm_f16",
     },
@@ -235,10 +240,11 @@ return {
       config = {
         BC = 512,
         RB = 1,
+        resident = true,
         threads = 64,
       },
       device = "NVIDIA H200",
-      gbps = 3171.3,
+      gbps = 3592.5,
       shape = "C=4096",
       target = "sm90a",
       variant = "layernorm_f16",

@@ -12,6 +12,8 @@
 -- bf16 and f16 C=6144 to 32768: set by hand from the A/B of
 -- bench/results/2026-11-26-h200-rowops-resident-copy.txt (1.04-1.16x at C = 5120-32000); C=16384 with 512
 -- threads, its r4096 build (256 threads spilled 4 bytes there; 512: none, 1.01-1.03x the 256-thread build).
+-- bf16 and f16 C=1024 (2 rows a program) and C=2048 (resident): set by hand from the sweep and A/B of
+-- bench/results/2026-11-26-h200-rowops-rows.txt (1.08-1.17x main at C = 600-2000).
 return {
   kernel = "rmsnorm",
   entries = {
@@ -58,11 +60,11 @@ return {
       bucket = "C=1024",
       config = {
         BC = 1024,
-        RB = 1,
+        RB = 2,
         threads = 128,
       },
       device = "NVIDIA H200",
-      gbps = 3562.4,
+      gbps = 3910.0,
       shape = "C=1000",
       target = "sm90a",
       variant = "rmsnorm_bf16",
@@ -72,11 +74,12 @@ return {
       config = {
         BC = 512,
         RB = 1,
+        resident = true,
         threads = 64,
       },
       device = "NVIDIA H200",
-      gbps = 3674.6,
-      shape = "C=2048",
+      gbps = 3822.0,
+      shape = "C=2000",
       target = "sm90a",
       variant = "rmsnorm_bf16",
     },
@@ -221,11 +224,11 @@ return {
       bucket = "C=1024",
       config = {
         BC = 1024,
-        RB = 1,
+        RB = 2,
         threads = 128,
       },
       device = "NVIDIA H200",
-      gbps = 3566.8,
+      gbps = 3922.1,
       shape = "C=1000",
       target = "sm90a",
       variant = "rmsnorm_f16",
@@ -235,11 +238,12 @@ return {
       config = {
         BC = 512,
         RB = 1,
+        resident = true,
         threads = 64,
       },
       device = "NVIDIA H200",
-      gbps = 3689.0,
-      shape = "C=2048",
+      gbps = 3843.5,
+      shape = "C=2000",
       target = "sm90a",
       variant = "rmsnorm_f16",
     },

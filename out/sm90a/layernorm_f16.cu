@@ -10,10 +10,10 @@
  *   C=32768: the config of C=65536, whose kernel it runs
  *   C=16384: BC=2048 RB=1 keep_row=true resident=true threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
  *   C=8192: BC=1024 RB=1 keep_row=true resident=true threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
- *   C=4096: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
- *   C=2048: the config of C=4096, whose kernel it runs
+ *   C=4096: BC=512 RB=1 keep_row=false resident=true threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
+ *   C=2048: BC=256 RB=1 keep_row=false resident=true threads=32 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
  *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
- *   C=512: the config of C=4096, whose kernel it runs
+ *   C=512: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
  *   C=256: BC=256 RB=2 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
  *   C=128: BC=128 RB=4 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c layernorm_f16.cu
@@ -3450,15 +3450,19 @@ static int layernorm_f16_C8192(const void *X, const void *W, const void *B, void
   return (int)cudaGetLastError();
 }
 
-/* One block (64 threads) of layernorm_f16_C4096. One config serves the tuned buckets C=4096, C=2048 and C=512: this kernel runs them all. */
+/* One block (64 threads) of layernorm_f16_C4096. */
 __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const __half *__restrict__ B, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][2];
-  __shared__ float t14_red[1][2];
-  __shared__ float t36_red[1][2];
-  __shared__ float t43_red[1][2];
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[2] = (float (*)[2])(lt_smem + 0);
+  float (*t14_red)[2] = (float (*)[2])(lt_smem + 16);
+  float (*t36_red)[2] = (float (*)[2])(lt_smem + 32);
+  float (*t43_red)[2] = (float (*)[2])(lt_smem + 48);
+  /* X_row: the row of X this program reads twice, (C + 512 - 1) / 512 * 512 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 512 - 1) / 512 * 512) * 2 <= 115648;
+  __half *const X_row = (__half *)(lt_smem + 64);
   // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
   // layernorm.lua:49: k:when(nchunks:eq(1), function()
@@ -3587,9 +3591,43 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       }
     }
   } else {
+    if (resident) {   /* the whole row of X into X_row first, every chunk's copy in flight at once (cp.async), each thread the elements its loads read back */
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      for (int lt_chunk = 0; lt_chunk < (C + 512 - 1) / 512; ++lt_chunk) {
+        const int gc = lt_chunk * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          lt_cp_async16(X_row + gc, ptr, 16);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) X_row[gc + vi] = ptr[vi];
+          }
+        }
+      }
+      lt_cp_async_commit();
+      lt_cp_async_wait<0>();   /* this thread's copies have landed: the elements it reads back */
+    }
     // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
-    {
+    if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
+      const bool ok = rb < R;
+      const __half *base = X_row;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    } else {
       const bool ok = rb < R;
       const __half *base = X + (int64_t)rb * C;
       const int gc = tid * 8;
@@ -3622,7 +3660,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int j = 1; j < nchunks; ++j) {
       // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
-      {
+      if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         const int gc = j * 512 + tid * 8;
@@ -3716,7 +3770,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         const int gc = j_2 * 512 + tid * 8;
@@ -3791,15 +3861,19 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
   }
 }
 
-/* One block (64 threads) of layernorm_f16_C4096, for rows that start off the 16-byte grid: their chunks move as whole vectors. One config serves the tuned buckets C=4096, C=2048 and C=512: this kernel runs them all. */
+/* One block (64 threads) of layernorm_f16_C4096, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
 __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const __half *__restrict__ B, __half *__restrict__ Y, int R, int C, float eps)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][2];
-  __shared__ float t14_red[1][2];
-  __shared__ float t36_red[1][2];
-  __shared__ float t43_red[1][2];
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[2] = (float (*)[2])(lt_smem + 0);
+  float (*t14_red)[2] = (float (*)[2])(lt_smem + 16);
+  float (*t36_red)[2] = (float (*)[2])(lt_smem + 32);
+  float (*t43_red)[2] = (float (*)[2])(lt_smem + 48);
+  /* X_row: the row of X this program reads twice, (C + 512 - 1) / 512 * 512 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 512 - 1) / 512 * 512) * 2 <= 115648;
+  __half *const X_row = (__half *)(lt_smem + 64);
   // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
   // layernorm.lua:49: k:when(nchunks:eq(1), function()
@@ -3948,15 +4022,18 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
       } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
           s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          if (resident) X_row[gc + vi] = __float2half_rn(s[vi]);
         }
       }
     }
@@ -3987,15 +4064,18 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           h.v[0] = ((const uint4 *)ptr)[0];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
             x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            if (resident) X_row[gc + vi] = __float2half_rn(x_2[vi]);
           }
         }
       }
@@ -4076,7 +4156,23 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         const int gc = j_2 * 512 + tid * 8;
@@ -4158,7 +4254,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
   }
 }
 
-/* Checks the arguments, then runs layernorm_f16_C4096 over its grid on `stream` (the config tuned for C=4096, C=2048 and C=512). */
+/* Checks the arguments, then runs layernorm_f16_C4096 over its grid on `stream` (the config tuned for C=4096). */
 static int layernorm_f16_C4096(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
 {
   if (X == NULL || W == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
@@ -4168,11 +4264,787 @@ static int layernorm_f16_C4096(const void *X, const void *W, const void *B, void
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
+  /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
+  const int64_t row_bytes = (int64_t)((C + 512 - 1) / 512 * 512) * 2;
+  const int smem = row_bytes <= 115648 ? 64 + (int)row_bytes : 56;
+  if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
+    const cudaError_t err = cudaFuncSetAttribute(layernorm_f16_C4096_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return (int)err;
+    const cudaError_t err_split = cudaFuncSetAttribute(layernorm_f16_C4096_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err_split != cudaSuccess) return (int)err_split;
+  }
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    layernorm_f16_C4096_split_kernel<<<grid, dim3(64), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (const __half *)B, (__half *)Y, R, C, eps);
+    layernorm_f16_C4096_split_kernel<<<grid, dim3(64), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (const __half *)B, (__half *)Y, R, C, eps);
   else
-    layernorm_f16_C4096_kernel<<<grid, dim3(64), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (const __half *)B, (__half *)Y, R, C, eps);
+    layernorm_f16_C4096_kernel<<<grid, dim3(64), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (const __half *)B, (__half *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* One block (32 threads) of layernorm_f16_C2048. */
+__global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const __half *__restrict__ B, __half *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  /* X_row: the row of X this program reads twice, (C + 256 - 1) / 256 * 256 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115712 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 256 - 1) / 256 * 256) * 2 <= 115712;
+  __half *const X_row = (__half *)(lt_smem + 0);
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 256 - 1) / 256;
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[8];
+    {
+      const __half *base = W;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[8];
+    {
+      const __half *base = B;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    float mean[1];
+    mean[0] = t10[0] / (float)C;
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[8];
+    float d[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      col[vi] = tid * 8 + vi;
+      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+    }
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[1];
+    t14[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t14[0] = t14[0] + d[vi] * d[vi];
+    }
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
+    float rstd[1];
+    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        }
+      }
+    }
+  } else {
+    if (resident) {   /* the whole row of X into X_row first, every chunk's copy in flight at once (cp.async), each thread the elements its loads read back */
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      for (int lt_chunk = 0; lt_chunk < (C + 256 - 1) / 256; ++lt_chunk) {
+        const int gc = lt_chunk * 256 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          lt_cp_async16(X_row + gc, ptr, 16);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) X_row[gc + vi] = ptr[vi];
+          }
+        }
+      }
+      lt_cp_async_commit();
+      lt_cp_async_wait<0>();   /* this thread's copies have landed: the elements it reads back */
+    }
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[8];
+    if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
+      const bool ok = rb < R;
+      const __half *base = X_row;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    } else {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s1[vi] = 0.0f;
+    }
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s2[vi] = 0.0f;
+    }
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      float x_2[8];
+      if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j * 256 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j * 256 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[8];
+      float d_2[8];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        col_2[vi] = tid * 8 + vi + j * 256;
+        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
+      }
+      // layernorm.lua:75: k:assign(s1, s1 + d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s1[vi] = s1[vi] + d_2[vi];
+      }
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
+      }
+    }
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      n[vi] = (float)((C - (tid * 8 + vi) - 1) / 256 + 1);
+    }
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[1];
+    t36[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
+    }
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
+    float mean_2[1];
+    mean_2[0] = t36[0] / (float)C;
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
+    }
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[1];
+    t43[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t43[0] = t43[0] + ssd[vi];
+    }
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      float x_3[8];
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j_2 * 256 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 256 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __half *base = W;
+        const int gc = j_2 * 256 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[8];
+      {
+        const __half *base = B;
+        const int gc = j_2 * 256 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 256 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (32 threads) of layernorm_f16_C2048, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const __half *__restrict__ B, __half *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  /* X_row: the row of X this program reads twice, (C + 256 - 1) / 256 * 256 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115712 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 256 - 1) / 256 * 256) * 2 <= 115712;
+  __half *const X_row = (__half *)(lt_smem + 0);
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 256 - 1) / 256;
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[8];
+    {
+      const __half *base = W;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[8];
+    {
+      const __half *base = B;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    float mean[1];
+    mean[0] = t10[0] / (float)C;
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[8];
+    float d[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      col[vi] = tid * 8 + vi;
+      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+    }
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[1];
+    t14[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t14[0] = t14[0] + d[vi] * d[vi];
+    }
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
+    float rstd[1];
+    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        }
+      }
+    }
+  } else {
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+        if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          if (resident) X_row[gc + vi] = __float2half_rn(s[vi]);
+        }
+      }
+    }
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s1[vi] = 0.0f;
+    }
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s2[vi] = 0.0f;
+    }
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j * 256 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            if (resident) X_row[gc + vi] = __float2half_rn(x_2[vi]);
+          }
+        }
+      }
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[8];
+      float d_2[8];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        col_2[vi] = tid * 8 + vi + j * 256;
+        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
+      }
+      // layernorm.lua:75: k:assign(s1, s1 + d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s1[vi] = s1[vi] + d_2[vi];
+      }
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
+      }
+    }
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      n[vi] = (float)((C - (tid * 8 + vi) - 1) / 256 + 1);
+    }
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[1];
+    t36[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
+    }
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
+    float mean_2[1];
+    mean_2[0] = t36[0] / (float)C;
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
+    }
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[1];
+    t43[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t43[0] = t43[0] + ssd[vi];
+    }
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      float x_3[8];
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j_2 * 256 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 256 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __half *base = W;
+        const int gc = j_2 * 256 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[8];
+      {
+        const __half *base = B;
+        const int gc = j_2 * 256 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 256 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs layernorm_f16_C2048 over its grid on `stream` (the config tuned for C=2048). */
+static int layernorm_f16_C2048(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
+  const int64_t row_bytes = (int64_t)((C + 256 - 1) / 256 * 256) * 2;
+  const int smem = row_bytes <= 115712 ? 0 + (int)row_bytes : 0;
+  if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
+    const cudaError_t err = cudaFuncSetAttribute(layernorm_f16_C2048_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return (int)err;
+    const cudaError_t err_split = cudaFuncSetAttribute(layernorm_f16_C2048_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err_split != cudaSuccess) return (int)err_split;
+  }
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    layernorm_f16_C2048_split_kernel<<<grid, dim3(32), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (const __half *)B, (__half *)Y, R, C, eps);
+  else
+    layernorm_f16_C2048_kernel<<<grid, dim3(32), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (const __half *)B, (__half *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 
@@ -4899,6 +5771,732 @@ static int layernorm_f16_C1024(const void *X, const void *W, const void *B, void
     layernorm_f16_C1024_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (const __half *)B, (__half *)Y, R, C, eps);
   else
     layernorm_f16_C1024_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (const __half *)B, (__half *)Y, R, C, eps);
+  return (int)cudaGetLastError();
+}
+
+/* One block (64 threads) of layernorm_f16_C512. */
+__global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const __half *__restrict__ B, __half *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][2];
+  __shared__ float t14_red[1][2];
+  __shared__ float t36_red[1][2];
+  __shared__ float t43_red[1][2];
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 512 - 1) / 512;
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[8];
+    {
+      const __half *base = W;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[8];
+    {
+      const __half *base = B;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float mean[1];
+    mean[0] = t10[0] / (float)C;
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[8];
+    float d[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      col[vi] = tid * 8 + vi;
+      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+    }
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[1];
+    t14[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t14[0] = t14[0] + d[vi] * d[vi];
+    }
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
+    if (tid % 32 == 0) {
+      t14_red[0][tid / 32] = t14[0];
+    }
+    __syncthreads();
+    t14[0] = t14_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        }
+      }
+    }
+  } else {
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s1[vi] = 0.0f;
+    }
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s2[vi] = 0.0f;
+    }
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[8];
+      float d_2[8];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        col_2[vi] = tid * 8 + vi + j * 512;
+        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
+      }
+      // layernorm.lua:75: k:assign(s1, s1 + d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s1[vi] = s1[vi] + d_2[vi];
+      }
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
+      }
+    }
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
+    }
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[1];
+    t36[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
+    }
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
+    if (tid % 32 == 0) {
+      t36_red[0][tid / 32] = t36[0];
+    }
+    __syncthreads();
+    t36[0] = t36_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
+    float mean_2[1];
+    mean_2[0] = t36[0] / (float)C;
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
+    }
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[1];
+    t43[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t43[0] = t43[0] + ssd[vi];
+    }
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
+    if (tid % 32 == 0) {
+      t43_red[0][tid / 32] = t43[0];
+    }
+    __syncthreads();
+    t43[0] = t43_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      float x_3[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __half *base = W;
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[8];
+      {
+        const __half *base = B;
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 512 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (64 threads) of layernorm_f16_C512, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __half *__restrict__ X, const __half *__restrict__ W, const __half *__restrict__ B, __half *__restrict__ Y, int R, int C, float eps)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float t10_red[1][2];
+  __shared__ float t14_red[1][2];
+  __shared__ float t36_red[1][2];
+  __shared__ float t43_red[1][2];
+  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 512 - 1) / 512;
+  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    float w[8];
+    {
+      const __half *base = W;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    float b[8];
+    {
+      const __half *base = B;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + x[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float mean[1];
+    mean[0] = t10[0] / (float)C;
+    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    int col[8];
+    float d[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      col[vi] = tid * 8 + vi;
+      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+    }
+    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    float t14[1];
+    t14[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t14[0] = t14[0] + d[vi] * d[vi];
+    }
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
+    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
+    if (tid % 32 == 0) {
+      t14_red[0][tid / 32] = t14[0];
+    }
+    __syncthreads();
+    t14[0] = t14_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
+    float rstd[1];
+    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
+    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    {
+      const bool ok = rb < R;
+      __half *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __half *ptr = base + gc;
+      if (ok && gc + 8 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        }
+      }
+    }
+  } else {
+    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    float s[8];
+    {
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __half *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __half e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s1[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s1[vi] = 0.0f;
+    }
+    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    float s2[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      s2[vi] = 0.0f;
+    }
+    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    for (int j = 1; j < nchunks; ++j) {
+      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      int col_2[8];
+      float d_2[8];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        col_2[vi] = tid * 8 + vi + j * 512;
+        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
+      }
+      // layernorm.lua:75: k:assign(s1, s1 + d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s1[vi] = s1[vi] + d_2[vi];
+      }
+      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
+      }
+    }
+    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    float n[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
+    }
+    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    float t36[1];
+    t36[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
+    }
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
+    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
+    if (tid % 32 == 0) {
+      t36_red[0][tid / 32] = t36[0];
+    }
+    __syncthreads();
+    t36[0] = t36_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
+    float mean_2[1];
+    mean_2[0] = t36[0] / (float)C;
+    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    float ssd[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
+    }
+    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    float t43[1];
+    t43[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t43[0] = t43[0] + ssd[vi];
+    }
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
+    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
+    if (tid % 32 == 0) {
+      t43_red[0][tid / 32] = t43[0];
+    }
+    __syncthreads();
+    t43[0] = t43_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
+    float rstd_2[1];
+    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
+    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      float x_3[8];
+      {
+        const bool ok = rb < R;
+        const __half *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      float w_2[8];
+      {
+        const __half *base = W;
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      float b_2[8];
+      {
+        const __half *base = B;
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      {
+        const bool ok = rb < R;
+        __half *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 512 + tid * 8;
+        __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs layernorm_f16_C512 over its grid on `stream` (the config tuned for C=512). */
+static int layernorm_f16_C512(const void *X, const void *W, const void *B, void *Y, int R, int C, float eps, void *stream)
+{
+  if (X == NULL || W == NULL || B == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    layernorm_f16_C512_split_kernel<<<grid, dim3(64), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (const __half *)B, (__half *)Y, R, C, eps);
+  else
+    layernorm_f16_C512_kernel<<<grid, dim3(64), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (const __half *)B, (__half *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 
@@ -6232,9 +7830,9 @@ extern "C" int layernorm_f16(const void *X, const void *W, const void *B, void *
 {
   if (C <= 128) return layernorm_f16_C128(X, W, B, Y, R, C, eps, stream);
   if (C <= 256) return layernorm_f16_C256(X, W, B, Y, R, C, eps, stream);
-  if (C <= 512) return layernorm_f16_C4096(X, W, B, Y, R, C, eps, stream);
+  if (C <= 512) return layernorm_f16_C512(X, W, B, Y, R, C, eps, stream);
   if (C <= 1024) return layernorm_f16_C1024(X, W, B, Y, R, C, eps, stream);
-  if (C <= 2048) return layernorm_f16_C4096(X, W, B, Y, R, C, eps, stream);
+  if (C <= 2048) return layernorm_f16_C2048(X, W, B, Y, R, C, eps, stream);
   if (C <= 4096) return layernorm_f16_C4096(X, W, B, Y, R, C, eps, stream);
   if (C <= 8192) return layernorm_f16_C8192(X, W, B, Y, R, C, eps, stream);
   if (C <= 16384) return layernorm_f16_C16384(X, W, B, Y, R, C, eps, stream);

@@ -12,8 +12,8 @@
  *   C=8192: BC=2048 RB=1 keep_row=true resident=true threads=256 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=8192)
  *   C=6144: BC=1024 RB=1 keep_row=true resident=true threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=6144)
  *   C=4096: BC=1024 RB=1 keep_row=true resident=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=4096)
- *   C=2048: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=2048)
- *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=1024)
+ *   C=2048: BC=512 RB=1 keep_row=false resident=true threads=64 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=2048)
+ *   C=1024: BC=1024 RB=2 keep_row=false resident=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=1024)
  *   C=512: BC=512 RB=2 keep_row=false resident=false threads=64 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=512)
  *   C=256: BC=256 RB=4 keep_row=false resident=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=256)
  *   C=128: BC=128 RB=8 keep_row=false resident=false threads=128 (tuned: dsl/tuned/rmsnorm.lua, NVIDIA H200, C=128)
@@ -4037,8 +4037,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][2];
-  __shared__ float t18_red[1][2];
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[2] = (float (*)[2])(lt_smem + 0);
+  float (*t18_red)[2] = (float (*)[2])(lt_smem + 16);
+  /* X_row: the row of X this program reads twice, (C + 512 - 1) / 512 * 512 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115680 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 512 - 1) / 512 * 512) * 2 <= 115680;
+  __half *const X_row = (__half *)(lt_smem + 32);
   // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
   // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
@@ -4126,11 +4130,49 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
     for (int vi = 0; vi < 8; ++vi) {
       ss[vi] = 0.0f;
     }
+    if (resident) {   /* the whole row of X into X_row first, every chunk's copy in flight at once (cp.async), each thread the elements its loads read back */
+      const bool ok = rb < R;
+      const __half *base = X + (int64_t)rb * C;
+      for (int lt_chunk = 0; lt_chunk < (C + 512 - 1) / 512; ++lt_chunk) {
+        const int gc = lt_chunk * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          lt_cp_async16(X_row + gc, ptr, 16);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) X_row[gc + vi] = ptr[vi];
+          }
+        }
+      }
+      lt_cp_async_commit();
+      lt_cp_async_wait<0>();   /* this thread's copies have landed: the elements it reads back */
+    }
     // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
-      {
+      if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        }
+      } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         const int gc = j * 512 + tid * 8;
@@ -4177,7 +4219,23 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_kernel(const __half *__r
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         const int gc = j_2 * 512 + tid * 8;
@@ -4239,8 +4297,12 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_split_kernel(const __hal
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][2];
-  __shared__ float t18_red[1][2];
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*t10_red)[2] = (float (*)[2])(lt_smem + 0);
+  float (*t18_red)[2] = (float (*)[2])(lt_smem + 16);
+  /* X_row: the row of X this program reads twice, (C + 512 - 1) / 512 * 512 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115680 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 512 - 1) / 512 * 512) * 2 <= 115680;
+  __half *const X_row = (__half *)(lt_smem + 32);
   // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
   // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
@@ -4350,15 +4412,18 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_split_kernel(const __hal
           h.v[0] = ((const uint4 *)ptr)[0];
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
         } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
           union { uint4 v[1]; __half e[8]; } h;
           h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
             x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            if (resident) X_row[gc + vi] = __float2half_rn(x_2[vi]);
           }
         }
         #pragma unroll
@@ -4392,7 +4457,23 @@ __global__ void __launch_bounds__(64) rmsnorm_f16_C2048_split_kernel(const __hal
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
-      {
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __half *base = X_row;
+        const int gc = j_2 * 512 + tid * 8;
+        const __half *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
+        }
+      } else {
         const bool ok = rb < R;
         const __half *base = X + (int64_t)rb * C;
         const int gc = j_2 * 512 + tid * 8;
@@ -4466,11 +4547,20 @@ static int rmsnorm_f16_C2048(const void *X, const void *W, void *Y, int R, int C
   const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
+  /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
+  const int64_t row_bytes = (int64_t)((C + 512 - 1) / 512 * 512) * 2;
+  const int smem = row_bytes <= 115680 ? 32 + (int)row_bytes : 24;
+  if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
+    const cudaError_t err = cudaFuncSetAttribute(rmsnorm_f16_C2048_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return (int)err;
+    const cudaError_t err_split = cudaFuncSetAttribute(rmsnorm_f16_C2048_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err_split != cudaSuccess) return (int)err_split;
+  }
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    rmsnorm_f16_C2048_split_kernel<<<grid, dim3(64), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+    rmsnorm_f16_C2048_split_kernel<<<grid, dim3(64), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
   else
-    rmsnorm_f16_C2048_kernel<<<grid, dim3(64), 0, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
+    rmsnorm_f16_C2048_kernel<<<grid, dim3(64), smem, (cudaStream_t)stream>>>((const __half *)X, (const __half *)W, (__half *)Y, R, C, eps);
   return (int)cudaGetLastError();
 }
 
@@ -4479,28 +4569,39 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][4];
-  __shared__ float t18_red[1][4];
+  __shared__ float t10_red[2][4];
+  __shared__ float t18_red[2][4];
   // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
   // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
+    float x[16];
     {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      const __half *base = X;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = raw[ri];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -4523,116 +4624,174 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
       }
     }
     // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
-    float t10[1];
-    t10[0] = 0.0f;
+    float t10[2];
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t10[0] = t10[0] + x[vi] * x[vi];
+    for (int ri = 0; ri < 2; ++ri) {
+      t10[ri] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[ri] = t10[ri] + x[ri * 8 + vi] * x[ri * 8 + vi];
+      }
     }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    #pragma unroll
+    for (int ei = 0; ei < 2; ++ei) {
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 16);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+    }
     if (tid % 32 == 0) {
-      t10_red[0][tid / 32] = t10[0];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t10_red[ri][tid / 32] = t10[ri];
+      }
     }
     __syncthreads();
-    t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
-    float rstd[1];
-    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    for (int ri = 0; ri < 2; ++ri) {
+      t10[ri] = t10_red[ri][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t10[ri] = t10[ri] + t10_red[ri][wi];
+    }
+    float rstd[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
+    }
     // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
-      const bool ok = rb < R;
-      __half *base = Y + (int64_t)rb * C;
-      const int gc = tid * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
-        ((uint4 *)ptr)[0] = h.v[0];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
+      __half *base = Y;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[ri * 8 + vi] * rstd[ri] * w[vi]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(x[ri * 8 + vi] * rstd[ri] * w[vi]);
+          }
         }
       }
     }
   } else {
     // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ss[8];
+    float ss[16];
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      ss[vi] = 0.0f;
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        ss[ri * 8 + vi] = 0.0f;
+      }
     }
     // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
-      float x_2[8];
+      float x_2[16];
       {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
+        const __half *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 1024 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
         }
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 1024 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
+          }
         }
       }
     }
     // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
-    float t18[1];
-    t18[0] = 0.0f;
+    float t18[2];
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t18[0] = t18[0] + ss[vi];
+    for (int ri = 0; ri < 2; ++ri) {
+      t18[ri] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t18[ri] = t18[ri] + ss[ri * 8 + vi];
+      }
     }
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    #pragma unroll
+    for (int ei = 0; ei < 2; ++ei) {
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 16);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 8);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 4);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 2);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 1);
+    }
     if (tid % 32 == 0) {
-      t18_red[0][tid / 32] = t18[0];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t18_red[ri][tid / 32] = t18[ri];
+      }
     }
     __syncthreads();
-    t18[0] = t18_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
-    float rstd_2[1];
-    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    for (int ri = 0; ri < 2; ++ri) {
+      t18[ri] = t18_red[ri][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t18[ri] = t18[ri] + t18_red[ri][wi];
+    }
+    float rstd_2[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
+    }
     // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
-      float x_3[8];
+      float x_3[16];
       {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        const __half *base = X;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = raw[ri];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -4656,19 +4815,22 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_kernel(const __half *__
       }
       // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
-        const bool ok = rb < R;
-        __half *base = Y + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+        __half *base = Y;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 1024 + tid * 8;
+          __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[ri * 8 + vi] * rstd_2[ri] * w_2[vi]);
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(x_3[ri * 8 + vi] * rstd_2[ri] * w_2[vi]);
+            }
           }
         }
       }
@@ -4681,34 +4843,37 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_split_kernel(const __ha
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][4];
-  __shared__ float t18_red[1][4];
+  __shared__ float t10_red[2][4];
+  __shared__ float t18_red[2][4];
   // rmsnorm.lua:42: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
   // rmsnorm.lua:45: k:when(nchunks:eq(1), function()
   if (nchunks == 1) {
     // rmsnorm.lua:46: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
+    float x[16];
     {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= C && off == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+      const __half *base = X;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        const __half *ptr = base + (int64_t)gr * C + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (gr < R && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          }
         }
       }
     }
@@ -4731,129 +4896,171 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_split_kernel(const __ha
       }
     }
     // rmsnorm.lua:48: local rstd = tile.rsqrt(k:reduce_sum(x * x, 2) / p.C + p.eps)
-    float t10[1];
-    t10[0] = 0.0f;
+    float t10[2];
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t10[0] = t10[0] + x[vi] * x[vi];
+    for (int ri = 0; ri < 2; ++ri) {
+      t10[ri] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[ri] = t10[ri] + x[ri * 8 + vi] * x[ri * 8 + vi];
+      }
     }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    #pragma unroll
+    for (int ei = 0; ei < 2; ++ei) {
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 16);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+      t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+    }
     if (tid % 32 == 0) {
-      t10_red[0][tid / 32] = t10[0];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t10_red[ri][tid / 32] = t10[ri];
+      }
     }
     __syncthreads();
-    t10[0] = t10_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
-    float rstd[1];
-    rstd[0] = rsqrtf(t10[0] / (float)C + eps);
+    for (int ri = 0; ri < 2; ++ri) {
+      t10[ri] = t10_red[ri][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t10[ri] = t10[ri] + t10_red[ri][wi];
+    }
+    float rstd[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      rstd[ri] = rsqrtf(t10[ri] / (float)C + eps);
+    }
     // rmsnorm.lua:49: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), x * rstd * w)
     {
-      const bool ok = rb < R;
-      __half *base = Y + (int64_t)rb * C;
-      const int gc = tid * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= C) {
-        union { uint4 v[1]; __half e[8]; } h;
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
-        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-        else lt_st16_split(ptr, h.v[0]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x[vi] * rstd[0] * w[vi]);
+      __half *base = Y;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = rb * 2 + ri;
+        const int gc = tid * 8;
+        __half *ptr = base + (int64_t)gr * C + gc;
+        if (gr < R && gc + 8 <= C) {
+          union { uint4 v[1]; __half e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x[ri * 8 + vi] * rstd[ri] * w[vi]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(x[ri * 8 + vi] * rstd[ri] * w[vi]);
+          }
         }
       }
     }
   } else {
     // rmsnorm.lua:53: local ss = k:fragment("f32", { c.RB, c.BC }, 0)
-    float ss[8];
+    float ss[16];
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      ss[vi] = 0.0f;
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        ss[ri * 8 + vi] = 0.0f;
+      }
     }
     // rmsnorm.lua:54: k:serial(0, nchunks, function(j)
     for (int j = 0; j < nchunks; ++j) {
       // rmsnorm.lua:55: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
-      float x_2[8];
+      float x_2[16];
       {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
+        const __half *base = X;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j * 1024 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            ss[ri * 8 + vi] = ss[ri * 8 + vi] + x_2[ri * 8 + vi] * x_2[ri * 8 + vi];
           }
-        }
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          ss[vi] = ss[vi] + x_2[vi] * x_2[vi];
         }
       }
     }
     // rmsnorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(ss, 2) / p.C + p.eps)
-    float t18[1];
-    t18[0] = 0.0f;
+    float t18[2];
     #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t18[0] = t18[0] + ss[vi];
+    for (int ri = 0; ri < 2; ++ri) {
+      t18[ri] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t18[ri] = t18[ri] + ss[ri * 8 + vi];
+      }
     }
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 16);
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 8);
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 4);
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 2);
-    t18[0] = t18[0] + __shfl_xor_sync(0xffffffffu, t18[0], 1);
+    #pragma unroll
+    for (int ei = 0; ei < 2; ++ei) {
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 16);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 8);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 4);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 2);
+      t18[ei] = t18[ei] + __shfl_xor_sync(0xffffffffu, t18[ei], 1);
+    }
     if (tid % 32 == 0) {
-      t18_red[0][tid / 32] = t18[0];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t18_red[ri][tid / 32] = t18[ri];
+      }
     }
     __syncthreads();
-    t18[0] = t18_red[0][0];
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t18[0] = t18[0] + t18_red[0][wi];
-    float rstd_2[1];
-    rstd_2[0] = rsqrtf(t18[0] / (float)C + eps);
+    for (int ri = 0; ri < 2; ++ri) {
+      t18[ri] = t18_red[ri][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t18[ri] = t18[ri] + t18_red[ri][wi];
+    }
+    float rstd_2[2];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      rstd_2[ri] = rsqrtf(t18[ri] / (float)C + eps);
+    }
     // rmsnorm.lua:59: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
       // rmsnorm.lua:60: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
-      float x_3[8];
+      float x_3[16];
       {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+        const __half *base = X;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 1024 + tid * 8;
+          const __half *ptr = base + (int64_t)gr * C + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (gr < R && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ri * 8 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+            }
           }
         }
       }
@@ -4877,20 +5084,23 @@ __global__ void __launch_bounds__(128) rmsnorm_f16_C1024_split_kernel(const __ha
       }
       // rmsnorm.lua:62: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), x * rstd * w, stream)
       {
-        const bool ok = rb < R;
-        __half *base = Y + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn(x_3[vi] * rstd_2[0] * w_2[vi]);
+        __half *base = Y;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = rb * 2 + ri;
+          const int gc = j_2 * 1024 + tid * 8;
+          __half *ptr = base + (int64_t)gr * C + gc;
+          if (gr < R && gc + 8 <= C) {
+            union { uint4 v[1]; __half e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(x_3[ri * 8 + vi] * rstd_2[ri] * w_2[vi]);
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(x_3[ri * 8 + vi] * rstd_2[ri] * w_2[vi]);
+            }
           }
         }
       }
@@ -4905,7 +5115,7 @@ static int rmsnorm_f16_C1024(const void *X, const void *W, void *Y, int R, int C
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
   if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */

@@ -9,11 +9,14 @@
  *   C=65536: BC=8192 RB=1 keep_row=true resident=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=65536)
  *   C=32768: BC=8192 RB=1 keep_row=false resident=true threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=32768)
  *   C=16384: BC=16384 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=16384)
+ *   C=12288: BC=2048 RB=1 keep_row=false resident=true threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=12288)
  *   C=8192: BC=8192 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=8192)
- *   C=6144: BC=2048 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=6144)
- *   C=4096: BC=1024 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=4096)
- *   C=2048: the config of C=6144, whose kernel it runs
- *   C=1024: the config of C=4096, whose kernel it runs
+ *   C=6144: BC=6144 RB=1 keep_row=false resident=false threads=256 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=6144)
+ *   C=5120: BC=1024 RB=1 keep_row=false resident=true threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=5120)
+ *   C=4096: BC=4096 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=4096)
+ *   C=3072: BC=3072 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=3072)
+ *   C=2048: BC=2048 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=1024)
  *   C=512: BC=512 RB=2 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=512)
  *   C=256: BC=256 RB=4 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=256)
  *   C=128: BC=128 RB=8 keep_row=false resident=false threads=128 (tuned: dsl/tuned/softmax.lua, NVIDIA H200, C=128)
@@ -2322,6 +2325,613 @@ static int softmax_bf16_C16384(const void *X, void *Y, int R, int C, void *strea
   return (int)cudaGetLastError();
 }
 
+/* One block (128 threads) of softmax_bf16_C12288. */
+__global__ void __launch_bounds__(128) softmax_bf16_C12288_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*m_red)[4] = (float (*)[4])(lt_smem + 0);
+  float (*t10_red)[4] = (float (*)[4])(lt_smem + 16);
+  float (*t13_red)[4] = (float (*)[4])(lt_smem + 32);
+  float (*t21_red)[4] = (float (*)[4])(lt_smem + 48);
+  /* X_row: the row of X this program reads twice, (C + 2048 - 1) / 2048 * 2048 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 2048 - 1) / 2048 * 2048) * 2 <= 115648;
+  __nv_bfloat16 *const X_row = (__nv_bfloat16 *)(lt_smem + 64);
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 2048 - 1) / 2048;
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      uint4 raw[2];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
+    float e[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __nv_bfloat16 *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              if (resident) X_row[gc + vi] = __float2bfloat16_rn(x_2[ci * 8 + vi]);
+            }
+          }
+        }
+      }
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:61: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:63: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      float x_3[16];
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X_row;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      } else {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[2];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      {
+        const bool ok = rb < R;
+        __nv_bfloat16 *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (128 threads) of softmax_bf16_C12288, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) softmax_bf16_C12288_split_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*m_red)[4] = (float (*)[4])(lt_smem + 0);
+  float (*t10_red)[4] = (float (*)[4])(lt_smem + 16);
+  float (*t13_red)[4] = (float (*)[4])(lt_smem + 32);
+  float (*t21_red)[4] = (float (*)[4])(lt_smem + 48);
+  /* X_row: the row of X this program reads twice, (C + 2048 - 1) / 2048 * 2048 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 2048 - 1) / 2048 * 2048) * 2 <= 115648;
+  __nv_bfloat16 *const X_row = (__nv_bfloat16 *)(lt_smem + 64);
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 2048 - 1) / 2048;
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[16];
+    {
+      const bool ok = rb < R;
+      const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
+    float e[16];
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 2; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __nv_bfloat16 *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      float x_2[16];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+            if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+              if (resident) X_row[gc + vi] = __float2bfloat16_rn(x_2[ci * 8 + vi]);
+            }
+          }
+        }
+      }
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:61: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:63: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      float x_3[16];
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X_row;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      } else {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      {
+        const bool ok = rb < R;
+        __nv_bfloat16 *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          const int gc = j_2 * 2048 + (ci * 128 + tid) * 8;
+          __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs softmax_bf16_C12288 over its grid on `stream` (the config tuned for C=12288). */
+static int softmax_bf16_C12288(const void *X, void *Y, int R, int C, void *stream)
+{
+  if (X == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
+  const int64_t row_bytes = (int64_t)((C + 2048 - 1) / 2048 * 2048) * 2;
+  const int smem = row_bytes <= 115648 ? 64 + (int)row_bytes : 64;
+  if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
+    const cudaError_t err = cudaFuncSetAttribute(softmax_bf16_C12288_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return (int)err;
+    const cudaError_t err_split = cudaFuncSetAttribute(softmax_bf16_C12288_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err_split != cudaSuccess) return (int)err_split;
+  }
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_bf16_C12288_split_kernel<<<grid, dim3(128), smem, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+  else
+    softmax_bf16_C12288_kernel<<<grid, dim3(128), smem, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+  return (int)cudaGetLastError();
+}
+
 /* One block (512 threads) of softmax_bf16_C8192. */
 __global__ void __launch_bounds__(512) softmax_bf16_C8192_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
 {
@@ -2869,8 +3479,2169 @@ static int softmax_bf16_C8192(const void *X, void *Y, int R, int C, void *stream
   return (int)cudaGetLastError();
 }
 
-/* One block (128 threads) of softmax_bf16_C6144. One config serves the tuned buckets C=6144 and C=2048: this kernel runs them all. */
-__global__ void __launch_bounds__(128) softmax_bf16_C6144_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
+/* One block (256 threads) of softmax_bf16_C6144. */
+__global__ void __launch_bounds__(256) softmax_bf16_C6144_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][8];
+  __shared__ float t10_red[1][8];
+  __shared__ float t13_red[1][8];
+  __shared__ float t21_red[1][8];
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 6144 - 1) / 6144;
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[24];
+    {
+      const bool ok = rb < R;
+      const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      uint4 raw[3];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 3; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
+    float e[24];
+    #pragma unroll
+    for (int ci = 0; ci < 3; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 3; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __nv_bfloat16 *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      float x_2[24];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[3];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j * 6144 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j * 6144 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:61: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:63: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      float x_3[24];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[3];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j_2 * 6144 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j_2 * 6144 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      {
+        const bool ok = rb < R;
+        __nv_bfloat16 *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j_2 * 6144 + (ci * 256 + tid) * 8;
+          __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of softmax_bf16_C6144, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) softmax_bf16_C6144_split_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][8];
+  __shared__ float t10_red[1][8];
+  __shared__ float t13_red[1][8];
+  __shared__ float t21_red[1][8];
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 6144 - 1) / 6144;
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[24];
+    {
+      const bool ok = rb < R;
+      const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 3; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
+    float e[24];
+    #pragma unroll
+    for (int ci = 0; ci < 3; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 3; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __nv_bfloat16 *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        const int gc = (ci * 256 + tid) * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      float x_2[24];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j * 6144 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 8; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 8; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:61: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:63: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      float x_3[24];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j_2 * 6144 + (ci * 256 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      {
+        const bool ok = rb < R;
+        __nv_bfloat16 *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j_2 * 6144 + (ci * 256 + tid) * 8;
+          __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs softmax_bf16_C6144 over its grid on `stream` (the config tuned for C=6144). */
+static int softmax_bf16_C6144(const void *X, void *Y, int R, int C, void *stream)
+{
+  if (X == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_bf16_C6144_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+  else
+    softmax_bf16_C6144_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+  return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of softmax_bf16_C5120. */
+__global__ void __launch_bounds__(128) softmax_bf16_C5120_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*m_red)[4] = (float (*)[4])(lt_smem + 0);
+  float (*t10_red)[4] = (float (*)[4])(lt_smem + 16);
+  float (*t13_red)[4] = (float (*)[4])(lt_smem + 32);
+  float (*t21_red)[4] = (float (*)[4])(lt_smem + 48);
+  /* X_row: the row of X this program reads twice, (C + 1024 - 1) / 1024 * 1024 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 1024 - 1) / 1024 * 1024) * 2 <= 115648;
+  __nv_bfloat16 *const X_row = (__nv_bfloat16 *)(lt_smem + 64);
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        }
+      }
+    }
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      m[0] = fmaxf(m[0], x[vi]);
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
+    float e[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
+    }
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + e[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __nv_bfloat16 *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[vi] * inv[0]);
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(e[vi] * inv[0]);
+        }
+      }
+    }
+  } else {
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        const int gc = j * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            if (resident) X_row[gc + vi] = __float2bfloat16_rn(x_2[vi]);
+          }
+        }
+      }
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t13[0] = fmaxf(t13[0], x_2[vi]);
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t21[0] = t21[0] + lt_exp2((x_2[vi] - m_new[0]) * 1.442695f);
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:61: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:63: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      float x_3[8];
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X_row;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      } else {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      {
+        const bool ok = rb < R;
+        __nv_bfloat16 *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (128 threads) of softmax_bf16_C5120, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) softmax_bf16_C5120_split_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  float (*m_red)[4] = (float (*)[4])(lt_smem + 0);
+  float (*t10_red)[4] = (float (*)[4])(lt_smem + 16);
+  float (*t13_red)[4] = (float (*)[4])(lt_smem + 32);
+  float (*t21_red)[4] = (float (*)[4])(lt_smem + 48);
+  /* X_row: the row of X this program reads twice, (C + 1024 - 1) / 1024 * 1024 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
+  const bool resident = (int64_t)((C + 1024 - 1) / 1024 * 1024) * 2 <= 115648;
+  __nv_bfloat16 *const X_row = (__nv_bfloat16 *)(lt_smem + 64);
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 1024 - 1) / 1024;
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[8];
+    {
+      const bool ok = rb < R;
+      const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      const int gc = tid * 8;
+      const __nv_bfloat16 *ptr = base + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (ok && gc + 8 <= C && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) x[vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          x[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+        }
+      }
+    }
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      m[0] = fmaxf(m[0], x[vi]);
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
+    float e[8];
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      e[vi] = lt_exp2((x[vi] - m[0]) * 1.442695f);
+    }
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      t10[0] = t10[0] + e[vi];
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __nv_bfloat16 *base = Y + (int64_t)rb * C;
+      const int gc = tid * 8;
+      __nv_bfloat16 *ptr = base + gc;
+      if (ok && gc + 8 <= C) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[vi] * inv[0]);
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(e[vi] * inv[0]);
+        }
+      }
+    }
+  } else {
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      float x_2[8];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        const int gc = j * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __bfloat162float(h.e[vi]);
+          if (resident) ((uint4 *)(X_row + gc))[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_2[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            if (resident) X_row[gc + vi] = __float2bfloat16_rn(x_2[vi]);
+          }
+        }
+      }
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t13[0] = fmaxf(t13[0], x_2[vi]);
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t21[0] = t21[0] + lt_exp2((x_2[vi] - m_new[0]) * 1.442695f);
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:61: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:63: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      float x_3[8];
+      if (resident) {   /* the chunk from X_row, where the first pass left it */
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X_row;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      } else {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x_3[vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      {
+        const bool ok = rb < R;
+        __nv_bfloat16 *base = Y + (int64_t)rb * C;
+        const int gc = j_2 * 1024 + tid * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(lt_exp2((x_3[vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs softmax_bf16_C5120 over its grid on `stream` (the config tuned for C=5120). */
+static int softmax_bf16_C5120(const void *X, void *Y, int R, int C, void *stream)
+{
+  if (X == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* X's rows kept in shared memory after the other tiles where they fit (config resident) */
+  const int64_t row_bytes = (int64_t)((C + 1024 - 1) / 1024 * 1024) * 2;
+  const int smem = row_bytes <= 115648 ? 64 + (int)row_bytes : 64;
+  if (smem > 49152) {   /* over the default 48 KB: the kernel opts in */
+    const cudaError_t err = cudaFuncSetAttribute(softmax_bf16_C5120_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err != cudaSuccess) return (int)err;
+    const cudaError_t err_split = cudaFuncSetAttribute(softmax_bf16_C5120_split_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+    if (err_split != cudaSuccess) return (int)err_split;
+  }
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_bf16_C5120_split_kernel<<<grid, dim3(128), smem, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+  else
+    softmax_bf16_C5120_kernel<<<grid, dim3(128), smem, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+  return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of softmax_bf16_C4096. */
+__global__ void __launch_bounds__(128) softmax_bf16_C4096_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][4];
+  __shared__ float t10_red[1][4];
+  __shared__ float t13_red[1][4];
+  __shared__ float t21_red[1][4];
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 4096 - 1) / 4096;
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[32];
+    {
+      const bool ok = rb < R;
+      const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      uint4 raw[4];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
+    float e[32];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __nv_bfloat16 *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      float x_2[32];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[4];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 4096 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 4096 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:61: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:63: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      float x_3[32];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[4];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      {
+        const bool ok = rb < R;
+        __nv_bfloat16 *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 128 + tid) * 8;
+          __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (128 threads) of softmax_bf16_C4096, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) softmax_bf16_C4096_split_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][4];
+  __shared__ float t10_red[1][4];
+  __shared__ float t13_red[1][4];
+  __shared__ float t21_red[1][4];
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 4096 - 1) / 4096;
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[32];
+    {
+      const bool ok = rb < R;
+      const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
+    float e[32];
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __nv_bfloat16 *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      float x_2[32];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j * 4096 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:61: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:63: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      float x_3[32];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      {
+        const bool ok = rb < R;
+        __nv_bfloat16 *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int gc = j_2 * 4096 + (ci * 128 + tid) * 8;
+          __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs softmax_bf16_C4096 over its grid on `stream` (the config tuned for C=4096). */
+static int softmax_bf16_C4096(const void *X, void *Y, int R, int C, void *stream)
+{
+  if (X == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_bf16_C4096_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+  else
+    softmax_bf16_C4096_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+  return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of softmax_bf16_C3072. */
+__global__ void __launch_bounds__(128) softmax_bf16_C3072_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][4];
+  __shared__ float t10_red[1][4];
+  __shared__ float t13_red[1][4];
+  __shared__ float t21_red[1][4];
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 3072 - 1) / 3072;
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[24];
+    {
+      const bool ok = rb < R;
+      const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      uint4 raw[3];   /* every chunk's vector, issued before any is used */
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+      }
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = raw[ci];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 3; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
+    float e[24];
+    #pragma unroll
+    for (int ci = 0; ci < 3; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 3; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __nv_bfloat16 *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      float x_2[24];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[3];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j * 3072 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j * 3072 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:61: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:63: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      float x_3[24];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        uint4 raw[3];   /* every chunk's vector, issued before any is used */
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j_2 * 3072 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ci] = ((const uint4 *)ptr)[0];
+        }
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j_2 * 3072 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = raw[ci];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      {
+        const bool ok = rb < R;
+        __nv_bfloat16 *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j_2 * 3072 + (ci * 128 + tid) * 8;
+          __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            ((uint4 *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* One block (128 threads) of softmax_bf16_C3072, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) softmax_bf16_C3072_split_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
+{
+  const int tid = threadIdx.x;
+  const int rb = blockIdx.x;
+  __shared__ float m_red[1][4];
+  __shared__ float t10_red[1][4];
+  __shared__ float t13_red[1][4];
+  __shared__ float t21_red[1][4];
+  // softmax.lua:45: local nchunks = tile.cdiv(p.C, c.BC)
+  const int nchunks = (C + 3072 - 1) / 3072;
+  // softmax.lua:48: k:when(nchunks:eq(1), function()
+  if (nchunks == 1) {
+    // softmax.lua:49: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), -math.huge):cast("f32")
+    float x[24];
+    {
+      const bool ok = rb < R;
+      const __nv_bfloat16 *base = X + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        const __nv_bfloat16 *ptr = base + gc;
+        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+        if (ok && gc + 8 <= C && off == 0) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = ((const uint4 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) x[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            x[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+          }
+        }
+      }
+    }
+    // softmax.lua:50: local m = k:reduce_max(x, 2)
+    float m[1];
+    m[0] = -INFINITY;
+    #pragma unroll
+    for (int ci = 0; ci < 3; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        m[0] = fmaxf(m[0], x[ci * 8 + vi]);
+      }
+    }
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 16));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 8));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 4));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 2));
+    m[0] = fmaxf(m[0], __shfl_xor_sync(0xffffffffu, m[0], 1));
+    if (tid % 32 == 0) {
+      m_red[0][tid / 32] = m[0];
+    }
+    __syncthreads();
+    m[0] = m_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) m[0] = fmaxf(m[0], m_red[0][wi]);
+    // softmax.lua:51: local e = tile.exp2((x - m) * LOG2E)
+    float e[24];
+    #pragma unroll
+    for (int ci = 0; ci < 3; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        e[ci * 8 + vi] = lt_exp2((x[ci * 8 + vi] - m[0]) * 1.442695f);
+      }
+    }
+    // softmax.lua:52: local inv = 1 / k:reduce_sum(e, 2)
+    float t10[1];
+    t10[0] = 0.0f;
+    #pragma unroll
+    for (int ci = 0; ci < 3; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t10[0] = t10[0] + e[ci * 8 + vi];
+      }
+    }
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
+    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
+    if (tid % 32 == 0) {
+      t10_red[0][tid / 32] = t10[0];
+    }
+    __syncthreads();
+    t10[0] = t10_red[0][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
+    float inv[1];
+    inv[0] = 1.0f / t10[0];
+    // softmax.lua:53: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), e * inv)
+    {
+      const bool ok = rb < R;
+      __nv_bfloat16 *base = Y + (int64_t)rb * C;
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        const int gc = (ci * 128 + tid) * 8;
+        __nv_bfloat16 *ptr = base + gc;
+        if (ok && gc + 8 <= C) {
+          union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+          else lt_st16_split(ptr, h.v[0]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(e[ci * 8 + vi] * inv[0]);
+          }
+        }
+      }
+    }
+  } else {
+    // softmax.lua:55: local m = k:fragment("f32", { c.RB, 1 }, -math.huge)
+    float m_2[1];
+    m_2[0] = -INFINITY;
+    // softmax.lua:56: local s = k:fragment("f32", { c.RB, 1 }, 0)
+    float s[1];
+    s[0] = 0.0f;
+    // softmax.lua:57: k:serial(0, nchunks, function(j)
+    for (int j = 0; j < nchunks; ++j) {
+      // softmax.lua:58: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, keep):cast("f32")
+      float x_2[24];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j * 3072 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_2[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_2[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:59: local m_new = tile.max(m, k:reduce_max(x, 2))
+      float t13[1];
+      t13[0] = -INFINITY;
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t13[0] = fmaxf(t13[0], x_2[ci * 8 + vi]);
+        }
+      }
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 16));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 8));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 4));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 2));
+      t13[0] = fmaxf(t13[0], __shfl_xor_sync(0xffffffffu, t13[0], 1));
+      if (tid % 32 == 0) {
+        t13_red[0][tid / 32] = t13[0];
+      }
+      __syncthreads();
+      t13[0] = t13_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t13[0] = fmaxf(t13[0], t13_red[0][wi]);
+      float m_new[1];
+      m_new[0] = fmaxf(m_2[0], t13[0]);
+      // softmax.lua:60: k:assign(s, s * tile.exp2((m - m_new) * LOG2E) + k:reduce_sum(tile.exp2((x - m_new) * LOG2E), 2))
+      float t21[1];
+      t21[0] = 0.0f;
+      #pragma unroll
+      for (int ci = 0; ci < 3; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t21[0] = t21[0] + lt_exp2((x_2[ci * 8 + vi] - m_new[0]) * 1.442695f);
+        }
+      }
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 16);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 8);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 4);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 2);
+      t21[0] = t21[0] + __shfl_xor_sync(0xffffffffu, t21[0], 1);
+      if (tid % 32 == 0) {
+        t21_red[0][tid / 32] = t21[0];
+      }
+      __syncthreads();
+      t21[0] = t21_red[0][0];
+      #pragma unroll
+      for (int wi = 1; wi < 4; ++wi) t21[0] = t21[0] + t21_red[0][wi];
+      s[0] = s[0] * lt_exp2((m_2[0] - m_new[0]) * 1.442695f) + t21[0];
+      // softmax.lua:61: k:assign(m, m_new)
+      m_2[0] = m_new[0];
+    }
+    // softmax.lua:63: local inv = 1 / s
+    float inv_2[1];
+    inv_2[0] = 1.0f / s[0];
+    // softmax.lua:64: k:serial(0, nchunks, function(j)
+    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
+      // softmax.lua:65: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), -math.huge, stream):cast("f32")
+      float x_3[24];
+      {
+        const bool ok = rb < R;
+        const __nv_bfloat16 *base = X + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j_2 * 3072 + (ci * 128 + tid) * 8;
+          const __nv_bfloat16 *ptr = base + gc;
+          const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+          if (ok && gc + 8 <= C && off == 0) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = ((const uint4 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) x_3[ci * 8 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              x_3[ci * 8 + vi] = ok && gc + vi < C ? __bfloat162float(ptr[vi]) : -INFINITY;
+            }
+          }
+        }
+      }
+      // softmax.lua:66: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), tile.exp2((x - m) * LOG2E) * inv, stream)
+      {
+        const bool ok = rb < R;
+        __nv_bfloat16 *base = Y + (int64_t)rb * C;
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          const int gc = j_2 * 3072 + (ci * 128 + tid) * 8;
+          __nv_bfloat16 *ptr = base + gc;
+          if (ok && gc + 8 <= C) {
+            union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+            else lt_st16_split(ptr, h.v[0]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              if (ok && gc + vi < C) ptr[vi] = __float2bfloat16_rn(lt_exp2((x_3[ci * 8 + vi] - m_2[0]) * 1.442695f) * inv_2[0]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs softmax_bf16_C3072 over its grid on `stream` (the config tuned for C=3072). */
+static int softmax_bf16_C3072(const void *X, void *Y, int R, int C, void *stream)
+{
+  if (X == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
+  if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    softmax_bf16_C3072_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+  else
+    softmax_bf16_C3072_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+  return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of softmax_bf16_C2048. */
+__global__ void __launch_bounds__(128) softmax_bf16_C2048_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
@@ -3134,8 +5905,8 @@ __global__ void __launch_bounds__(128) softmax_bf16_C6144_kernel(const __nv_bflo
   }
 }
 
-/* One block (128 threads) of softmax_bf16_C6144, for rows that start off the 16-byte grid: their chunks move as whole vectors. One config serves the tuned buckets C=6144 and C=2048: this kernel runs them all. */
-__global__ void __launch_bounds__(128) softmax_bf16_C6144_split_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
+/* One block (128 threads) of softmax_bf16_C2048, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) softmax_bf16_C2048_split_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
@@ -3398,8 +6169,8 @@ __global__ void __launch_bounds__(128) softmax_bf16_C6144_split_kernel(const __n
   }
 }
 
-/* Checks the arguments, then runs softmax_bf16_C6144 over its grid on `stream` (the config tuned for C=6144 and C=2048). */
-static int softmax_bf16_C6144(const void *X, void *Y, int R, int C, void *stream)
+/* Checks the arguments, then runs softmax_bf16_C2048 over its grid on `stream` (the config tuned for C=2048). */
+static int softmax_bf16_C2048(const void *X, void *Y, int R, int C, void *stream)
 {
   if (X == NULL || Y == NULL) return cudaErrorInvalidValue;
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
@@ -3410,14 +6181,14 @@ static int softmax_bf16_C6144(const void *X, void *Y, int R, int C, void *stream
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    softmax_bf16_C6144_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+    softmax_bf16_C2048_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
   else
-    softmax_bf16_C6144_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+    softmax_bf16_C2048_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
-/* One block (128 threads) of softmax_bf16_C4096. One config serves the tuned buckets C=4096 and C=1024: this kernel runs them all. */
-__global__ void __launch_bounds__(128) softmax_bf16_C4096_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
+/* One block (128 threads) of softmax_bf16_C1024. */
+__global__ void __launch_bounds__(128) softmax_bf16_C1024_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
@@ -3630,8 +6401,8 @@ __global__ void __launch_bounds__(128) softmax_bf16_C4096_kernel(const __nv_bflo
   }
 }
 
-/* One block (128 threads) of softmax_bf16_C4096, for rows that start off the 16-byte grid: their chunks move as whole vectors. One config serves the tuned buckets C=4096 and C=1024: this kernel runs them all. */
-__global__ void __launch_bounds__(128) softmax_bf16_C4096_split_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
+/* One block (128 threads) of softmax_bf16_C1024, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(128) softmax_bf16_C1024_split_kernel(const __nv_bfloat16 *__restrict__ X, __nv_bfloat16 *__restrict__ Y, int R, int C)
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
@@ -3864,8 +6635,8 @@ __global__ void __launch_bounds__(128) softmax_bf16_C4096_split_kernel(const __n
   }
 }
 
-/* Checks the arguments, then runs softmax_bf16_C4096 over its grid on `stream` (the config tuned for C=4096 and C=1024). */
-static int softmax_bf16_C4096(const void *X, void *Y, int R, int C, void *stream)
+/* Checks the arguments, then runs softmax_bf16_C1024 over its grid on `stream` (the config tuned for C=1024). */
+static int softmax_bf16_C1024(const void *X, void *Y, int R, int C, void *stream)
 {
   if (X == NULL || Y == NULL) return cudaErrorInvalidValue;
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
@@ -3876,9 +6647,9 @@ static int softmax_bf16_C4096(const void *X, void *Y, int R, int C, void *stream
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    softmax_bf16_C4096_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+    softmax_bf16_C1024_split_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
   else
-    softmax_bf16_C4096_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
+    softmax_bf16_C1024_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (__nv_bfloat16 *)Y, R, C);
   return (int)cudaGetLastError();
 }
 
@@ -5164,15 +7935,22 @@ extern "C" int softmax_bf16(const void *X, void *Y, int R, int C, void *stream)
   if (C <= 128) return softmax_bf16_C128(X, Y, R, C, stream);
   if (C <= 256) return softmax_bf16_C256(X, Y, R, C, stream);
   if (C <= 512) return softmax_bf16_C512(X, Y, R, C, stream);
-  if (C <= 1024) return softmax_bf16_C4096(X, Y, R, C, stream);
-  if (C <= 2048) return softmax_bf16_C6144(X, Y, R, C, stream);
+  if (C <= 1024) return softmax_bf16_C1024(X, Y, R, C, stream);
+  if (C <= 2048) return softmax_bf16_C2048(X, Y, R, C, stream);
+  if (C <= 3072) return softmax_bf16_C3072(X, Y, R, C, stream);
   if (C <= 4096) return softmax_bf16_C4096(X, Y, R, C, stream);
-  if (C <= 6144) return softmax_bf16_C6144(X, Y, R, C, stream);
+  if (C <= 5120) return softmax_bf16_C5120(X, Y, R, C, stream);
+  if (C <= 6144) {
+    if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)   /* a row off the 16-byte grid: bucket C=12288's config */
+      return softmax_bf16_C12288(X, Y, R, C, stream);
+    return softmax_bf16_C6144(X, Y, R, C, stream);
+  }
   if (C <= 8192) {
-    if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)   /* a row off the 16-byte grid: bucket C=6144's config */
-      return softmax_bf16_C6144(X, Y, R, C, stream);
+    if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)   /* a row off the 16-byte grid: bucket C=5120's config */
+      return softmax_bf16_C5120(X, Y, R, C, stream);
     return softmax_bf16_C8192(X, Y, R, C, stream);
   }
+  if (C <= 12288) return softmax_bf16_C12288(X, Y, R, C, stream);
   if (C <= 16384) return softmax_bf16_C16384(X, Y, R, C, stream);
   if (C <= 32768) return softmax_bf16_C32768(X, Y, R, C, stream);
   if (C <= 65536) return softmax_bf16_C65536(X, Y, R, C, stream);

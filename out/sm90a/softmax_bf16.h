@@ -13,7 +13,7 @@
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
  * bad size, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
- * Runs the config tuned for the shape bucket nearest the sizes (12 buckets; see the source).
+ * Runs the config tuned for the shape bucket nearest the sizes (15 buckets; see the source).
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c softmax_bf16.cu
  */
 #ifndef LUATILE_SOFTMAX_BF16_H
