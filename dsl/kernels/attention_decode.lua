@@ -252,7 +252,18 @@ return tile.kernel {
 
     local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
     local Qs = k:shared(v.dtype, { BM, D })
-    k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    -- Sq 1: the tile's rows are the query heads from hk G + rb BM on, one
+    -- row stride apart, so Q is copied whole (16-byte chunks, 8 a thread at
+    -- d128); its rows past G are other heads' queries (past Hq: zeros), never
+    -- stored.  Else a row gather in registers: 32 chunks of 4 bytes a
+    -- thread, each with its own address and tests, about 1,000 of the
+    -- program's instructions on sm90a, where a program that reads few key
+    -- blocks waits on instruction fetch (84b2dd3f's ncu: 56% of its stalls).
+    k:when(p.Sq:eq(1), function()
+      k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    end, function()
+      k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    end)
     local Kq, Vq, Ks, Vs = {}, {}   -- block q of a step in Kq[q], Vq[q] (Ks, Vs: locals that name the tiles)
     for q = 1, KB do
       Ks = k:shared(v.dtype, { BN, D })

@@ -120,46 +120,63 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
   for (int ri = 0; ri < 64; ++ri) {
     inside[ri] = t47[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t53[8192];
-  {
-    const bool ok = b < B && b >= 0;
-    const lt_f16 *base = Q + (int64_t)b * sqb;
+  // attention_decode.lua:262: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:263: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = hk * G + rb * 64 + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * sqh + gc;
+          Qs[ri][ci] = ok && gr >= 0 && gr < Hq ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:265: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t57[8192];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t57[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+    }
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 128; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci;
-        const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        t53[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        Qs[ri][ci] = lt_f32_to_f16(t57[ri * 128 + ci]);
       }
     }
   }
-  for (int ri = 0; ri < 64; ++ri) {
-    for (int ci = 0; ci < 128; ++ci) {
-      Qs[ri][ci] = lt_f32_to_f16(t53[ri * 128 + ci]);
-    }
-  }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:273: local o = k:fragment("f32", { BM, D }, 0)
   float o[8192];
   for (int ri = 0; ri < 64; ++ri) {
     for (int ci = 0; ci < 128; ++ci) {
       o[ri * 128 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:274: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[64];
   for (int ri = 0; ri < 64; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:275: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[64];
   for (int ri = 0; ri < 64; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:282: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:279: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:290: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -172,7 +189,7 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
         }
       }
     }
-    // attention_decode.lua:280: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:291: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -185,14 +202,14 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s[4096];
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 64; ++ci) {
         s[ri * 64 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 128; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
@@ -200,32 +217,32 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:334: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
-    // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:337: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             s[ri * 64 + ci] = tanhf(s[ri * 64 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag[64];
       for (int ri = 0; ri < 64; ++ri) {
         diag[ri] = (ri + rb * 64) / G + (len - Sq - j * 64);
       }
-      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
       int col[4096];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
@@ -233,53 +250,53 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
           s[ri * 64 + ci] = col[ri * 64 + ci] <= diag[ri] && (window_left < 0 || col[ri * 64 + ci] >= diag[ri] - window_left) ? s[ri * 64 + ci] : -INFINITY;
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t87[64];
+      // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t91[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t87[ri] = -INFINITY;
+        t91[ri] = -INFINITY;
         for (int ci = 0; ci < 64; ++ci) {
-          t87[ri] = fmaxf(t87[ri], s[ri * 64 + ci]);
+          t91[ri] = fmaxf(t91[ri], s[ri * 64 + ci]);
         }
       }
       float m_new[64];
       for (int ri = 0; ri < 64; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t87[ri]);
+        m_new[ri] = fmaxf(m[ri], t91[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc[ri]);
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
       float alpha[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha[ri] = exp2f(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t93[64];
+      // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t97[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t93[ri] = 0.0f;
+        t97[ri] = 0.0f;
         for (int ci = 0; ci < 64; ++ci) {
-          t93[ri] = t93[ri] + s[ri * 64 + ci];
+          t97[ri] = t97[ri] + s[ri * 64 + ci];
         }
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
       for (int ri = 0; ri < 64; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t93[ri];
+        l[ri] = l[ri] * alpha[ri] + t97[ri];
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:330: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
           o[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri];
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
@@ -292,74 +309,74 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:332: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             s[ri * 64 + ci] = tanhf(s[ri * 64 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 64; ++ci) {
             s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t105[64];
+      // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t109[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t105[ri] = -INFINITY;
+        t109[ri] = -INFINITY;
         for (int ci = 0; ci < 64; ++ci) {
-          t105[ri] = fmaxf(t105[ri], s[ri * 64 + ci]);
+          t109[ri] = fmaxf(t109[ri], s[ri * 64 + ci]);
         }
       }
       float m_new_2[64];
       for (int ri = 0; ri < 64; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t105[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t109[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc_2[ri]);
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
       float alpha_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t111[64];
+      // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t115[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t111[ri] = 0.0f;
+        t115[ri] = 0.0f;
         for (int ci = 0; ci < 64; ++ci) {
-          t111[ri] = t111[ri] + s[ri * 64 + ci];
+          t115[ri] = t115[ri] + s[ri * 64 + ci];
         }
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
       for (int ri = 0; ri < 64; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t111[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t115[ri];
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:330: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
           o[ri * 128 + ci] = o[ri * 128 + ci] * alpha_2[ri];
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
@@ -372,23 +389,23 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:332: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new_2[ri];
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:346: local seen = l:gt(0)
   bool seen[64];
   for (int ri = 0; ri < 64; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:348: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t119[64];
+  // attention_decode.lua:349: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t123[64];
   for (int ri = 0; ri < 64; ++ri) {
-    t119[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t123[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -398,11 +415,11 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
         const int gr = ws_row + ri;
         const int gc = ci;
         float *ptr = base + (int64_t)gr * 132 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t119[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t123[ri];
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:354: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;

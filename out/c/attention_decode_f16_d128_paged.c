@@ -131,48 +131,65 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, con
   for (int ri = 0; ri < 16; ++ri) {
     inside[ri] = t60[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t66[2048];
-  {
-    const bool ok = b < B && b >= 0;
-    const lt_f16 *base = Q + (int64_t)b * sqb;
+  // attention_decode.lua:262: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:263: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 16; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = hk * G + rb * 16 + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * sqh + gc;
+          Qs[ri][ci] = ok && gr >= 0 && gr < Hq ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:265: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t70[2048];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 16; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t70[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+    }
     for (int ri = 0; ri < 16; ++ri) {
       for (int ci = 0; ci < 128; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci;
-        const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        t66[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        Qs[ri][ci] = lt_f32_to_f16(t70[ri * 128 + ci]);
       }
     }
   }
-  for (int ri = 0; ri < 16; ++ri) {
-    for (int ci = 0; ci < 128; ++ci) {
-      Qs[ri][ci] = lt_f32_to_f16(t66[ri * 128 + ci]);
-    }
-  }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:273: local o = k:fragment("f32", { BM, D }, 0)
   float o[2048];
   for (int ri = 0; ri < 16; ++ri) {
     for (int ci = 0; ci < 128; ++ci) {
       o[ri * 128 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:274: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[16];
   for (int ri = 0; ri < 16; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:275: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[16];
   for (int ri = 0; ri < 16; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:282: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -185,7 +202,7 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -198,14 +215,14 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s[256];
     for (int ri = 0; ri < 16; ++ri) {
       for (int ci = 0; ci < 16; ++ci) {
         s[ri * 16 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 128; ++kk) {
       for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
@@ -213,36 +230,36 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:334: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:340: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:341: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:337: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           for (int ri = 0; ri < 16; ++ri) {
             for (int ci = 0; ci < 16; ++ci) {
               s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
             }
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           for (int ri = 0; ri < 16; ++ri) {
             for (int ci = 0; ci < 16; ++ci) {
               s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
             }
           }
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[16];
         for (int ri = 0; ri < 16; ++ri) {
           diag[ri] = (ri + rb * 16) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
         int col[256];
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
@@ -250,53 +267,53 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, con
             s[ri * 16 + ci] = col[ri * 16 + ci] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci] >= diag[ri] - window_left) ? s[ri * 16 + ci] : -INFINITY;
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t111[16];
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t115[16];
         for (int ri = 0; ri < 16; ++ri) {
-          t111[ri] = -INFINITY;
+          t115[ri] = -INFINITY;
           for (int ci = 0; ci < 16; ++ci) {
-            t111[ri] = fmaxf(t111[ri], s[ri * 16 + ci]);
+            t115[ri] = fmaxf(t115[ri], s[ri * 16 + ci]);
           }
         }
         float m_new[16];
         for (int ri = 0; ri < 16; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t111[ri]);
+          m_new[ri] = fmaxf(m[ri], t115[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[16];
         for (int ri = 0; ri < 16; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc[ri]);
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha[16];
         for (int ri = 0; ri < 16; ++ri) {
           alpha[ri] = exp2f(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t117[16];
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t121[16];
         for (int ri = 0; ri < 16; ++ri) {
-          t117[ri] = 0.0f;
+          t121[ri] = 0.0f;
           for (int ci = 0; ci < 16; ++ci) {
-            t117[ri] = t117[ri] + s[ri * 16 + ci];
+            t121[ri] = t121[ri] + s[ri * 16 + ci];
           }
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
         for (int ri = 0; ri < 16; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t117[ri];
+          l[ri] = l[ri] * alpha[ri] + t121[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 128; ++ci) {
             o[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
@@ -309,74 +326,74 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, con
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         for (int ri = 0; ri < 16; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           for (int ri = 0; ri < 16; ++ri) {
             for (int ci = 0; ci < 16; ++ci) {
               s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
             }
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           for (int ri = 0; ri < 16; ++ri) {
             for (int ci = 0; ci < 16; ++ci) {
               s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
             }
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t129[16];
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t133[16];
         for (int ri = 0; ri < 16; ++ri) {
-          t129[ri] = -INFINITY;
+          t133[ri] = -INFINITY;
           for (int ci = 0; ci < 16; ++ci) {
-            t129[ri] = fmaxf(t129[ri], s[ri * 16 + ci]);
+            t133[ri] = fmaxf(t133[ri], s[ri * 16 + ci]);
           }
         }
         float m_new_2[16];
         for (int ri = 0; ri < 16; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t129[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t133[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[16];
         for (int ri = 0; ri < 16; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc_2[ri]);
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha_2[16];
         for (int ri = 0; ri < 16; ++ri) {
           alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t135[16];
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t139[16];
         for (int ri = 0; ri < 16; ++ri) {
-          t135[ri] = 0.0f;
+          t139[ri] = 0.0f;
           for (int ci = 0; ci < 16; ++ci) {
-            t135[ri] = t135[ri] + s[ri * 16 + ci];
+            t139[ri] = t139[ri] + s[ri * 16 + ci];
           }
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
         for (int ri = 0; ri < 16; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t135[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t139[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 128; ++ci) {
             o[ri * 128 + ci] = o[ri * 128 + ci] * alpha_2[ri];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
@@ -389,24 +406,24 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, con
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         for (int ri = 0; ri < 16; ++ri) {
           m[ri] = m_new_2[ri];
         }
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:346: local seen = l:gt(0)
   bool seen[16];
   for (int ri = 0; ri < 16; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:348: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t145[16];
+  // attention_decode.lua:349: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t149[16];
   for (int ri = 0; ri < 16; ++ri) {
-    t145[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t149[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -416,11 +433,11 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, con
         const int64_t gr = (int64_t)ws_row + ri;
         const int gc = ci;
         float *ptr = base + (int64_t)gr * 132 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t145[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t149[ri];
       }
     }
   }
-  // attention_decode.lua:340: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:351: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -529,52 +546,69 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
   for (int ri = 0; ri < 64; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t57[8192];
-  {
-    const bool ok = b < B && b >= 0;
-    const lt_f16 *base = Q + (int64_t)b * sqb;
+  // attention_decode.lua:262: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:263: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = hk * G + rb * 64 + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * sqh + gc;
+          Qs[ri][ci] = ok && gr >= 0 && gr < Hq ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:265: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t61[8192];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t61[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+    }
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 128; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci;
-        const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        t57[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        Qs[ri][ci] = lt_f32_to_f16(t61[ri * 128 + ci]);
       }
     }
   }
-  for (int ri = 0; ri < 64; ++ri) {
-    for (int ci = 0; ci < 128; ++ci) {
-      Qs[ri][ci] = lt_f32_to_f16(t57[ri * 128 + ci]);
-    }
-  }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:273: local o = k:fragment("f32", { BM, D }, 0)
   float o[8192];
   for (int ri = 0; ri < 64; ++ri) {
     for (int ci = 0; ci < 128; ++ci) {
       o[ri * 128 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:274: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[64];
   for (int ri = 0; ri < 64; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:275: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[64];
   for (int ri = 0; ri < 64; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:282: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
+    // attention_decode.lua:285: local jb = KB == 1 and j or j * KB + (q - 1)
     const int jb = j * 2;
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
-    const int t61 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
-    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
-    const int page = jb * 16 < len ? t61 : -1;
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int t65 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
+    // attention_decode.lua:280: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    const int page = jb * 16 < len ? t65 : -1;
+    // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -587,7 +621,7 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -600,13 +634,13 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
+    // attention_decode.lua:285: local jb = KB == 1 and j or j * KB + (q - 1)
     const int jb_2 = j * 2 + 1;
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
-    const int t71 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
-    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
-    const int page_2 = jb_2 * 16 < len ? t71 : -1;
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int t75 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
+    // attention_decode.lua:280: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    const int page_2 = jb_2 * 16 < len ? t75 : -1;
+    // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
@@ -619,7 +653,7 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
@@ -632,14 +666,14 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s[1024];
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 16; ++ci) {
         s[ri * 16 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 128; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
@@ -647,20 +681,20 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:290: local pg = page_of(j * KB + (q - 1))
+    // attention_decode.lua:301: local pg = page_of(j * KB + (q - 1))
     const int jb_3 = j * 2;
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
-    const int t81 = b >= 0 && b < B && jb_3 * 16 / PS >= 0 && jb_3 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_3 * 16 / PS] : -1;
-    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
-    const int t84 = jb_3 * 16 < len ? t81 : -1;
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int t85 = b >= 0 && b < B && jb_3 * 16 / PS >= 0 && jb_3 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_3 * 16 / PS] : -1;
+    // attention_decode.lua:280: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    const int t88 = jb_3 * 16 < len ? t85 : -1;
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s_2[1024];
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 16; ++ci) {
         s_2[ri * 16 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 128; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
@@ -668,103 +702,103 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:290: local pg = page_of(j * KB + (q - 1))
+    // attention_decode.lua:301: local pg = page_of(j * KB + (q - 1))
     const int jb_4 = j * 2 + 1;
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
-    const int t94 = b >= 0 && b < B && jb_4 * 16 / PS >= 0 && jb_4 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_4 * 16 / PS] : -1;
-    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
-    const int t97 = jb_4 * 16 < len ? t94 : -1;
-    // attention_decode.lua:324: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
-    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left) || (t84 < 0 || t84 >= NP) || (t97 < 0 || t97 >= NP);
-    // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int t98 = b >= 0 && b < B && jb_4 * 16 / PS >= 0 && jb_4 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_4 * 16 / PS] : -1;
+    // attention_decode.lua:280: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    const int t101 = jb_4 * 16 < len ? t98 : -1;
+    // attention_decode.lua:335: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
+    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left) || (t88 < 0 || t88 >= NP) || (t101 < 0 || t101 >= NP);
+    // attention_decode.lua:337: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag[64];
       for (int ri = 0; ri < 64; ++ri) {
         diag[ri] = (ri + rb * 64) / G + (len - Sq - j * 2 * 16);
       }
-      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
       int col[1024];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           col[ri * 16 + ci] = ci;
-          s[ri * 16 + ci] = col[ri * 16 + ci] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci] >= diag[ri] - window_left) && (t84 >= 0 && t84 < NP) ? s[ri * 16 + ci] : -INFINITY;
+          s[ri * 16 + ci] = col[ri * 16 + ci] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci] >= diag[ri] - window_left) && (t88 >= 0 && t88 < NP) ? s[ri * 16 + ci] : -INFINITY;
         }
       }
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s_2[ri * 16 + ci] = tanhf(s_2[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s_2[ri * 16 + ci] = s_2[ri * 16 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         diag_2[ri] = (ri + rb * 64) / G + (len - Sq - (j * 2 + 1) * 16);
       }
-      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
       int col_2[1024];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           col_2[ri * 16 + ci] = ci;
-          s_2[ri * 16 + ci] = col_2[ri * 16 + ci] <= diag_2[ri] && (window_left < 0 || col_2[ri * 16 + ci] >= diag_2[ri] - window_left) && (t97 >= 0 && t97 < NP) ? s_2[ri * 16 + ci] : -INFINITY;
+          s_2[ri * 16 + ci] = col_2[ri * 16 + ci] <= diag_2[ri] && (window_left < 0 || col_2[ri * 16 + ci] >= diag_2[ri] - window_left) && (t101 >= 0 && t101 < NP) ? s_2[ri * 16 + ci] : -INFINITY;
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t167[64];
+      // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t171[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t167[ri] = -INFINITY;
+        t171[ri] = -INFINITY;
         for (int ci = 0; ci < 16; ++ci) {
-          t167[ri] = fmaxf(t167[ri], s[ri * 16 + ci]);
+          t171[ri] = fmaxf(t171[ri], s[ri * 16 + ci]);
         }
       }
       float m_new[64];
       for (int ri = 0; ri < 64; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t167[ri]);
+        m_new[ri] = fmaxf(m[ri], t171[ri]);
       }
-      float t168[64];
+      float t172[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t168[ri] = -INFINITY;
+        t172[ri] = -INFINITY;
         for (int ci = 0; ci < 16; ++ci) {
-          t168[ri] = fmaxf(t168[ri], s_2[ri * 16 + ci]);
+          t172[ri] = fmaxf(t172[ri], s_2[ri * 16 + ci]);
         }
       }
       float m_new_2[64];
       for (int ri = 0; ri < 64; ++ri) {
-        m_new_2[ri] = fmaxf(m_new[ri], t168[ri]);
+        m_new_2[ri] = fmaxf(m_new[ri], t172[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc[ri]);
@@ -775,37 +809,37 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
           s_2[ri * 16 + ci] = exp2f(s_2[ri * 16 + ci] - mc[ri]);
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
       float alpha[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha[ri] = exp2f(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t176[64];
+      // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t180[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t176[ri] = 0.0f;
+        t180[ri] = 0.0f;
         for (int ci = 0; ci < 16; ++ci) {
-          t176[ri] = t176[ri] + s[ri * 16 + ci];
+          t180[ri] = t180[ri] + s[ri * 16 + ci];
         }
       }
-      float t177[64];
+      float t181[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t177[ri] = 0.0f;
+        t181[ri] = 0.0f;
         for (int ci = 0; ci < 16; ++ci) {
-          t177[ri] = t177[ri] + s_2[ri * 16 + ci];
+          t181[ri] = t181[ri] + s_2[ri * 16 + ci];
         }
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
       for (int ri = 0; ri < 64; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + (t176[ri] + t177[ri]);
+        l[ri] = l[ri] * alpha[ri] + (t180[ri] + t181[ri]);
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:330: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
           o[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri];
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
@@ -830,72 +864,72 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:332: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new_2[ri];
       }
     } else {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s_2[ri * 16 + ci] = tanhf(s_2[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
           }
         }
       } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         for (int ri = 0; ri < 64; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s_2[ri * 16 + ci] = s_2[ri * 16 + ci] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t199[64];
+      // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t203[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t199[ri] = -INFINITY;
+        t203[ri] = -INFINITY;
         for (int ci = 0; ci < 16; ++ci) {
-          t199[ri] = fmaxf(t199[ri], s[ri * 16 + ci]);
+          t203[ri] = fmaxf(t203[ri], s[ri * 16 + ci]);
         }
       }
       float m_new_3[64];
       for (int ri = 0; ri < 64; ++ri) {
-        m_new_3[ri] = fmaxf(m[ri], t199[ri]);
+        m_new_3[ri] = fmaxf(m[ri], t203[ri]);
       }
-      float t200[64];
+      float t204[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t200[ri] = -INFINITY;
+        t204[ri] = -INFINITY;
         for (int ci = 0; ci < 16; ++ci) {
-          t200[ri] = fmaxf(t200[ri], s_2[ri * 16 + ci]);
+          t204[ri] = fmaxf(t204[ri], s_2[ri * 16 + ci]);
         }
       }
       float m_new_4[64];
       for (int ri = 0; ri < 64; ++ri) {
-        m_new_4[ri] = fmaxf(m_new_3[ri], t200[ri]);
+        m_new_4[ri] = fmaxf(m_new_3[ri], t204[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc_2[ri] = m_new_4[ri] == -INFINITY ? 0.0f : m_new_4[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc_2[ri]);
@@ -906,37 +940,37 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
           s_2[ri * 16 + ci] = exp2f(s_2[ri * 16 + ci] - mc_2[ri]);
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
       float alpha_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t208[64];
+      // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t212[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t208[ri] = 0.0f;
+        t212[ri] = 0.0f;
         for (int ci = 0; ci < 16; ++ci) {
-          t208[ri] = t208[ri] + s[ri * 16 + ci];
+          t212[ri] = t212[ri] + s[ri * 16 + ci];
         }
       }
-      float t209[64];
+      float t213[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t209[ri] = 0.0f;
+        t213[ri] = 0.0f;
         for (int ci = 0; ci < 16; ++ci) {
-          t209[ri] = t209[ri] + s_2[ri * 16 + ci];
+          t213[ri] = t213[ri] + s_2[ri * 16 + ci];
         }
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
       for (int ri = 0; ri < 64; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + (t208[ri] + t209[ri]);
+        l[ri] = l[ri] * alpha_2[ri] + (t212[ri] + t213[ri]);
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:330: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
           o[ri * 128 + ci] = o[ri * 128 + ci] * alpha_2[ri];
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
@@ -961,23 +995,23 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:332: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new_4[ri];
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:346: local seen = l:gt(0)
   bool seen[64];
   for (int ri = 0; ri < 64; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:348: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t219[64];
+  // attention_decode.lua:349: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t223[64];
   for (int ri = 0; ri < 64; ++ri) {
-    t219[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t223[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -987,11 +1021,11 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
         const int gr = ws_row + ri;
         const int gc = ci;
         float *ptr = base + (int64_t)gr * 132 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t219[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t223[ri];
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:354: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;

@@ -155,31 +155,54 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
   for (int ri = 0; ri < 8; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t57[32];
-  {
-    const bool ok = b < B && b >= 0;
-    const lt_bf16 *base = Q + (int64_t)b * sqb;
+  // attention_decode.lua:262: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:263: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:265: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t61[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 16 + col0;
+          const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t61[ri * 4 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_bf16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+    }
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 16 + col0;
-        const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        t57[ri * 4 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_bf16_to_f32(ptr[0]) : 0.0f;
+        Qs[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(t61[ri * 4 + ci]);
       }
     }
   }
-  #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
-      Qs[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(t57[ri * 4 + ci]);
-    }
-  }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:273: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -188,24 +211,24 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
       o[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:274: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:275: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:282: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -224,7 +247,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -243,7 +266,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
@@ -253,7 +276,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll 1
     for (int kk = 0; kk < 64; kk += 16) {
       union { uint32_t u[8]; lt_bf16 h[16]; } Qs_frag[1], Ks_frag;
@@ -279,17 +302,17 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:334: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:340: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:341: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:337: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             #pragma unroll
@@ -298,7 +321,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             #pragma unroll
@@ -307,13 +330,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           diag[ri] = (ri * 2 + row0 + rb * 64) / G + (len - Sq - j * 64);
         }
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
         int col[32];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
@@ -323,35 +346,35 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             s[ri * 4 + ci] = col[ri * 4 + ci] <= diag[ri] && (window_left < 0 || col[ri * 4 + ci] >= diag[ri] - window_left) ? s[ri * 4 + ci] : -INFINITY;
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t102[8];
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t106[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t102[ri] = -INFINITY;
+          t106[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 4; ++ci) {
-            t102[ri] = fmaxf(t102[ri], s[ri * 4 + ci]);
+            t106[ri] = fmaxf(t106[ri], s[ri * 4 + ci]);
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 8));
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 4));
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 2));
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 1));
+          t106[ei] = fmaxf(t106[ei], __shfl_xor(t106[ei], 8));
+          t106[ei] = fmaxf(t106[ei], __shfl_xor(t106[ei], 4));
+          t106[ei] = fmaxf(t106[ei], __shfl_xor(t106[ei], 2));
+          t106[ei] = fmaxf(t106[ei], __shfl_xor(t106[ei], 1));
         }
         float m_new[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t102[ri]);
+          m_new[ri] = fmaxf(m[ri], t106[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -359,35 +382,35 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             s[ri * 4 + ci] = lt_exp2(s[ri * 4 + ci] - mc[ri]);
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t108[8];
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t112[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t108[ri] = 0.0f;
+          t112[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 4; ++ci) {
-            t108[ri] = t108[ri] + s[ri * 4 + ci];
+            t112[ri] = t112[ri] + s[ri * 4 + ci];
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 8);
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 4);
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 2);
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 1);
+          t112[ei] = t112[ei] + __shfl_xor(t112[ei], 8);
+          t112[ei] = t112[ei] + __shfl_xor(t112[ei], 4);
+          t112[ei] = t112[ei] + __shfl_xor(t112[ei], 2);
+          t112[ei] = t112[ei] + __shfl_xor(t112[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t108[ri];
+          l[ri] = l[ri] * alpha[ri] + t112[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -395,7 +418,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             o[ri * 4 + ci] = o[ri * 4 + ci] * alpha[ri];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -429,15 +452,15 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             #pragma unroll
@@ -446,7 +469,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             #pragma unroll
@@ -455,35 +478,35 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t120[8];
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t124[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t120[ri] = -INFINITY;
+          t124[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 4; ++ci) {
-            t120[ri] = fmaxf(t120[ri], s[ri * 4 + ci]);
+            t124[ri] = fmaxf(t124[ri], s[ri * 4 + ci]);
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 8));
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 4));
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 2));
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 1));
+          t124[ei] = fmaxf(t124[ei], __shfl_xor(t124[ei], 8));
+          t124[ei] = fmaxf(t124[ei], __shfl_xor(t124[ei], 4));
+          t124[ei] = fmaxf(t124[ei], __shfl_xor(t124[ei], 2));
+          t124[ei] = fmaxf(t124[ei], __shfl_xor(t124[ei], 1));
         }
         float m_new_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t120[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t124[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -491,35 +514,35 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             s[ri * 4 + ci] = lt_exp2(s[ri * 4 + ci] - mc_2[ri]);
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t126[8];
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t130[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t126[ri] = 0.0f;
+          t130[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 4; ++ci) {
-            t126[ri] = t126[ri] + s[ri * 4 + ci];
+            t130[ri] = t130[ri] + s[ri * 4 + ci];
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 8);
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 4);
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 2);
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 1);
+          t130[ei] = t130[ei] + __shfl_xor(t130[ei], 8);
+          t130[ei] = t130[ei] + __shfl_xor(t130[ei], 4);
+          t130[ei] = t130[ei] + __shfl_xor(t130[ei], 2);
+          t130[ei] = t130[ei] + __shfl_xor(t130[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t126[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t130[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -527,7 +550,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             o[ri * 4 + ci] = o[ri * 4 + ci] * alpha_2[ri];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -561,7 +584,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new_2[ri];
@@ -569,19 +592,19 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:346: local seen = l:gt(0)
   bool seen[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:348: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t134[8];
+  // attention_decode.lua:349: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t138[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    t134[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t138[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -593,11 +616,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
         const int gr = ws_row + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         float *ptr = base + (int64_t)gr * 68 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 4 + ci] * t134[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 4 + ci] * t138[ri];
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:354: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;

@@ -164,31 +164,54 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
   for (int ri = 0; ri < 8; ++ri) {
     inside[ri] = t60[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t66[64];
-  {
-    const bool ok = b < B && b >= 0;
-    const _Float16 *base = Q + (int64_t)b * sqb;
+  // attention_decode.lua:262: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:263: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const _Float16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = hk * G + rb * 16 + ri * 2 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const _Float16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 2 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 2 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : (_Float16)(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:265: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t70[64];
+    {
+      const bool ok = b < B && b >= 0;
+      const _Float16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 16 + col0;
+          const _Float16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t70[ri * 8 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? (float)ptr[0] : 0.0f;
+        }
+      }
+    }
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 16 + col0;
-        const _Float16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        t66[ri * 8 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? (float)ptr[0] : 0.0f;
+        Qs[ri * 2 + row0][ci * 16 + col0] = (_Float16)(t70[ri * 8 + ci]);
       }
     }
   }
-  #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
-      Qs[ri * 2 + row0][ci * 16 + col0] = (_Float16)(t66[ri * 8 + ci]);
-    }
-  }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:273: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -197,24 +220,24 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       o[ri * 8 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:274: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:275: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:282: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -233,7 +256,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -252,14 +275,14 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
       s[ri] = 0.0f;
     }
     lt_syncthreads();
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll 1
     for (int kk = 0; kk < 128; kk += 16) {
       union { uint32_t u[8]; _Float16 h[16]; } Qs_frag[1], Ks_frag;
@@ -285,97 +308,97 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:334: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:340: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:341: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:337: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = s[ri] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           diag[ri] = (ri * 2 + row0 + rb * 16) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
         int col[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           col[ri] = col0;
           s[ri] = col[ri] <= diag[ri] && (window_left < 0 || col[ri] >= diag[ri] - window_left) ? s[ri] : -INFINITY;
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t111[8];
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t115[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t111[ri] = -INFINITY;
-          t111[ri] = fmaxf(t111[ri], s[ri]);
+          t115[ri] = -INFINITY;
+          t115[ri] = fmaxf(t115[ri], s[ri]);
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t111[ei] = fmaxf(t111[ei], __shfl_xor(t111[ei], 8));
-          t111[ei] = fmaxf(t111[ei], __shfl_xor(t111[ei], 4));
-          t111[ei] = fmaxf(t111[ei], __shfl_xor(t111[ei], 2));
-          t111[ei] = fmaxf(t111[ei], __shfl_xor(t111[ei], 1));
+          t115[ei] = fmaxf(t115[ei], __shfl_xor(t115[ei], 8));
+          t115[ei] = fmaxf(t115[ei], __shfl_xor(t115[ei], 4));
+          t115[ei] = fmaxf(t115[ei], __shfl_xor(t115[ei], 2));
+          t115[ei] = fmaxf(t115[ei], __shfl_xor(t115[ei], 1));
         }
         float m_new[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t111[ri]);
+          m_new[ri] = fmaxf(m[ri], t115[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s[ri] = lt_exp2(s[ri] - mc[ri]);
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t117[8];
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t121[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t117[ri] = 0.0f;
-          t117[ri] = t117[ri] + s[ri];
+          t121[ri] = 0.0f;
+          t121[ri] = t121[ri] + s[ri];
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t117[ei] = t117[ei] + __shfl_xor(t117[ei], 8);
-          t117[ei] = t117[ei] + __shfl_xor(t117[ei], 4);
-          t117[ei] = t117[ei] + __shfl_xor(t117[ei], 2);
-          t117[ei] = t117[ei] + __shfl_xor(t117[ei], 1);
+          t121[ei] = t121[ei] + __shfl_xor(t121[ei], 8);
+          t121[ei] = t121[ei] + __shfl_xor(t121[ei], 4);
+          t121[ei] = t121[ei] + __shfl_xor(t121[ei], 2);
+          t121[ei] = t121[ei] + __shfl_xor(t121[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t117[ri];
+          l[ri] = l[ri] * alpha[ri] + t121[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -383,7 +406,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             o[ri * 8 + ci] = o[ri * 8 + ci] * alpha[ri];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s_sh[ri * 2 + row0][col0] = (_Float16)(lt_round_f16(s[ri]));
@@ -414,82 +437,82 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = s[ri] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t129[8];
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t133[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t129[ri] = -INFINITY;
-          t129[ri] = fmaxf(t129[ri], s[ri]);
+          t133[ri] = -INFINITY;
+          t133[ri] = fmaxf(t133[ri], s[ri]);
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t129[ei] = fmaxf(t129[ei], __shfl_xor(t129[ei], 8));
-          t129[ei] = fmaxf(t129[ei], __shfl_xor(t129[ei], 4));
-          t129[ei] = fmaxf(t129[ei], __shfl_xor(t129[ei], 2));
-          t129[ei] = fmaxf(t129[ei], __shfl_xor(t129[ei], 1));
+          t133[ei] = fmaxf(t133[ei], __shfl_xor(t133[ei], 8));
+          t133[ei] = fmaxf(t133[ei], __shfl_xor(t133[ei], 4));
+          t133[ei] = fmaxf(t133[ei], __shfl_xor(t133[ei], 2));
+          t133[ei] = fmaxf(t133[ei], __shfl_xor(t133[ei], 1));
         }
         float m_new_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t129[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t133[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s[ri] = lt_exp2(s[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t135[8];
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t139[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t135[ri] = 0.0f;
-          t135[ri] = t135[ri] + s[ri];
+          t139[ri] = 0.0f;
+          t139[ri] = t139[ri] + s[ri];
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t135[ei] = t135[ei] + __shfl_xor(t135[ei], 8);
-          t135[ei] = t135[ei] + __shfl_xor(t135[ei], 4);
-          t135[ei] = t135[ei] + __shfl_xor(t135[ei], 2);
-          t135[ei] = t135[ei] + __shfl_xor(t135[ei], 1);
+          t139[ei] = t139[ei] + __shfl_xor(t139[ei], 8);
+          t139[ei] = t139[ei] + __shfl_xor(t139[ei], 4);
+          t139[ei] = t139[ei] + __shfl_xor(t139[ei], 2);
+          t139[ei] = t139[ei] + __shfl_xor(t139[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t135[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t139[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -497,7 +520,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             o[ri * 8 + ci] = o[ri * 8 + ci] * alpha_2[ri];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s_sh[ri * 2 + row0][col0] = (_Float16)(lt_round_f16(s[ri]));
@@ -528,7 +551,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new_2[ri];
@@ -536,19 +559,19 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:346: local seen = l:gt(0)
   bool seen[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:348: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t145[8];
+  // attention_decode.lua:349: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t149[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    t145[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t149[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -560,11 +583,11 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
         const int64_t gr = (int64_t)ws_row + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         float *ptr = base + (int64_t)gr * 132 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 8 + ci] * t145[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 8 + ci] * t149[ri];
       }
     }
   }
-  // attention_decode.lua:340: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:351: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -691,31 +714,54 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
   for (int ri = 0; ri < 8; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t57[64];
-  {
-    const bool ok = b < B && b >= 0;
-    const _Float16 *base = Q + (int64_t)b * sqb;
+  // attention_decode.lua:262: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:263: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const _Float16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 8 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const _Float16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : (_Float16)(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:265: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t61[64];
+    {
+      const bool ok = b < B && b >= 0;
+      const _Float16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 16 + col0;
+          const _Float16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t61[ri * 8 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? (float)ptr[0] : 0.0f;
+        }
+      }
+    }
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 16 + col0;
-        const _Float16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        t57[ri * 8 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? (float)ptr[0] : 0.0f;
+        Qs[ri * 2 + row0][ci * 16 + col0] = (_Float16)(t61[ri * 8 + ci]);
       }
     }
   }
-  #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
-      Qs[ri * 2 + row0][ci * 16 + col0] = (_Float16)(t57[ri * 8 + ci]);
-    }
-  }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:273: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -724,24 +770,24 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       o[ri * 8 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:274: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:275: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:282: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -760,7 +806,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -779,14 +825,14 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
       s[ri] = 0.0f;
     }
     lt_syncthreads();
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll 1
     for (int kk = 0; kk < 128; kk += 16) {
       union { uint32_t u[8]; _Float16 h[16]; } Qs_frag[1], Ks_frag;
@@ -812,97 +858,97 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:334: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:340: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:341: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:337: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = s[ri] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           diag[ri] = (ri * 2 + row0 + rb * 64) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
         int col[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           col[ri] = col0;
           s[ri] = col[ri] <= diag[ri] && (window_left < 0 || col[ri] >= diag[ri] - window_left) ? s[ri] : -INFINITY;
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t102[8];
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t106[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t102[ri] = -INFINITY;
-          t102[ri] = fmaxf(t102[ri], s[ri]);
+          t106[ri] = -INFINITY;
+          t106[ri] = fmaxf(t106[ri], s[ri]);
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 8));
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 4));
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 2));
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 1));
+          t106[ei] = fmaxf(t106[ei], __shfl_xor(t106[ei], 8));
+          t106[ei] = fmaxf(t106[ei], __shfl_xor(t106[ei], 4));
+          t106[ei] = fmaxf(t106[ei], __shfl_xor(t106[ei], 2));
+          t106[ei] = fmaxf(t106[ei], __shfl_xor(t106[ei], 1));
         }
         float m_new[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t102[ri]);
+          m_new[ri] = fmaxf(m[ri], t106[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s[ri] = lt_exp2(s[ri] - mc[ri]);
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t108[8];
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t112[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t108[ri] = 0.0f;
-          t108[ri] = t108[ri] + s[ri];
+          t112[ri] = 0.0f;
+          t112[ri] = t112[ri] + s[ri];
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 8);
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 4);
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 2);
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 1);
+          t112[ei] = t112[ei] + __shfl_xor(t112[ei], 8);
+          t112[ei] = t112[ei] + __shfl_xor(t112[ei], 4);
+          t112[ei] = t112[ei] + __shfl_xor(t112[ei], 2);
+          t112[ei] = t112[ei] + __shfl_xor(t112[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t108[ri];
+          l[ri] = l[ri] * alpha[ri] + t112[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -910,7 +956,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
             o[ri * 8 + ci] = o[ri * 8 + ci] * alpha[ri];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s_sh[ri * 2 + row0][col0] = (_Float16)(lt_round_f16(s[ri]));
@@ -941,82 +987,82 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 8; ++ri) {
             s[ri] = s[ri] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t120[8];
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t124[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t120[ri] = -INFINITY;
-          t120[ri] = fmaxf(t120[ri], s[ri]);
+          t124[ri] = -INFINITY;
+          t124[ri] = fmaxf(t124[ri], s[ri]);
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 8));
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 4));
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 2));
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 1));
+          t124[ei] = fmaxf(t124[ei], __shfl_xor(t124[ei], 8));
+          t124[ei] = fmaxf(t124[ei], __shfl_xor(t124[ei], 4));
+          t124[ei] = fmaxf(t124[ei], __shfl_xor(t124[ei], 2));
+          t124[ei] = fmaxf(t124[ei], __shfl_xor(t124[ei], 1));
         }
         float m_new_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t120[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t124[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s[ri] = lt_exp2(s[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t126[8];
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t130[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t126[ri] = 0.0f;
-          t126[ri] = t126[ri] + s[ri];
+          t130[ri] = 0.0f;
+          t130[ri] = t130[ri] + s[ri];
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 8);
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 4);
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 2);
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 1);
+          t130[ei] = t130[ei] + __shfl_xor(t130[ei], 8);
+          t130[ei] = t130[ei] + __shfl_xor(t130[ei], 4);
+          t130[ei] = t130[ei] + __shfl_xor(t130[ei], 2);
+          t130[ei] = t130[ei] + __shfl_xor(t130[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t126[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t130[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -1024,7 +1070,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
             o[ri * 8 + ci] = o[ri * 8 + ci] * alpha_2[ri];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s_sh[ri * 2 + row0][col0] = (_Float16)(lt_round_f16(s[ri]));
@@ -1055,7 +1101,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new_2[ri];
@@ -1063,19 +1109,19 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:346: local seen = l:gt(0)
   bool seen[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:348: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t134[8];
+  // attention_decode.lua:349: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t138[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    t134[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t138[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -1087,11 +1133,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
         const int gr = ws_row + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         float *ptr = base + (int64_t)gr * 132 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 8 + ci] * t134[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 8 + ci] * t138[ri];
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:354: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;

@@ -153,38 +153,61 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
   h0[0] = hk * G + t47[0] % G;
   bool inside[1];
   inside[0] = t47[0] < Sq * G;
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t53[32];
-  {
-    const bool ok = b < B && b >= 0;
-    const lt_bf16 *base = Q + (int64_t)b * sqb;
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
-      const int g1 = s0[0];
-      const int gr = h0[0];
-      const int gc = ci * 8 + col0;
-      const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-      if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 8 == 0) {
-        union { uint2 v[1]; lt_bf16 e[4]; } h;
-        h.v[0] = ((const uint2 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) t53[ci * 4 + vi] = lt_bf16_to_f32(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t53[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+  // attention_decode.lua:262: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:263: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
         }
       }
     }
-  }
-  #pragma unroll
-  for (int ci = 0; ci < 8; ++ci) {
+  } else {
+    // attention_decode.lua:265: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t57[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        const int g1 = s0[0];
+        const int gr = h0[0];
+        const int gc = ci * 8 + col0;
+        const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 8 == 0) {
+          union { uint2 v[1]; lt_bf16 e[4]; } h;
+          h.v[0] = ((const uint2 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) t57[ci * 4 + vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t57[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+    }
     #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
-      Qs[row0][ci * 8 + col0 + vi] = lt_f32_to_bf16(t53[ci * 4 + vi]);
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        Qs[row0][ci * 8 + col0 + vi] = lt_f32_to_bf16(t57[ci * 4 + vi]);
+      }
     }
   }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:273: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ci = 0; ci < 8; ++ci) {
@@ -193,16 +216,16 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       o[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:274: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[1];
   m[0] = -INFINITY;
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:275: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:282: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
     lt_syncthreads();
-    // attention_decode.lua:279: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:290: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -221,7 +244,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         }
       }
     }
-    // attention_decode.lua:280: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:291: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -240,7 +263,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ci = 0; ci < 8; ++ci) {
@@ -250,7 +273,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 8) {
       union { uint32_t u[2]; lt_bf16 h[4]; } Qs_frag[1], Ks_frag[2];
@@ -276,13 +299,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:334: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
-    // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:337: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -291,7 +314,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -300,10 +323,10 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag[1];
       diag[0] = (row0 + rb * 64) / G + (len - Sq - j * 64);
-      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
       int col[32];
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
@@ -313,23 +336,23 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           s[ci * 4 + vi] = col[ci * 4 + vi] <= diag[0] && (window_left < 0 || col[ci * 4 + vi] >= diag[0] - window_left) ? s[ci * 4 + vi] : -INFINITY;
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t87[1];
-      t87[0] = -INFINITY;
+      // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t91[1];
+      t91[0] = -INFINITY;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t87[0] = fmaxf(t87[0], s[ci * 4 + vi]);
+          t91[0] = fmaxf(t91[0], s[ci * 4 + vi]);
         }
       }
-      t87[0] = fmaxf(t87[0], __shfl_xor(t87[0], 32));
+      t91[0] = fmaxf(t91[0], __shfl_xor(t91[0], 32));
       float m_new[1];
-      m_new[0] = fmaxf(m[0], t87[0]);
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      m_new[0] = fmaxf(m[0], t91[0]);
+      // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[1];
       mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -337,23 +360,23 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc[0]);
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
       float alpha[1];
       alpha[0] = lt_exp2(m[0] - mc[0]);
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t93[1];
-      t93[0] = 0.0f;
+      // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t97[1];
+      t97[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t93[0] = t93[0] + s[ci * 4 + vi];
+          t97[0] = t97[0] + s[ci * 4 + vi];
         }
       }
-      t93[0] = t93[0] + __shfl_xor(t93[0], 32);
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
-      l[0] = l[0] * alpha[0] + t93[0];
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      t97[0] = t97[0] + __shfl_xor(t97[0], 32);
+      // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
+      l[0] = l[0] * alpha[0] + t97[0];
+      // attention_decode.lua:330: k:assign(o, o * alpha)
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -361,7 +384,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 8) {
         union { uint32_t u[2]; lt_bf16 h[4]; } s_frag[1], Vs_frag[2];
@@ -387,12 +410,12 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:332: k:assign(m, m_new)
       m[0] = m_new[0];
     } else {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -401,7 +424,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -410,23 +433,23 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t105[1];
-      t105[0] = -INFINITY;
+      // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t109[1];
+      t109[0] = -INFINITY;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t105[0] = fmaxf(t105[0], s[ci * 4 + vi]);
+          t109[0] = fmaxf(t109[0], s[ci * 4 + vi]);
         }
       }
-      t105[0] = fmaxf(t105[0], __shfl_xor(t105[0], 32));
+      t109[0] = fmaxf(t109[0], __shfl_xor(t109[0], 32));
       float m_new_2[1];
-      m_new_2[0] = fmaxf(m[0], t105[0]);
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      m_new_2[0] = fmaxf(m[0], t109[0]);
+      // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[1];
       mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -434,23 +457,23 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc_2[0]);
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
       float alpha_2[1];
       alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t111[1];
-      t111[0] = 0.0f;
+      // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t115[1];
+      t115[0] = 0.0f;
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t111[0] = t111[0] + s[ci * 4 + vi];
+          t115[0] = t115[0] + s[ci * 4 + vi];
         }
       }
-      t111[0] = t111[0] + __shfl_xor(t111[0], 32);
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
-      l[0] = l[0] * alpha_2[0] + t111[0];
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      t115[0] = t115[0] + __shfl_xor(t115[0], 32);
+      // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
+      l[0] = l[0] * alpha_2[0] + t115[0];
+      // attention_decode.lua:330: k:assign(o, o * alpha)
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
         #pragma unroll
@@ -458,7 +481,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       #pragma unroll
       for (int kk = 0; kk < 64; kk += 8) {
         union { uint32_t u[2]; lt_bf16 h[4]; } s_frag[1], Vs_frag[2];
@@ -484,18 +507,18 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:332: k:assign(m, m_new)
       m[0] = m_new_2[0];
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:346: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:348: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t119[1];
-  t119[0] = seen[0] ? 1.0f / l[0] : 0.0f;
+  // attention_decode.lua:349: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t123[1];
+  t123[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -507,17 +530,17 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       if (ok && gr >= 0 && gr < WR && inside[0] && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t119[0];
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t123[0];
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t119[0];
+          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t123[0];
         }
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:354: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;

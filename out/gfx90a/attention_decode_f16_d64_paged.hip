@@ -164,38 +164,61 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
   h0[0] = hk * G + t60[0] % G;
   bool inside[1];
   inside[0] = t60[0] < Sq * G;
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t66[16];
-  {
-    const bool ok = b < B && b >= 0;
-    const _Float16 *base = Q + (int64_t)b * sqb;
-    #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
-      const int g1 = s0[0];
-      const int gr = h0[0];
-      const int gc = ci * 16 + col0;
-      const _Float16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-      if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 8 == 0) {
-        union { uint2 v[1]; _Float16 e[4]; } h;
-        h.v[0] = ((const uint2 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) t66[ci * 4 + vi] = (float)h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t66[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? (float)ptr[vi] : 0.0f;
+  // attention_decode.lua:262: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:263: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const _Float16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = hk * G + rb * 16 + ri * 8 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const _Float16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 8 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 8 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : (_Float16)(0.0f);
+          }
         }
       }
     }
-  }
-  #pragma unroll
-  for (int ci = 0; ci < 4; ++ci) {
+  } else {
+    // attention_decode.lua:265: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t70[16];
+    {
+      const bool ok = b < B && b >= 0;
+      const _Float16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int g1 = s0[0];
+        const int gr = h0[0];
+        const int gc = ci * 16 + col0;
+        const _Float16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 8 == 0) {
+          union { uint2 v[1]; _Float16 e[4]; } h;
+          h.v[0] = ((const uint2 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) t70[ci * 4 + vi] = (float)h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t70[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? (float)ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
     #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
-      Qs[row0][ci * 16 + col0 + vi] = (_Float16)(t66[ci * 4 + vi]);
+    for (int ci = 0; ci < 4; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        Qs[row0][ci * 16 + col0 + vi] = (_Float16)(t70[ci * 4 + vi]);
+      }
     }
   }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:273: local o = k:fragment("f32", { BM, D }, 0)
   float o[16];
   #pragma unroll
   for (int ci = 0; ci < 4; ++ci) {
@@ -204,18 +227,18 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
       o[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:274: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[1];
   m[0] = -INFINITY;
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:275: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:282: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -234,7 +257,7 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -253,14 +276,14 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s[4];
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       s[vi] = 0.0f;
     }
     lt_syncthreads();
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
       union { uint32_t u[2]; _Float16 h[4]; } Qs_frag[1], Ks_frag[1];
@@ -286,72 +309,72 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:334: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:340: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:341: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:337: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             s[vi] = tanhf(s[vi] * (scale / softcap)) * (softcap * 1.442695f);
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             s[vi] = s[vi] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[1];
         diag[0] = (row0 + rb * 16) / G + (len - Sq - j * 16);
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
         int col[4];
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           col[vi] = col0 + vi;
           s[vi] = col[vi] <= diag[0] && (window_left < 0 || col[vi] >= diag[0] - window_left) ? s[vi] : -INFINITY;
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t111[1];
-        t111[0] = -INFINITY;
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t115[1];
+        t115[0] = -INFINITY;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t111[0] = fmaxf(t111[0], s[vi]);
+          t115[0] = fmaxf(t115[0], s[vi]);
         }
-        t111[0] = fmaxf(t111[0], __shfl_xor(t111[0], 32));
-        t111[0] = fmaxf(t111[0], __shfl_xor(t111[0], 16));
+        t115[0] = fmaxf(t115[0], __shfl_xor(t115[0], 32));
+        t115[0] = fmaxf(t115[0], __shfl_xor(t115[0], 16));
         float m_new[1];
-        m_new[0] = fmaxf(m[0], t111[0]);
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        m_new[0] = fmaxf(m[0], t115[0]);
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[1];
         mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           s[vi] = lt_exp2(s[vi] - mc[0]);
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha[1];
         alpha[0] = lt_exp2(m[0] - mc[0]);
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t117[1];
-        t117[0] = 0.0f;
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t121[1];
+        t121[0] = 0.0f;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t117[0] = t117[0] + s[vi];
+          t121[0] = t121[0] + s[vi];
         }
-        t117[0] = t117[0] + __shfl_xor(t117[0], 32);
-        t117[0] = t117[0] + __shfl_xor(t117[0], 16);
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
-        l[0] = l[0] * alpha[0] + t117[0];
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        t121[0] = t121[0] + __shfl_xor(t121[0], 32);
+        t121[0] = t121[0] + __shfl_xor(t121[0], 16);
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
+        l[0] = l[0] * alpha[0] + t121[0];
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
@@ -359,7 +382,7 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
             o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[4];
@@ -385,57 +408,57 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         m[0] = m_new[0];
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             s[vi] = tanhf(s[vi] * (scale / softcap)) * (softcap * 1.442695f);
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             s[vi] = s[vi] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t129[1];
-        t129[0] = -INFINITY;
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t133[1];
+        t133[0] = -INFINITY;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t129[0] = fmaxf(t129[0], s[vi]);
+          t133[0] = fmaxf(t133[0], s[vi]);
         }
-        t129[0] = fmaxf(t129[0], __shfl_xor(t129[0], 32));
-        t129[0] = fmaxf(t129[0], __shfl_xor(t129[0], 16));
+        t133[0] = fmaxf(t133[0], __shfl_xor(t133[0], 32));
+        t133[0] = fmaxf(t133[0], __shfl_xor(t133[0], 16));
         float m_new_2[1];
-        m_new_2[0] = fmaxf(m[0], t129[0]);
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        m_new_2[0] = fmaxf(m[0], t133[0]);
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[1];
         mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           s[vi] = lt_exp2(s[vi] - mc_2[0]);
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha_2[1];
         alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t135[1];
-        t135[0] = 0.0f;
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t139[1];
+        t139[0] = 0.0f;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t135[0] = t135[0] + s[vi];
+          t139[0] = t139[0] + s[vi];
         }
-        t135[0] = t135[0] + __shfl_xor(t135[0], 32);
-        t135[0] = t135[0] + __shfl_xor(t135[0], 16);
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
-        l[0] = l[0] * alpha_2[0] + t135[0];
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        t139[0] = t139[0] + __shfl_xor(t139[0], 32);
+        t139[0] = t139[0] + __shfl_xor(t139[0], 16);
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
+        l[0] = l[0] * alpha_2[0] + t139[0];
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
@@ -443,7 +466,7 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
             o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[4];
@@ -469,19 +492,19 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         m[0] = m_new_2[0];
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:346: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:348: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t145[1];
-  t145[0] = seen[0] ? 1.0f / l[0] : 0.0f;
+  // attention_decode.lua:349: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t149[1];
+  t149[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -493,17 +516,17 @@ __global__ void __launch_bounds__(64) attention_decode_f16_d64_paged_rows16_kern
       if (ok && gr >= 0 && gr < WR && inside[0] && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t145[0];
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t149[0];
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t145[0];
+          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t149[0];
         }
       }
     }
   }
-  // attention_decode.lua:340: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:351: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -626,44 +649,67 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t57[32];
-  {
-    const bool ok = b < B && b >= 0;
-    const _Float16 *base = Q + (int64_t)b * sqb;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+  // attention_decode.lua:262: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:263: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const _Float16 *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int ci = 0; ci < 4; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 16 + col0;
-        const _Float16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 8 == 0) {
-          union { uint2 v[1]; _Float16 e[4]; } h;
-          h.v[0] = ((const uint2 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) t57[ri * 16 + ci * 4 + vi] = (float)h.e[vi];
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const _Float16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            t57[ri * 16 + ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? (float)ptr[vi] : 0.0f;
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : (_Float16)(0.0f);
           }
         }
       }
     }
-  }
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
+  } else {
+    // attention_decode.lua:265: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t61[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const _Float16 *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        Qs[ri * 16 + row0][ci * 16 + col0 + vi] = (_Float16)(t57[ri * 16 + ci * 4 + vi]);
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 16 + col0;
+          const _Float16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 8 == 0) {
+            union { uint2 v[1]; _Float16 e[4]; } h;
+            h.v[0] = ((const uint2 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) t61[ri * 16 + ci * 4 + vi] = (float)h.e[vi];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              t61[ri * 16 + ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? (float)ptr[vi] : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          Qs[ri * 16 + row0][ci * 16 + col0 + vi] = (_Float16)(t61[ri * 16 + ci * 4 + vi]);
+        }
       }
     }
   }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:273: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -675,24 +721,24 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:274: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:275: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:282: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -708,7 +754,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -724,7 +770,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -734,7 +780,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 16) {
       union { uint32_t u[2]; _Float16 h[4]; } Qs_frag[2], Ks_frag[1];
@@ -760,17 +806,17 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:334: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:340: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:341: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:337: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -779,7 +825,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -788,13 +834,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           diag[ri] = (ri * 16 + row0 + rb * 64) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
         int col[8];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -804,33 +850,33 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             s[ri * 4 + vi] = col[ri * 4 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + vi] >= diag[ri] - window_left) ? s[ri * 4 + vi] : -INFINITY;
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t102[2];
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t106[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t102[ri] = -INFINITY;
+          t106[ri] = -INFINITY;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t102[ri] = fmaxf(t102[ri], s[ri * 4 + vi]);
+            t106[ri] = fmaxf(t106[ri], s[ri * 4 + vi]);
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 32));
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 16));
+          t106[ei] = fmaxf(t106[ei], __shfl_xor(t106[ei], 32));
+          t106[ei] = fmaxf(t106[ei], __shfl_xor(t106[ei], 16));
         }
         float m_new[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t102[ri]);
+          m_new[ri] = fmaxf(m[ri], t106[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -838,33 +884,33 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             s[ri * 4 + vi] = lt_exp2(s[ri * 4 + vi] - mc[ri]);
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t108[2];
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t112[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t108[ri] = 0.0f;
+          t112[ri] = 0.0f;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t108[ri] = t108[ri] + s[ri * 4 + vi];
+            t112[ri] = t112[ri] + s[ri * 4 + vi];
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 32);
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 16);
+          t112[ei] = t112[ei] + __shfl_xor(t112[ei], 32);
+          t112[ei] = t112[ei] + __shfl_xor(t112[ei], 16);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t108[ri];
+          l[ri] = l[ri] * alpha[ri] + t112[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -875,7 +921,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           union { uint32_t u[2]; _Float16 h[4]; } s_frag[2], Vs_frag[4];
@@ -901,15 +947,15 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -918,7 +964,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -927,33 +973,33 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t120[2];
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t124[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t120[ri] = -INFINITY;
+          t124[ri] = -INFINITY;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t120[ri] = fmaxf(t120[ri], s[ri * 4 + vi]);
+            t124[ri] = fmaxf(t124[ri], s[ri * 4 + vi]);
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 32));
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 16));
+          t124[ei] = fmaxf(t124[ei], __shfl_xor(t124[ei], 32));
+          t124[ei] = fmaxf(t124[ei], __shfl_xor(t124[ei], 16));
         }
         float m_new_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t120[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t124[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -961,33 +1007,33 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             s[ri * 4 + vi] = lt_exp2(s[ri * 4 + vi] - mc_2[ri]);
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t126[2];
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t130[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t126[ri] = 0.0f;
+          t130[ri] = 0.0f;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t126[ri] = t126[ri] + s[ri * 4 + vi];
+            t130[ri] = t130[ri] + s[ri * 4 + vi];
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 32);
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 16);
+          t130[ei] = t130[ei] + __shfl_xor(t130[ei], 32);
+          t130[ei] = t130[ei] + __shfl_xor(t130[ei], 16);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t126[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t130[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -998,7 +1044,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           union { uint32_t u[2]; _Float16 h[4]; } s_frag[2], Vs_frag[4];
@@ -1024,7 +1070,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
@@ -1032,19 +1078,19 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:346: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:348: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t134[2];
+  // attention_decode.lua:349: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t138[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t134[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t138[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -1059,18 +1105,18 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ri * 16 + ci * 4 + vi] * t134[ri];
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ri * 16 + ci * 4 + vi] * t138[ri];
           ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 4 + vi] * t134[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 4 + vi] * t138[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:354: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;

@@ -155,38 +155,61 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
   h0[0] = hk * G + t51[0] % G;
   bool inside[1];
   inside[0] = t51[0] < Sq * G;
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t57[64];
-  {
-    const bool ok = b < B && b >= 0;
-    const _Float16 *base = Q + (int64_t)b * sqb;
-    #pragma unroll
-    for (int ci = 0; ci < 16; ++ci) {
-      const int g1 = s0[0];
-      const int gr = h0[0];
-      const int gc = ci * 8 + col0;
-      const _Float16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-      if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 8 == 0) {
-        union { uint2 v[1]; _Float16 e[4]; } h;
-        h.v[0] = ((const uint2 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) t57[ci * 4 + vi] = (float)h.e[vi];
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t57[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? (float)ptr[vi] : 0.0f;
+  // attention_decode.lua:262: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:263: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const _Float16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 8 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const _Float16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : (_Float16)(0.0f);
+          }
         }
       }
     }
-  }
-  #pragma unroll
-  for (int ci = 0; ci < 16; ++ci) {
+  } else {
+    // attention_decode.lua:265: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t61[64];
+    {
+      const bool ok = b < B && b >= 0;
+      const _Float16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        const int g1 = s0[0];
+        const int gr = h0[0];
+        const int gc = ci * 8 + col0;
+        const _Float16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 8 == 0) {
+          union { uint2 v[1]; _Float16 e[4]; } h;
+          h.v[0] = ((const uint2 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) t61[ci * 4 + vi] = (float)h.e[vi];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t61[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? (float)ptr[vi] : 0.0f;
+          }
+        }
+      }
+    }
     #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
-      Qs[row0][ci * 8 + col0 + vi] = (_Float16)(t57[ci * 4 + vi]);
+    for (int ci = 0; ci < 16; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        Qs[row0][ci * 8 + col0 + vi] = (_Float16)(t61[ci * 4 + vi]);
+      }
     }
   }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:273: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ci = 0; ci < 16; ++ci) {
@@ -195,18 +218,18 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
       o[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:274: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[1];
   m[0] = -INFINITY;
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:275: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:282: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -225,7 +248,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -244,7 +267,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ci = 0; ci < 8; ++ci) {
@@ -254,7 +277,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 128; kk += 8) {
       union { uint32_t u[2]; _Float16 h[4]; } Qs_frag[1], Ks_frag[2];
@@ -280,17 +303,17 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:334: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:340: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:341: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:337: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
@@ -299,7 +322,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             }
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
@@ -308,10 +331,10 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[1];
         diag[0] = (row0 + rb * 64) / G + (len - Sq - j * 64);
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
         int col[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
@@ -321,23 +344,23 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             s[ci * 4 + vi] = col[ci * 4 + vi] <= diag[0] && (window_left < 0 || col[ci * 4 + vi] >= diag[0] - window_left) ? s[ci * 4 + vi] : -INFINITY;
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t102[1];
-        t102[0] = -INFINITY;
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t106[1];
+        t106[0] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t102[0] = fmaxf(t102[0], s[ci * 4 + vi]);
+            t106[0] = fmaxf(t106[0], s[ci * 4 + vi]);
           }
         }
-        t102[0] = fmaxf(t102[0], __shfl_xor(t102[0], 32));
+        t106[0] = fmaxf(t106[0], __shfl_xor(t106[0], 32));
         float m_new[1];
-        m_new[0] = fmaxf(m[0], t102[0]);
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        m_new[0] = fmaxf(m[0], t106[0]);
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[1];
         mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -345,23 +368,23 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc[0]);
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha[1];
         alpha[0] = lt_exp2(m[0] - mc[0]);
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t108[1];
-        t108[0] = 0.0f;
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t112[1];
+        t112[0] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t108[0] = t108[0] + s[ci * 4 + vi];
+            t112[0] = t112[0] + s[ci * 4 + vi];
           }
         }
-        t108[0] = t108[0] + __shfl_xor(t108[0], 32);
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
-        l[0] = l[0] * alpha[0] + t108[0];
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        t112[0] = t112[0] + __shfl_xor(t112[0], 32);
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
+        l[0] = l[0] * alpha[0] + t112[0];
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
@@ -369,7 +392,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[4];
@@ -395,12 +418,12 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         m[0] = m_new[0];
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
@@ -409,7 +432,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             }
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
@@ -418,23 +441,23 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t120[1];
-        t120[0] = -INFINITY;
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t124[1];
+        t124[0] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t120[0] = fmaxf(t120[0], s[ci * 4 + vi]);
+            t124[0] = fmaxf(t124[0], s[ci * 4 + vi]);
           }
         }
-        t120[0] = fmaxf(t120[0], __shfl_xor(t120[0], 32));
+        t124[0] = fmaxf(t124[0], __shfl_xor(t124[0], 32));
         float m_new_2[1];
-        m_new_2[0] = fmaxf(m[0], t120[0]);
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        m_new_2[0] = fmaxf(m[0], t124[0]);
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[1];
         mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -442,23 +465,23 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc_2[0]);
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha_2[1];
         alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t126[1];
-        t126[0] = 0.0f;
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t130[1];
+        t130[0] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t126[0] = t126[0] + s[ci * 4 + vi];
+            t130[0] = t130[0] + s[ci * 4 + vi];
           }
         }
-        t126[0] = t126[0] + __shfl_xor(t126[0], 32);
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
-        l[0] = l[0] * alpha_2[0] + t126[0];
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        t130[0] = t130[0] + __shfl_xor(t130[0], 32);
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
+        l[0] = l[0] * alpha_2[0] + t130[0];
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ci = 0; ci < 16; ++ci) {
           #pragma unroll
@@ -466,7 +489,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; _Float16 h[4]; } s_frag[1], Vs_frag[4];
@@ -492,19 +515,19 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         m[0] = m_new_2[0];
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:346: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:348: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t134[1];
-  t134[0] = seen[0] ? 1.0f / l[0] : 0.0f;
+  // attention_decode.lua:349: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t138[1];
+  t138[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -516,17 +539,17 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
       if (ok && gr >= 0 && gr < WR && inside[0] && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t134[0];
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t138[0];
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t134[0];
+          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t138[0];
         }
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:354: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;

@@ -204,44 +204,67 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t60[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t66[64];
-  {
-    const bool ok = b < B && b >= 0;
-    const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+  // attention_decode.lua:262: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:263: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int ci = 0; ci < 16; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 8 + col0;
-        const __nv_bfloat16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
-          union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
-          h.v[0] = ((const uint32_t *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) t66[ri * 32 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = hk * G + rb * 16 + ri * 2 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t66[ri * 32 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __bfloat162float(ptr[vi]) : 0.0f;
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 2 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 2 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Hq ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
     }
-  }
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 16; ++ci) {
+  } else {
+    // attention_decode.lua:265: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t70[64];
+    {
+      const bool ok = b < B && b >= 0;
+      const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int vi = 0; vi < 2; ++vi) {
-        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(t66[ri * 32 + ci * 2 + vi]);
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 8 + col0;
+          const __nv_bfloat16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t70[ri * 32 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t70[ri * 32 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(t70[ri * 32 + ci * 2 + vi]);
+        }
       }
     }
   }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:273: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -253,27 +276,27 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
       }
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:274: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:275: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:282: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 3 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 3; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -300,7 +323,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -336,9 +359,9 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
     const int j_next = j + 3;
     const int j_next_stage = j_stage == 0 ? 3 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int page = b >= 0 && b < B && j_next * 16 / PS >= 0 && j_next * 16 / PS < MP ? BT[(int64_t)b * MP + j_next * 16 / PS] : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -365,7 +388,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -395,7 +418,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -407,7 +430,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
         }
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -458,17 +481,17 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:334: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:340: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:341: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:337: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -480,7 +503,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -492,13 +515,13 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           diag[ri] = (ri * 8 + row0 + rb * 16) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
         int col[8];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -511,36 +534,36 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t111[2];
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t115[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t111[ri] = -INFINITY;
+          t115[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t111[ri] = fmaxf(t111[ri], s[ri * 4 + ci * 2 + vi]);
+              t115[ri] = fmaxf(t115[ri], s[ri * 4 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t111[ei] = fmaxf(t111[ei], __shfl_xor_sync(0xffffffffu, t111[ei], 2));
-          t111[ei] = fmaxf(t111[ei], __shfl_xor_sync(0xffffffffu, t111[ei], 1));
+          t115[ei] = fmaxf(t115[ei], __shfl_xor_sync(0xffffffffu, t115[ei], 2));
+          t115[ei] = fmaxf(t115[ei], __shfl_xor_sync(0xffffffffu, t115[ei], 1));
         }
         float m_new[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t111[ri]);
+          m_new[ri] = fmaxf(m[ri], t115[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -551,36 +574,36 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t117[2];
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t121[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t117[ri] = 0.0f;
+          t121[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t117[ri] = t117[ri] + s[ri * 4 + ci * 2 + vi];
+              t121[ri] = t121[ri] + s[ri * 4 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t117[ei] = t117[ei] + __shfl_xor_sync(0xffffffffu, t117[ei], 2);
-          t117[ei] = t117[ei] + __shfl_xor_sync(0xffffffffu, t117[ei], 1);
+          t121[ei] = t121[ei] + __shfl_xor_sync(0xffffffffu, t121[ei], 2);
+          t121[ei] = t121[ei] + __shfl_xor_sync(0xffffffffu, t121[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t117[ri];
+          l[ri] = l[ri] * alpha[ri] + t121[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -591,7 +614,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           uint32_t s_frag[1][4];
@@ -624,15 +647,15 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -644,7 +667,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -656,36 +679,36 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t129[2];
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t133[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t129[ri] = -INFINITY;
+          t133[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t129[ri] = fmaxf(t129[ri], s[ri * 4 + ci * 2 + vi]);
+              t133[ri] = fmaxf(t133[ri], s[ri * 4 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t129[ei] = fmaxf(t129[ei], __shfl_xor_sync(0xffffffffu, t129[ei], 2));
-          t129[ei] = fmaxf(t129[ei], __shfl_xor_sync(0xffffffffu, t129[ei], 1));
+          t133[ei] = fmaxf(t133[ei], __shfl_xor_sync(0xffffffffu, t133[ei], 2));
+          t133[ei] = fmaxf(t133[ei], __shfl_xor_sync(0xffffffffu, t133[ei], 1));
         }
         float m_new_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t129[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t133[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -696,36 +719,36 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t135[2];
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t139[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t135[ri] = 0.0f;
+          t139[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t135[ri] = t135[ri] + s[ri * 4 + ci * 2 + vi];
+              t139[ri] = t139[ri] + s[ri * 4 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t135[ei] = t135[ei] + __shfl_xor_sync(0xffffffffu, t135[ei], 2);
-          t135[ei] = t135[ei] + __shfl_xor_sync(0xffffffffu, t135[ei], 1);
+          t139[ei] = t139[ei] + __shfl_xor_sync(0xffffffffu, t139[ei], 2);
+          t139[ei] = t139[ei] + __shfl_xor_sync(0xffffffffu, t139[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t135[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t139[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -736,7 +759,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           uint32_t s_frag[1][4];
@@ -769,7 +792,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
@@ -778,19 +801,19 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:346: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:348: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t145[2];
+  // attention_decode.lua:349: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t149[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t145[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t149[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -805,18 +828,18 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d128_paged_rows16_ke
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t145[ri];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t149[ri];
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t145[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t149[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:340: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:351: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -949,44 +972,67 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t57[64];
-  {
-    const bool ok = b < B && b >= 0;
-    const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+  // attention_decode.lua:262: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:263: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int ci = 0; ci < 16; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 8 + col0;
-        const __nv_bfloat16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
-          union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
-          h.v[0] = ((const uint32_t *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) t57[ri * 32 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 8 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t57[ri * 32 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __bfloat162float(ptr[vi]) : 0.0f;
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Hq ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
     }
-  }
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 16; ++ci) {
+  } else {
+    // attention_decode.lua:265: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t61[64];
+    {
+      const bool ok = b < B && b >= 0;
+      const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int vi = 0; vi < 2; ++vi) {
-        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(t57[ri * 32 + ci * 2 + vi]);
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 8 + col0;
+          const __nv_bfloat16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t61[ri * 32 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t61[ri * 32 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(t61[ri * 32 + ci * 2 + vi]);
+        }
       }
     }
   }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:273: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -998,31 +1044,31 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
       }
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:274: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:275: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:282: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 3 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 3; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:285: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb = j * 2;
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
-      const int t61 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
-      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
-      const int page = jb * 16 < len ? t61 : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int t65 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
+      // attention_decode.lua:280: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      const int page = jb * 16 < len ? t65 : -1;
+      // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -1049,7 +1095,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -1076,13 +1122,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:285: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb_2 = j * 2 + 1;
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
-      const int t71 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
-      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
-      const int page_2 = jb_2 * 16 < len ? t71 : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int t75 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
+      // attention_decode.lua:280: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      const int page_2 = jb_2 * 16 < len ? t75 : -1;
+      // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
@@ -1109,7 +1155,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
@@ -1145,13 +1191,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
     const int j_next = j + 3;
     const int j_next_stage = j_stage == 0 ? 3 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:285: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb = j_next * 2;
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
-      const int t61 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
-      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
-      const int page = jb * 16 < len ? t61 : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int t65 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
+      // attention_decode.lua:280: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      const int page = jb * 16 < len ? t65 : -1;
+      // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -1178,7 +1224,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -1205,13 +1251,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:285: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb_2 = j_next * 2 + 1;
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
-      const int t71 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
-      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
-      const int page_2 = jb_2 * 16 < len ? t71 : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int t75 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
+      // attention_decode.lua:280: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      const int page_2 = jb_2 * 16 < len ? t75 : -1;
+      // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
@@ -1238,7 +1284,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
@@ -1268,7 +1314,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1280,7 +1326,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
         }
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     {
       uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
       #pragma unroll
@@ -1333,13 +1379,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
         }
       }
     }
-    // attention_decode.lua:290: local pg = page_of(j * KB + (q - 1))
+    // attention_decode.lua:301: local pg = page_of(j * KB + (q - 1))
     const int jb_3 = j * 2;
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
-    const int t81 = b >= 0 && b < B && jb_3 * 16 / PS >= 0 && jb_3 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_3 * 16 / PS] : -1;
-    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
-    const int t84 = jb_3 * 16 < len ? t81 : -1;
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int t85 = b >= 0 && b < B && jb_3 * 16 / PS >= 0 && jb_3 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_3 * 16 / PS] : -1;
+    // attention_decode.lua:280: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    const int t88 = jb_3 * 16 < len ? t85 : -1;
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s_2[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1351,7 +1397,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
         }
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_2_frag[2][2][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -1402,19 +1448,19 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
         }
       }
     }
-    // attention_decode.lua:290: local pg = page_of(j * KB + (q - 1))
+    // attention_decode.lua:301: local pg = page_of(j * KB + (q - 1))
     const int jb_4 = j * 2 + 1;
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
-    const int t94 = b >= 0 && b < B && jb_4 * 16 / PS >= 0 && jb_4 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_4 * 16 / PS] : -1;
-    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
-    const int t97 = jb_4 * 16 < len ? t94 : -1;
-    // attention_decode.lua:324: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
-    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left) || (t84 < 0 || t84 >= NP) || (t97 < 0 || t97 >= NP);
-    // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int t98 = b >= 0 && b < B && jb_4 * 16 / PS >= 0 && jb_4 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_4 * 16 / PS] : -1;
+    // attention_decode.lua:280: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    const int t101 = jb_4 * 16 < len ? t98 : -1;
+    // attention_decode.lua:335: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
+    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left) || (t88 < 0 || t88 >= NP) || (t101 < 0 || t101 >= NP);
+    // attention_decode.lua:337: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1426,7 +1472,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1438,13 +1484,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 2 * 16);
       }
-      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
       int col[8];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1453,13 +1499,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             col[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
-            s[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + ci * 2 + vi] >= diag[ri] - window_left) && (t84 >= 0 && t84 < NP) ? s[ri * 4 + ci * 2 + vi] : -INFINITY;
+            s[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + ci * 2 + vi] >= diag[ri] - window_left) && (t88 >= 0 && t88 < NP) ? s[ri * 4 + ci * 2 + vi] : -INFINITY;
           }
         }
       }
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1471,7 +1517,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1483,13 +1529,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         diag_2[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - (j * 2 + 1) * 16);
       }
-      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
       int col_2[8];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -1498,62 +1544,62 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             col_2[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
-            s_2[ri * 4 + ci * 2 + vi] = col_2[ri * 4 + ci * 2 + vi] <= diag_2[ri] && (window_left < 0 || col_2[ri * 4 + ci * 2 + vi] >= diag_2[ri] - window_left) && (t97 >= 0 && t97 < NP) ? s_2[ri * 4 + ci * 2 + vi] : -INFINITY;
+            s_2[ri * 4 + ci * 2 + vi] = col_2[ri * 4 + ci * 2 + vi] <= diag_2[ri] && (window_left < 0 || col_2[ri * 4 + ci * 2 + vi] >= diag_2[ri] - window_left) && (t101 >= 0 && t101 < NP) ? s_2[ri * 4 + ci * 2 + vi] : -INFINITY;
           }
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t167[2];
+      // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t171[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t167[ri] = -INFINITY;
+        t171[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t167[ri] = fmaxf(t167[ri], s[ri * 4 + ci * 2 + vi]);
+            t171[ri] = fmaxf(t171[ri], s[ri * 4 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t167[ei] = fmaxf(t167[ei], __shfl_xor_sync(0xffffffffu, t167[ei], 2));
-        t167[ei] = fmaxf(t167[ei], __shfl_xor_sync(0xffffffffu, t167[ei], 1));
+        t171[ei] = fmaxf(t171[ei], __shfl_xor_sync(0xffffffffu, t171[ei], 2));
+        t171[ei] = fmaxf(t171[ei], __shfl_xor_sync(0xffffffffu, t171[ei], 1));
       }
       float m_new[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t167[ri]);
+        m_new[ri] = fmaxf(m[ri], t171[ri]);
       }
-      float t168[2];
+      float t172[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t168[ri] = -INFINITY;
+        t172[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t168[ri] = fmaxf(t168[ri], s_2[ri * 4 + ci * 2 + vi]);
+            t172[ri] = fmaxf(t172[ri], s_2[ri * 4 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t168[ei] = fmaxf(t168[ei], __shfl_xor_sync(0xffffffffu, t168[ei], 2));
-        t168[ei] = fmaxf(t168[ei], __shfl_xor_sync(0xffffffffu, t168[ei], 1));
+        t172[ei] = fmaxf(t172[ei], __shfl_xor_sync(0xffffffffu, t172[ei], 2));
+        t172[ei] = fmaxf(t172[ei], __shfl_xor_sync(0xffffffffu, t172[ei], 1));
       }
       float m_new_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m_new[ri], t168[ri]);
+        m_new_2[ri] = fmaxf(m_new[ri], t172[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1574,53 +1620,53 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t176[2];
+      // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t180[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t176[ri] = 0.0f;
+        t180[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t176[ri] = t176[ri] + s[ri * 4 + ci * 2 + vi];
+            t180[ri] = t180[ri] + s[ri * 4 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t176[ei] = t176[ei] + __shfl_xor_sync(0xffffffffu, t176[ei], 2);
-        t176[ei] = t176[ei] + __shfl_xor_sync(0xffffffffu, t176[ei], 1);
+        t180[ei] = t180[ei] + __shfl_xor_sync(0xffffffffu, t180[ei], 2);
+        t180[ei] = t180[ei] + __shfl_xor_sync(0xffffffffu, t180[ei], 1);
       }
-      float t177[2];
+      float t181[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t177[ri] = 0.0f;
+        t181[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t177[ri] = t177[ri] + s_2[ri * 4 + ci * 2 + vi];
+            t181[ri] = t181[ri] + s_2[ri * 4 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t177[ei] = t177[ei] + __shfl_xor_sync(0xffffffffu, t177[ei], 2);
-        t177[ei] = t177[ei] + __shfl_xor_sync(0xffffffffu, t177[ei], 1);
+        t181[ei] = t181[ei] + __shfl_xor_sync(0xffffffffu, t181[ei], 2);
+        t181[ei] = t181[ei] + __shfl_xor_sync(0xffffffffu, t181[ei], 1);
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + (t176[ri] + t177[ri]);
+        l[ri] = l[ri] * alpha[ri] + (t180[ri] + t181[ri]);
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:330: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1631,7 +1677,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
         uint32_t s_frag[1][4];
@@ -1696,15 +1742,15 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:332: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
       }
     } else {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1716,7 +1762,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1728,9 +1774,9 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1742,7 +1788,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1754,58 +1800,58 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t199[2];
+      // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t203[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t199[ri] = -INFINITY;
+        t203[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t199[ri] = fmaxf(t199[ri], s[ri * 4 + ci * 2 + vi]);
+            t203[ri] = fmaxf(t203[ri], s[ri * 4 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t199[ei] = fmaxf(t199[ei], __shfl_xor_sync(0xffffffffu, t199[ei], 2));
-        t199[ei] = fmaxf(t199[ei], __shfl_xor_sync(0xffffffffu, t199[ei], 1));
+        t203[ei] = fmaxf(t203[ei], __shfl_xor_sync(0xffffffffu, t203[ei], 2));
+        t203[ei] = fmaxf(t203[ei], __shfl_xor_sync(0xffffffffu, t203[ei], 1));
       }
       float m_new_3[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_3[ri] = fmaxf(m[ri], t199[ri]);
+        m_new_3[ri] = fmaxf(m[ri], t203[ri]);
       }
-      float t200[2];
+      float t204[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t200[ri] = -INFINITY;
+        t204[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t200[ri] = fmaxf(t200[ri], s_2[ri * 4 + ci * 2 + vi]);
+            t204[ri] = fmaxf(t204[ri], s_2[ri * 4 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t200[ei] = fmaxf(t200[ei], __shfl_xor_sync(0xffffffffu, t200[ei], 2));
-        t200[ei] = fmaxf(t200[ei], __shfl_xor_sync(0xffffffffu, t200[ei], 1));
+        t204[ei] = fmaxf(t204[ei], __shfl_xor_sync(0xffffffffu, t204[ei], 2));
+        t204[ei] = fmaxf(t204[ei], __shfl_xor_sync(0xffffffffu, t204[ei], 1));
       }
       float m_new_4[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_4[ri] = fmaxf(m_new_3[ri], t200[ri]);
+        m_new_4[ri] = fmaxf(m_new_3[ri], t204[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_4[ri] == -INFINITY ? 0.0f : m_new_4[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1826,53 +1872,53 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t208[2];
+      // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t212[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t208[ri] = 0.0f;
+        t212[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t208[ri] = t208[ri] + s[ri * 4 + ci * 2 + vi];
+            t212[ri] = t212[ri] + s[ri * 4 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t208[ei] = t208[ei] + __shfl_xor_sync(0xffffffffu, t208[ei], 2);
-        t208[ei] = t208[ei] + __shfl_xor_sync(0xffffffffu, t208[ei], 1);
+        t212[ei] = t212[ei] + __shfl_xor_sync(0xffffffffu, t212[ei], 2);
+        t212[ei] = t212[ei] + __shfl_xor_sync(0xffffffffu, t212[ei], 1);
       }
-      float t209[2];
+      float t213[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t209[ri] = 0.0f;
+        t213[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t209[ri] = t209[ri] + s_2[ri * 4 + ci * 2 + vi];
+            t213[ri] = t213[ri] + s_2[ri * 4 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t209[ei] = t209[ei] + __shfl_xor_sync(0xffffffffu, t209[ei], 2);
-        t209[ei] = t209[ei] + __shfl_xor_sync(0xffffffffu, t209[ei], 1);
+        t213[ei] = t213[ei] + __shfl_xor_sync(0xffffffffu, t213[ei], 2);
+        t213[ei] = t213[ei] + __shfl_xor_sync(0xffffffffu, t213[ei], 1);
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + (t208[ri] + t209[ri]);
+        l[ri] = l[ri] * alpha_2[ri] + (t212[ri] + t213[ri]);
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:330: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1883,7 +1929,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
         uint32_t s_frag[1][4];
@@ -1948,7 +1994,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:332: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_4[ri];
@@ -1956,19 +2002,19 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:346: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:348: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t219[2];
+  // attention_decode.lua:349: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t223[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t219[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t223[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -1983,18 +2029,18 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t219[ri];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t223[ri];
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t219[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t223[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:354: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;

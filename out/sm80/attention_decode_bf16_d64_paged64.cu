@@ -196,44 +196,67 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t51[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t57[32];
-  {
-    const bool ok = b < B && b >= 0;
-    const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+  // attention_decode.lua:262: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:263: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 8 + col0;
-        const __nv_bfloat16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
-          union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
-          h.v[0] = ((const uint32_t *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) t57[ri * 16 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t57[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __bfloat162float(ptr[vi]) : 0.0f;
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Hq ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
     }
-  }
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+  } else {
+    // attention_decode.lua:265: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t61[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int vi = 0; vi < 2; ++vi) {
-        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(t57[ri * 16 + ci * 2 + vi]);
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 8 + col0;
+          const __nv_bfloat16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t61[ri * 16 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t61[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(t61[ri * 16 + ci * 2 + vi]);
+        }
       }
     }
   }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:273: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -245,27 +268,27 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
       }
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:274: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:275: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:282: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 2 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 2; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int page = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -292,7 +315,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -328,9 +351,9 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
     const int j_next = j + 2;
     const int j_next_stage = j_stage == 0 ? 2 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:279: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int page = b >= 0 && b < B && j_next * 64 / PS >= 0 && j_next * 64 / PS < MP ? BT[(int64_t)b * MP + j_next * 64 / PS] : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:287: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -357,7 +380,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:288: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -387,7 +410,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -399,7 +422,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
         }
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -450,17 +473,17 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:334: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:340: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:341: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:337: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -472,7 +495,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -484,13 +507,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 64);
         }
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
         int col[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
@@ -503,36 +526,36 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t102[2];
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t106[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t102[ri] = -INFINITY;
+          t106[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t102[ri] = fmaxf(t102[ri], s[ri * 16 + ci * 2 + vi]);
+              t106[ri] = fmaxf(t106[ri], s[ri * 16 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t102[ei] = fmaxf(t102[ei], __shfl_xor_sync(0xffffffffu, t102[ei], 2));
-          t102[ei] = fmaxf(t102[ei], __shfl_xor_sync(0xffffffffu, t102[ei], 1));
+          t106[ei] = fmaxf(t106[ei], __shfl_xor_sync(0xffffffffu, t106[ei], 2));
+          t106[ei] = fmaxf(t106[ei], __shfl_xor_sync(0xffffffffu, t106[ei], 1));
         }
         float m_new[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t102[ri]);
+          m_new[ri] = fmaxf(m[ri], t106[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -543,36 +566,36 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t108[2];
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t112[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t108[ri] = 0.0f;
+          t112[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t108[ri] = t108[ri] + s[ri * 16 + ci * 2 + vi];
+              t112[ri] = t112[ri] + s[ri * 16 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t108[ei] = t108[ei] + __shfl_xor_sync(0xffffffffu, t108[ei], 2);
-          t108[ei] = t108[ei] + __shfl_xor_sync(0xffffffffu, t108[ei], 1);
+          t112[ei] = t112[ei] + __shfl_xor_sync(0xffffffffu, t112[ei], 2);
+          t112[ei] = t112[ei] + __shfl_xor_sync(0xffffffffu, t112[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t108[ri];
+          l[ri] = l[ri] * alpha[ri] + t112[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -583,7 +606,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           uint32_t s_frag[1][4];
@@ -620,15 +643,15 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+        // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
         if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -640,7 +663,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
           #pragma unroll
           for (int ri = 0; ri < 2; ++ri) {
             #pragma unroll
@@ -652,36 +675,36 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t120[2];
+        // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t124[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t120[ri] = -INFINITY;
+          t124[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t120[ri] = fmaxf(t120[ri], s[ri * 16 + ci * 2 + vi]);
+              t124[ri] = fmaxf(t124[ri], s[ri * 16 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t120[ei] = fmaxf(t120[ei], __shfl_xor_sync(0xffffffffu, t120[ei], 2));
-          t120[ei] = fmaxf(t120[ei], __shfl_xor_sync(0xffffffffu, t120[ei], 1));
+          t124[ei] = fmaxf(t124[ei], __shfl_xor_sync(0xffffffffu, t124[ei], 2));
+          t124[ei] = fmaxf(t124[ei], __shfl_xor_sync(0xffffffffu, t124[ei], 1));
         }
         float m_new_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t120[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t124[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -692,36 +715,36 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
         float alpha_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t126[2];
+        // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t130[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t126[ri] = 0.0f;
+          t130[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t126[ri] = t126[ri] + s[ri * 16 + ci * 2 + vi];
+              t130[ri] = t130[ri] + s[ri * 16 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t126[ei] = t126[ei] + __shfl_xor_sync(0xffffffffu, t126[ei], 2);
-          t126[ei] = t126[ei] + __shfl_xor_sync(0xffffffffu, t126[ei], 1);
+          t130[ei] = t130[ei] + __shfl_xor_sync(0xffffffffu, t130[ei], 2);
+          t130[ei] = t130[ei] + __shfl_xor_sync(0xffffffffu, t130[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t126[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t130[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:330: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -732,7 +755,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           uint32_t s_frag[1][4];
@@ -769,7 +792,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:332: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
@@ -778,19 +801,19 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:346: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:348: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t134[2];
+  // attention_decode.lua:349: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t138[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t134[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t138[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -805,18 +828,18 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t134[ri];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t138[ri];
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t134[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t138[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:354: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;

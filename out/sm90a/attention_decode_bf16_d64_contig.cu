@@ -274,44 +274,67 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
   for (int ri = 0; ri < 2; ++ri) {
     inside[ri] = t47[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t53[32];
-  {
-    const bool ok = b < B && b >= 0;
-    const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+  // attention_decode.lua:262: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:263: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 8 + col0;
-        const __nv_bfloat16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
-          union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
-          h.v[0] = ((const uint32_t *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) t53[ri * 16 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const __nv_bfloat16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t53[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __bfloat162float(ptr[vi]) : 0.0f;
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Hq ? ptr[vi] : __float2bfloat16_rn(0.0f);
           }
         }
       }
     }
-  }
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+  } else {
+    // attention_decode.lua:265: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t57[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const __nv_bfloat16 *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int vi = 0; vi < 2; ++vi) {
-        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(t53[ri * 16 + ci * 2 + vi]);
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 8 + col0;
+          const __nv_bfloat16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t57[ri * 16 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t57[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __bfloat162float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2bfloat16_rn(t57[ri * 16 + ci * 2 + vi]);
+        }
       }
     }
   }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:273: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -323,25 +346,25 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       }
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:274: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:275: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   lt_wgmma_barrier();
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:282: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 3 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 3; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:279: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:290: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -368,7 +391,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:280: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:291: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -402,9 +425,9 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
     lt_cp_async_wait<2>();   /* this thread's copies for iteration j have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage j - 2 is free again (its wgmmas were waited for in iteration j - 1) */
     /* in flight from the iteration before: the wgmmas into o */
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:297: local s = k:fragment("f32", { BM, BN }, 0)
     float s[16];
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:298: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
     lt_wgmma_settle(s);
     lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
@@ -417,7 +440,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
     const int j_next = j + 3;
     const int j_next_stage = j_stage < 2 ? j_stage + 3 : j_stage - 2;
     if (j_next < last) {
-      // attention_decode.lua:279: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:290: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -444,7 +467,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:280: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:291: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
         const __nv_bfloat16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -473,16 +496,16 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
       }
     }
     lt_cp_async_commit();
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+    // attention_decode.lua:334: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
     const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left);
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
     lt_wgmma_settle(o);   /* read below, after the wait */
     lt_wgmma_settle(s);   /* read below, after the wait */
-    // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:337: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -494,7 +517,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -506,13 +529,13 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:314: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 32);
       }
-      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:315: local col = k:iota({ BM, BN }, 2)
       int col[16];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
@@ -525,36 +548,36 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t87[2];
+      // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t91[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t87[ri] = -INFINITY;
+        t91[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t87[ri] = fmaxf(t87[ri], s[ri * 8 + ci * 2 + vi]);
+            t91[ri] = fmaxf(t91[ri], s[ri * 8 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t87[ei] = fmaxf(t87[ei], __shfl_xor_sync(0xffffffffu, t87[ei], 2));
-        t87[ei] = fmaxf(t87[ei], __shfl_xor_sync(0xffffffffu, t87[ei], 1));
+        t91[ei] = fmaxf(t91[ei], __shfl_xor_sync(0xffffffffu, t91[ei], 2));
+        t91[ei] = fmaxf(t91[ei], __shfl_xor_sync(0xffffffffu, t91[ei], 1));
       }
       float m_new[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t87[ri]);
+        m_new[ri] = fmaxf(m[ri], t91[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -565,36 +588,36 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t93[2];
+      // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t97[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t93[ri] = 0.0f;
+        t97[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t93[ri] = t93[ri] + s[ri * 8 + ci * 2 + vi];
+            t97[ri] = t97[ri] + s[ri * 8 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t93[ei] = t93[ei] + __shfl_xor_sync(0xffffffffu, t93[ei], 2);
-        t93[ei] = t93[ei] + __shfl_xor_sync(0xffffffffu, t93[ei], 1);
+        t97[ei] = t97[ei] + __shfl_xor_sync(0xffffffffu, t97[ei], 2);
+        t97[ei] = t97[ei] + __shfl_xor_sync(0xffffffffu, t97[ei], 1);
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t93[ri];
+        l[ri] = l[ri] * alpha[ri] + t97[ri];
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:330: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -605,7 +628,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       uint32_t s_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 16) {
@@ -626,15 +649,15 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         lt_wgmma_m64n64k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 4096, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:332: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
+      // attention_decode.lua:310: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
       if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:311: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -646,7 +669,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+        // attention_decode.lua:312: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -658,36 +681,36 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t105[2];
+      // attention_decode.lua:322: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t109[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t105[ri] = -INFINITY;
+        t109[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t105[ri] = fmaxf(t105[ri], s[ri * 8 + ci * 2 + vi]);
+            t109[ri] = fmaxf(t109[ri], s[ri * 8 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t105[ei] = fmaxf(t105[ei], __shfl_xor_sync(0xffffffffu, t105[ei], 2));
-        t105[ei] = fmaxf(t105[ei], __shfl_xor_sync(0xffffffffu, t105[ei], 1));
+        t109[ei] = fmaxf(t109[ei], __shfl_xor_sync(0xffffffffu, t109[ei], 2));
+        t109[ei] = fmaxf(t109[ei], __shfl_xor_sync(0xffffffffu, t109[ei], 1));
       }
       float m_new_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t105[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t109[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:323: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:324: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -698,36 +721,36 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:325: local alpha = tile.exp2(m - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t111[2];
+      // attention_decode.lua:327: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t115[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t111[ri] = 0.0f;
+        t115[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t111[ri] = t111[ri] + s[ri * 8 + ci * 2 + vi];
+            t115[ri] = t115[ri] + s[ri * 8 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 2);
-        t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 1);
+        t115[ei] = t115[ei] + __shfl_xor_sync(0xffffffffu, t115[ei], 2);
+        t115[ei] = t115[ei] + __shfl_xor_sync(0xffffffffu, t115[ei], 1);
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:329: k:assign(l, l * alpha + total(KB))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t111[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t115[ri];
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:330: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -738,7 +761,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:331: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       uint32_t s_frag[2][1][4];   /* [16 of K][warp's 16 rows] */
       #pragma unroll
       for (int kk = 0; kk < 32; kk += 16) {
@@ -759,7 +782,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         lt_wgmma_m64n64k16_bf16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][kk][0], 4096, 1024, 1), 1);
       }
       lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:332: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
@@ -767,19 +790,19 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:346: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:348: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t119[2];
+  // attention_decode.lua:349: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t123[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t119[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t123[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
   lt_wgmma_settle(o);   /* read below, after the wait */
@@ -796,18 +819,18 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_contig_kernel(c
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t119[ri];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t123[ri];
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t119[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t123[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:354: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
