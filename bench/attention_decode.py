@@ -28,7 +28,11 @@ cache with enable_gqa=True (Sq > 1: a bottom-right causal mask).
 usage: python3 bench/attention_decode.py LABEL=LIB.so [LABEL=LIB.so ...]
        (the first library is timed; the others only checked)
   CACHES=contig,page16,page256: the caches timed (default all three);
-  SDPA=0: SDPA not timed (a second run that times another library).
+  SDPA=0: SDPA not timed (a second run that times another library);
+  BESIDE=LABEL[,LABEL]: those libraries timed too, at each point right after the
+    first (same buffers, same process), as "LABEL us, first's speedup over it";
+  PLAIN=LABEL[,LABEL]: libraries built without the softcap and window code
+    (a measurement): their checks leave out the cases with either.
 Writes attention_decode.txt to $OUT (else bench/results/<date>-attention-decode.txt)."""
 import ctypes
 import datetime
@@ -178,7 +182,11 @@ def check(lib, label, log):
         (torch.bfloat16, 128, 5, 1, 32, 8, 4000, -256, 0, -1), (torch.bfloat16, 128, 5, 16, 64, 8, 4000, -256, 0, -1),
         (torch.float16, 64, 7, 2, 64, 8, 1500, 16, 1.0, 200), (torch.bfloat16, 128, 64, 1, 32, 8, 1024, 16, 0, -1),
     ]
+    plain = label in os.environ.get("PLAIN", "").split(",")
     for dt, D, B, Sq, Hq, Hkv, S, PS, cap, wl in cases:
+        if plain and (cap or wl >= 0):
+            log(f"SKIP {label}: softcap {cap}, window_left {wl} (built without either)")
+            continue
         narrow, PS = PS < 0, abs(PS)
         q = torch.randn((B, Sq, Hq, D), generator=gen).to("cuda", dt)
         kc = torch.randn((B, S, Hkv, D), generator=gen).to("cuda", dt)
@@ -226,8 +234,9 @@ def graphed(fn):
     return tt.do_bench(g.replay, warmup=10, rep=100, return_mode="median")
 
 
-def bench(lib, label, log):
-    """The timing grid on library lib (bf16, D 128, Hq 32, Hkv 8)."""
+def bench(lib, label, log, beside=()):
+    """The timing grid on library lib (bf16, D 128, Hq 32, Hkv 8); beside: (label, Lib) pairs timed at each point
+    after it on the same buffers."""
     import triton.testing as tt
     gen = torch.Generator().manual_seed(2)
     dt, D, Hq, Hkv = torch.bfloat16, 128, 32, 8
@@ -238,7 +247,7 @@ def bench(lib, label, log):
     del a, b2
     log(f"copy: {copy_bw:.2f} TB/s (1 GB read + 1 GB written)")
     log(f"{'B':>3} {'Sq':>3} {'S':>7} {'cache':>7} | {'us':>8} {'TB/s':>6} {'%copy':>6} {'eager':>7} | {'sdpa us':>8}"
-        f" {'backend':>9} {'x sdpa':>7}")
+        f" {'backend':>9} {'x sdpa':>7}" + "".join(f" | {n + ' us':>9} {'x ' + n:>8}" for n, _ in beside))
     points = [(B, 1, S) for B in (1, 8, 64) for S in (1024, 4096, 16384, 65536, 131072) if B * S <= (1 << 21)]
     points += [(8, Sq, S) for Sq in (4, 16) for S in (4096, 65536)]
     points += [(3, 1, 5000), (20, 1, 37000)]   # off the grid
@@ -275,19 +284,21 @@ def bench(lib, label, log):
             if PS:
                 kp, bt = paged_copy(kc, PS, gen)
                 vp = torch.randn_like(kp)
-                call = Call(lib, dt, q, lens, Hkv, kp, vp, bt)
+                calls = [Call(x, dt, q, lens, Hkv, kp, vp, bt) for x in [lib] + [b for _, b in beside]]
             else:
-                call = Call(lib, dt, q, lens, Hkv, kc, vc)
+                calls = [Call(x, dt, q, lens, Hkv, kc, vc) for x in [lib] + [b for _, b in beside]]
+            call = calls[0]
             call()
             torch.cuda.synchronize()
             te = tt.do_bench(call, warmup=10, rep=100, return_mode="median")
             tm = graphed(call)
+            tb = [graphed(c) for c in calls[1:]]
             bw = kv_bytes / (tm * 1e-3) / 1e12
             cache = "contig" if not PS else f"page{PS}"
             s = f" | {sd[1] * 1e3:8.1f} {sd[0]:>9} {sd[1] / tm:6.2f}x" if sd else " | no SDPA backend ran"
             log(f"{B:>3} {Sq:>3} {S:>7} {cache:>7} | {tm * 1e3:8.1f} {bw:6.2f} {100 * bw / copy_bw:5.0f}%"
-                f" {te * 1e3:7.1f}" + s)
-            del call
+                f" {te * 1e3:7.1f}" + s + "".join(f" | {t * 1e3:9.1f} {t / tm:7.3f}x" for t in tb))
+            del call, calls
             if PS:
                 del kp, vp, bt
         del q, kc, vc
@@ -316,8 +327,10 @@ def main():
     if fails[label]:
         log(f"{label} failed its checks: not timed")
         return
-    log(f"timed: {label} ({p})")
-    bench(Lib(p), label, log)
+    names = [n for n in os.environ.get("BESIDE", "").split(",") if n]
+    beside = [(n, Lib(q)) for n, q in libs if n in names and not fails[n]]
+    log(f"timed: {label} ({p})" + "".join(f", beside {n}" for n, _ in beside))
+    bench(Lib(p), label, log, beside)
 
 
 if __name__ == "__main__":

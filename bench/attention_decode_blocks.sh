@@ -15,11 +15,13 @@
 #     against torch's float64 reference (ragged lengths with a 0, shuffled
 #     page tables, softcap, window, both paged builds), times new beside a
 #     device-to-device copy and SDPA's fastest backend, then each other
-#     library but sm80 on the caches of 16-key pages, one process a
-#     library, no SDPA.
+#     library but sm80 on the caches of 16-key pages (VCACHES=contig,...:
+#     those caches instead), one process a library, no SDPA;
+#     BESIDE=NAME[,NAME] times those libraries in new's process instead, at
+#     every point right after new (bench/attention_decode.py).
 # Results: $OUT/attention_decode.txt (new), $OUT/attention_decode_NAME.txt.
 #   usage: LIB=dir OLD=dir VARIANTS="s2:SUBS=2 ..." bash bench/attention_decode_blocks.sh build
-#          LIB=dir OUT=dir bash bench/attention_decode_blocks.sh run
+#          LIB=dir OUT=dir [BESIDE=old] bash bench/attention_decode_blocks.sh run
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 lib=${LIB:-/tmp/attention_decode_blocks}
@@ -64,11 +66,12 @@ run)
   for l in $libs; do args="$args $l=$lib/libdecode_$l.so"; done
   python3 "$here/attention_decode.py" $args || exit 1
   for l in $libs; do
+    case ",${BESIDE:-}," in *",$l,"*) continue ;; esac   # timed in new's process
     mkdir -p "$out/$l"
-    OUT="$out/$l" CACHES=page16 SDPA=0 python3 "$here/attention_decode.py" $l="$lib/libdecode_$l.so" || exit 1
+    OUT="$out/$l" CACHES=${VCACHES:-page16} SDPA=0 python3 "$here/attention_decode.py" $l="$lib/libdecode_$l.so" || exit 1
     mv "$out/$l/attention_decode.txt" "$out/attention_decode_$l.txt"
   done
   ;;
 *)
-  sed -n '2,23p' "$0"; exit 1 ;;
+  sed -n '2,24p' "$0"; exit 1 ;;
 esac

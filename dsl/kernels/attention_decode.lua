@@ -29,7 +29,9 @@
 -- Options of the split launchers, as attention.lua's: softcap > 0 caps the
 -- logits at softcap tanh(logit / softcap) (0: none), and window_left >= 0
 -- lets query s see only keys L[b] - Sq + s - window_left .. L[b] - Sq + s
--- (< 0: no window); the key blocks before the window are not read.
+-- (< 0: no window); the key blocks before the window are not read.  Each
+-- split pass holds its builds twice, the first of each without this code
+-- (plain), which its launcher runs where softcap is 0 and window_left < 0.
 -- NS is chosen by both launchers alike from the sizes and the device's
 -- multiprocessors (k:sm_count): as many programs as run at once, 2 a
 -- multiprocessor (up to 112 KB of shared memory each at d128), in one wave
@@ -105,7 +107,8 @@ return tile.kernel {
   -- WB: the rows of Ws a split takes come in blocks of WB (BM of rows64)
   -- KB: the key blocks of BN keys a step (the paged pass: its pages of 16 keys, each copied from its own page)
   -- SUBS: the sub-splits of a split where a KV head's rows fit 16 (slots, above)
-  config = { BM = 64, BN = 64, KB = 1, stages = 3, threads = 128, MAXS = 64, CM = 8, CU = 8, WB = 64, SUBS = 3 },
+  -- OPTS: 1, the split passes hold the softcap and window code; 0, neither (their plain builds)
+  config = { BM = 64, BN = 64, KB = 1, stages = 3, threads = 128, MAXS = 64, CM = 8, CU = 8, WB = 64, SUBS = 3, OPTS = 1 },
   -- a key block lies in one page: 16 keys for every page size that is a
   -- multiple of 16, 64 for the multiples of 64.  The contiguous cache on
   -- sm90a: blocks of 32 keys, 5 stages (3 blocks in flight a program, 96 KB
@@ -127,11 +130,24 @@ return tile.kernel {
   -- programs, SUBS = 3 of each split, share a multiprocessor (B 8: 1.45-2.2x
   -- from 4K keys; bench/results/2026-11-26-h200-attention-decode-subsplit.txt).  On AMD one block a step in both (the 32-key
   -- blocks spilled SGPRs there at d128).
+  -- Every split pass also has each build twice: first "plain" (OPTS = 0),
+  -- without the softcap and window code, run where the call has neither,
+  -- then with it (OPTS = 1), for every call.  The code a plain program runs
+  -- is shorter, and the small caches wait on instruction fetch: on an H200
+  -- up to 10% faster from 1K to 16K keys at B 1 and 8 and B 64 x 1K
+  -- (bench/results/2026-11-26-h200-attention-decode-qcopy.txt).
   builds = function(v, target)
-    if v.pass ~= "paged" then return nil end
+    if v.pass == "combine" then return nil end
+    if v.pass ~= "paged" then return { { "plain", { OPTS = 0 } }, { "opts", {} } } end
     local warp = (target == "gfx90a" or target == "gfx942") and 64 or 32
-    if target:match("^gfx") then return { { "rows16", { BM = 16, threads = warp } }, { "rows64", {} } } end
-    return { { "rows16", { BM = 16, threads = warp, stages = 4 } }, { "rows64", { KB = 2, stages = 4 } } }
+    local r16, r64 = { BM = 16, threads = warp, stages = 4 }, { KB = 2, stages = 4 }
+    if target:match("^gfx") then r16, r64 = { BM = 16, threads = warp }, {} end
+    local function plain(t)
+      local u = { OPTS = 0 }
+      for key, val in pairs(t) do u[key] = val end
+      return u
+    end
+    return { { "rows16plain", plain(r16) }, { "rows16", r16 }, { "rows64plain", plain(r64) }, { "rows64", r64 } }
   end,
   params = function(v, c)
     local D = tonumber(v.hdim:sub(2))
@@ -217,8 +233,17 @@ return tile.kernel {
       return
     end
 
-    if BM < WB then   -- rows16: a KV head's rows in one tile
-      k:runs_when((p.Sq * p.Hq):le(BM * p.Hkv), ("the Sq x Hq / Hkv query rows of a KV head are %d or fewer"):format(BM))
+    local opts = c.OPTS == 1   -- the softcap and window code (plain builds: none)
+    -- the build this is (builds, above): rows16 where a KV head's rows fit
+    -- one tile, plain where the call has neither softcap nor window; the
+    -- last (rows64 or the only one, with that code) runs for every call
+    local fits = BM < WB and (p.Sq * p.Hq):le(BM * p.Hkv) or nil
+    local plain = not opts and tile.both(p.softcap:eq(0), p.window_left:lt(0)) or nil
+    local rows_text = ("the Sq x Hq / Hkv query rows of a KV head are %d or fewer"):format(BM)
+    if fits and plain then
+      k:runs_when(tile.both(fits, plain), rows_text .. ", and no softcap and no window")
+    elseif fits or plain then
+      k:runs_when(fits or plain, fits and rows_text or "no softcap (0) and no window (window_left < 0)")
     end
     -- one program per row block of a KV head of a sequence, and split
     local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
@@ -238,21 +263,32 @@ return tile.kernel {
     end
     k:require(p.softcap:ge(0), "softcap is 0 (none) or positive")
     k:require(p.window_left:lt(2^30), "window_left below 2^30, as sizes")
-    local wl = p.window_left
+    local wl = opts and p.window_left or nil   -- (nil: the build holds no window code)
     local KB = c.KB
     local W = KB * BN   -- the keys of a step: KB blocks of BN
     local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
     local nkb = tile.cdiv(len, W)
     -- the steps [kb0, nkb) hold every visible key (query 0's window
     -- starts at key len - Sq - wl), cut into a chunk a part
-    local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
+    local kb0 = opts and tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb)) or 0
     local chunk = tile.cdiv(nkb - kb0, parts)
     local first = tile.min(nkb, kb0 + part * chunk)
     local last = tile.min(nkb, first + chunk)
 
     local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
     local Qs = k:shared(v.dtype, { BM, D })
-    k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    -- Sq 1: the tile's rows are the query heads from hk G + rb BM on, one
+    -- row stride apart, so Q is copied whole (16-byte chunks, 8 a thread at
+    -- d128); its rows past G are other heads' queries (past Hq: zeros), never
+    -- stored.  Else a row gather in registers: 32 chunks of 4 bytes a
+    -- thread, each with its own address and tests, about 1,000 of the
+    -- program's instructions on sm90a, where a program that reads few key
+    -- blocks waits on instruction fetch (84b2dd3f's ncu: 56% of its stalls).
+    k:when(p.Sq:eq(1), function()
+      k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    end, function()
+      k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    end)
     local Kq, Vq, Ks, Vs = {}, {}   -- block q of a step in Kq[q], Vq[q] (Ks, Vs: locals that name the tiles)
     for q = 1, KB do
       Ks = k:shared(v.dtype, { BN, D })
@@ -296,15 +332,21 @@ return tile.kernel {
       -- outside the cache)
       local function step(masked)
         for q = 1, KB do
-          k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-            k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
+          -- to log2 units, through the softcap where there is one
+          local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          if opts then
+            k:when(p.softcap:gt(0), function()
+              k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+            end, scaled)
+          else
+            scaled()
+          end
           if masked then   -- query sq sees the keys from len - Sq + sq - wl (wl >= 0) up to len - Sq + sq
             local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
             local col = k:iota({ BM, BN }, 2)
             local function seen(x) return held[q] and tile.both(x, held[q]) or x end   -- (an expression: no array)
-            k:assign(sq[q], tile.where(seen(tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl)))), sq[q],
-                                       -math.huge))
+            local vis = opts and tile.both(col:le(diag), tile.either(wl:lt(0), col:ge(diag - wl))) or col:le(diag)
+            k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
           end
         end
         local m_new = m
@@ -320,7 +362,8 @@ return tile.kernel {
         for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         k:assign(m, m_new)
       end
-      local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
+      local cuts = ((j + 1) * W):gt(len - p.Sq + 1)
+      if opts then cuts = tile.either(cuts, tile.both(wl:ge(0), (j * W):lt(len - 1 - wl))) end
       for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
       local function run()
         k:when(cuts, function() step(true) end, function() step(false) end)

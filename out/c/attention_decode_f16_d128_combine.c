@@ -4,7 +4,7 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=3 threads=128.
+ * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 OPTS=1 SUBS=3 WB=64 stages=3 threads=128.
  * Build: cc -O2 -std=c11 -c attention_decode_f16_d128_combine.c
  */
 #include <math.h>
@@ -65,32 +65,32 @@ static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) 
 /* One block of attention_decode_f16_d128_combine: what one GPU block computes, with one thread. */
 static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O, float *restrict LSE, const float *restrict Ws, int B, int Sq, int Hq, int Hkv, int WR, int64_t sob, int64_t sos, int64_t soh, int sm_count)
 {
-  // attention_decode.lua:58: local G = p.Hq // p.Hkv
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:61: local want = 2 * k:sm_count()
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:179: local nrc = tile.cdiv(p.Sq * G, CM)
+  // attention_decode.lua:195: local nrc = tile.cdiv(p.Sq * G, CM)
   const int nrc = (Sq * G + 8 - 1) / 8;
-  // attention_decode.lua:181: local rc = prog % nrc   -- this program's block of CM rows
+  // attention_decode.lua:197: local rc = prog % nrc   -- this program's block of CM rows
   const int rc = prog % nrc;
-  // attention_decode.lua:182: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
+  // attention_decode.lua:198: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
   const int b = prog / nrc / Hkv;
   const int hk = prog / nrc % Hkv;
-  // attention_decode.lua:183: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
+  // attention_decode.lua:199: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
   int t29[8];
   for (int ri = 0; ri < 8; ++ri) {
     t29[ri] = ri + rc * 8;
   }
-  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s[8];
   for (int ri = 0; ri < 8; ++ri) {
     s[ri] = lt_imin(t29[ri] / G, Sq - 1);
@@ -103,42 +103,42 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
   for (int ri = 0; ri < 8; ++ri) {
     inside[ri] = t29[ri] < Sq * G;
   }
-  // attention_decode.lua:184: local rb0, off = rc * CM // WB, rc * CM % WB   -- the rows' block of WB rows, and their first row in it
+  // attention_decode.lua:200: local rb0, off = rc * CM // WB, rc * CM % WB   -- the rows' block of WB rows, and their first row in it
   const int rb0 = rc * 8 / 64;
   const int off_2 = rc * 8 % 64;
-  // attention_decode.lua:185: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
+  // attention_decode.lua:201: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
   float m[8];
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:186: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
+  // attention_decode.lua:202: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
   float l[8];
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:187: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
+  // attention_decode.lua:203: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
   float o[1024];
   for (int ri = 0; ri < 8; ++ri) {
     for (int ci = 0; ci < 128; ++ci) {
       o[ri * 128 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:87: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  // attention_decode.lua:89: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
   const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
-  // attention_decode.lua:189: k:serial(0, tile.cdiv(NS * R, CU), function(i)   -- (the padding rows and the partials past NS R are not read)
+  // attention_decode.lua:205: k:serial(0, tile.cdiv(NS * R, CU), function(i)   -- (the padding rows and the partials past NS R are not read)
   for (int i = 0; i < (NS * R + 8 - 1) / 8; ++i) {
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp = i * 8;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc = lt_imin(sp, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0 = (spc / R * nrb + rb0) * 64 + spc % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_2[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_2[ri] = inside[ri] && sp < NS * R;
     }
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t59[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -149,7 +149,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t59[ri] = ok && gr >= 0 && gr < WR && ok_2[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t60[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -163,18 +163,18 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_2 = i * 8 + 1;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc_2 = lt_imin(sp_2, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0_2 = (spc_2 / R * nrb + rb0) * 64 + spc_2 % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_3[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_3[ri] = inside[ri] && sp_2 < NS * R;
     }
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t73[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -185,7 +185,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t73[ri] = ok && gr >= 0 && gr < WR && ok_3[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t74[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -199,18 +199,18 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_3 = i * 8 + 2;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc_3 = lt_imin(sp_3, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0_3 = (spc_3 / R * nrb + rb0) * 64 + spc_3 % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_4[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_4[ri] = inside[ri] && sp_3 < NS * R;
     }
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t87[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -221,7 +221,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t87[ri] = ok && gr >= 0 && gr < WR && ok_4[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t88[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -235,18 +235,18 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_4 = i * 8 + 3;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc_4 = lt_imin(sp_4, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0_4 = (spc_4 / R * nrb + rb0) * 64 + spc_4 % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_5[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_5[ri] = inside[ri] && sp_4 < NS * R;
     }
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t101[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -257,7 +257,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t101[ri] = ok && gr >= 0 && gr < WR && ok_5[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t102[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -271,18 +271,18 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_5 = i * 8 + 4;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc_5 = lt_imin(sp_5, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0_5 = (spc_5 / R * nrb + rb0) * 64 + spc_5 % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_6[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_6[ri] = inside[ri] && sp_5 < NS * R;
     }
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t115[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -293,7 +293,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t115[ri] = ok && gr >= 0 && gr < WR && ok_6[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t116[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -307,18 +307,18 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_6 = i * 8 + 5;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc_6 = lt_imin(sp_6, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0_6 = (spc_6 / R * nrb + rb0) * 64 + spc_6 % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_7[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_7[ri] = inside[ri] && sp_6 < NS * R;
     }
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t129[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -329,7 +329,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t129[ri] = ok && gr >= 0 && gr < WR && ok_7[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t130[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -343,18 +343,18 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_7 = i * 8 + 6;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc_7 = lt_imin(sp_7, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0_7 = (spc_7 / R * nrb + rb0) * 64 + spc_7 % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_8[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_8[ri] = inside[ri] && sp_7 < NS * R;
     }
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t143[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -365,7 +365,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t143[ri] = ok && gr >= 0 && gr < WR && ok_8[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t144[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -379,18 +379,18 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_8 = i * 8 + 7;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc_8 = lt_imin(sp_8, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0_8 = (spc_8 / R * nrb + rb0) * 64 + spc_8 % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_9[8];
     for (int ri = 0; ri < 8; ++ri) {
       ok_9[ri] = inside[ri] && sp_8 < NS * R;
     }
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t157[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -401,7 +401,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         t157[ri] = ok && gr >= 0 && gr < WR && ok_9[ri] ? ptr[0] : -INFINITY;
       }
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t158[1024];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -415,22 +415,22 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         }
       }
     }
-    // attention_decode.lua:200: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
+    // attention_decode.lua:216: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
     float m_new[8];
     for (int ri = 0; ri < 8; ++ri) {
       m_new[ri] = fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(m[ri], t59[ri]), t73[ri]), t87[ri]), t101[ri]), t115[ri]), t129[ri]), t143[ri]), t157[ri]);
     }
-    // attention_decode.lua:201: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
+    // attention_decode.lua:217: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
     float mc[8];
     for (int ri = 0; ri < 8; ++ri) {
       mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
     }
-    // attention_decode.lua:202: local alpha = tile.exp2((m - mc) * LOG2E)
+    // attention_decode.lua:218: local alpha = tile.exp2((m - mc) * LOG2E)
     float alpha[8];
     for (int ri = 0; ri < 8; ++ri) {
       alpha[ri] = exp2f((m[ri] - mc[ri]) * 1.442695f);
     }
-    // attention_decode.lua:205: local w = tile.exp2((lse[u] - mc) * LOG2E)
+    // attention_decode.lua:221: local w = tile.exp2((lse[u] - mc) * LOG2E)
     float t173[8];
     for (int ri = 0; ri < 8; ++ri) {
       t173[ri] = exp2f((t59[ri] - mc[ri]) * 1.442695f);
@@ -463,7 +463,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
     for (int ri = 0; ri < 8; ++ri) {
       t229[ri] = exp2f((t157[ri] - mc[ri]) * 1.442695f);
     }
-    // attention_decode.lua:207: l_new, o_new = l_new + w, o_new + tile.where(lse[u]:gt(-math.huge), oi[u] * w, 0)
+    // attention_decode.lua:223: l_new, o_new = l_new + w, o_new + tile.where(lse[u]:gt(-math.huge), oi[u] * w, 0)
     float l_new[8];
     for (int ri = 0; ri < 8; ++ri) {
       l_new[ri] = l[ri] * alpha[ri] + t173[ri] + t181[ri] + t189[ri] + t197[ri] + t205[ri] + t213[ri] + t221[ri] + t229[ri];
@@ -474,27 +474,27 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
         o_new[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri] + ((t59[ri] > -INFINITY ? t60[ri * 128 + ci] * t173[ri] : 0.0f)) + ((t73[ri] > -INFINITY ? t74[ri * 128 + ci] * t181[ri] : 0.0f)) + ((t87[ri] > -INFINITY ? t88[ri * 128 + ci] * t189[ri] : 0.0f)) + ((t101[ri] > -INFINITY ? t102[ri * 128 + ci] * t197[ri] : 0.0f)) + ((t115[ri] > -INFINITY ? t116[ri * 128 + ci] * t205[ri] : 0.0f)) + ((t129[ri] > -INFINITY ? t130[ri * 128 + ci] * t213[ri] : 0.0f)) + ((t143[ri] > -INFINITY ? t144[ri * 128 + ci] * t221[ri] : 0.0f)) + ((t157[ri] > -INFINITY ? t158[ri * 128 + ci] * t229[ri] : 0.0f));
       }
     }
-    // attention_decode.lua:209: k:assign(l, l_new)
+    // attention_decode.lua:225: k:assign(l, l_new)
     for (int ri = 0; ri < 8; ++ri) {
       l[ri] = l_new[ri];
     }
-    // attention_decode.lua:210: k:assign(o, o_new)
+    // attention_decode.lua:226: k:assign(o, o_new)
     for (int ri = 0; ri < 8; ++ri) {
       for (int ci = 0; ci < 128; ++ci) {
         o[ri * 128 + ci] = o_new[ri * 128 + ci];
       }
     }
-    // attention_decode.lua:211: k:assign(m, m_new)
+    // attention_decode.lua:227: k:assign(m, m_new)
     for (int ri = 0; ri < 8; ++ri) {
       m[ri] = m_new[ri];
     }
   }
-  // attention_decode.lua:213: local seen = l:gt(0)
+  // attention_decode.lua:229: local seen = l:gt(0)
   bool seen[8];
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:214: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:230: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t234[8];
   for (int ri = 0; ri < 8; ++ri) {
     t234[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
@@ -512,7 +512,7 @@ static void attention_decode_f16_d128_combine_block(int prog, lt_f16 *restrict O
       }
     }
   }
-  // attention_decode.lua:215: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
+  // attention_decode.lua:231: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
   {
     const bool ok = b < B && b >= 0;
     float *base = LSE + (int64_t)b * Sq * Hq;
@@ -543,8 +543,8 @@ int attention_decode_f16_d128_combine(void *O, void *LSE, const void *Ws, int B,
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1 == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 * (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647) return 1;
   for (int prog = 0; prog < grid_x; ++prog)
@@ -552,7 +552,7 @@ int attention_decode_f16_d128_combine(void *O, void *LSE, const void *Ws, int B,
   return 0;
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:186) */
 int64_t attention_decode_f16_d128_combine_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   const int sm_count = 1;   /* the blocks run one after another */

@@ -4,7 +4,9 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=3 threads=128.
+ * Configs, one per build; the launcher runs the first whose sizes the call's are:
+ *   plain: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 OPTS=0 SUBS=3 WB=64 stages=3 threads=128
+ *   opts: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 OPTS=1 SUBS=3 WB=64 stages=3 threads=128
  * Build: cc -O2 -std=c11 -c attention_decode_f16_d128_contig.c
  */
 #include <math.h>
@@ -62,104 +64,119 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* One block of attention_decode_f16_d128_contig: what one GPU block computes, with one thread. */
-static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+/* One block of attention_decode_f16_d128_contig_plain: what one GPU block computes, with one thread. */
+static void attention_decode_f16_d128_contig_plain_block(int prog, int part, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
   lt_f16 Qs[64][128];
   lt_f16 Ks[64][128];
   lt_f16 Vs[64][128];
   lt_f16 s_sh[64][64];
-  // attention_decode.lua:58: local G = p.Hq // p.Hkv
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:61: local want = 2 * k:sm_count()
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:231: local rb = prog % ntb
+  // attention_decode.lua:256: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t29 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t29, 0), Smax);
-  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t31 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t31, 0), Smax);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
-  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
-  const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
-  const int first = lt_imin(nkb, kb0 + part * chunk);
-  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t47[64];
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t43[64];
   for (int ri = 0; ri < 64; ++ri) {
-    t47[ri] = ri + rb * 64;
+    t43[ri] = ri + rb * 64;
   }
-  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[64];
   for (int ri = 0; ri < 64; ++ri) {
-    s0[ri] = lt_imin(t47[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t43[ri] / G, Sq - 1);
   }
   int h0[64];
   for (int ri = 0; ri < 64; ++ri) {
-    h0[ri] = hk * G + t47[ri] % G;
+    h0[ri] = hk * G + t43[ri] % G;
   }
   bool inside[64];
   for (int ri = 0; ri < 64; ++ri) {
-    inside[ri] = t47[ri] < Sq * G;
+    inside[ri] = t43[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t53[8192];
-  {
-    const bool ok = b < B && b >= 0;
-    const lt_f16 *base = Q + (int64_t)b * sqb;
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = hk * G + rb * 64 + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * sqh + gc;
+          Qs[ri][ci] = ok && gr >= 0 && gr < Hq ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t53[8192];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t53[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+    }
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 128; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci;
-        const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        t53[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        Qs[ri][ci] = lt_f32_to_f16(t53[ri * 128 + ci]);
       }
     }
   }
-  for (int ri = 0; ri < 64; ++ri) {
-    for (int ci = 0; ci < 128; ++ci) {
-      Qs[ri][ci] = lt_f32_to_f16(t53[ri * 128 + ci]);
-    }
-  }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
   float o[8192];
   for (int ri = 0; ri < 64; ++ri) {
     for (int ci = 0; ci < 128; ++ci) {
       o[ri * 128 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[64];
   for (int ri = 0; ri < 64; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[64];
   for (int ri = 0; ri < 64; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:279: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:315: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -172,7 +189,7 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
         }
       }
     }
-    // attention_decode.lua:280: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:316: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -185,14 +202,14 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
     float s[4096];
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 64; ++ci) {
         s[ri * 64 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 128; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
@@ -200,86 +217,83 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
-    // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:365: local cuts = ((j + 1) * W):gt(len - p.Sq + 1)
+    const bool cuts = (j + 1) * 64 > len - Sq + 1;
+    // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            s[ri * 64 + ci] = tanhf(s[ri * 64 + ci] * (scale / softcap)) * (softcap * 1.442695f);
-          }
-        }
-      } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
-          }
+      // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 64; ++ci) {
+          s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
         }
       }
-      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag[64];
       for (int ri = 0; ri < 64; ++ri) {
         diag[ri] = (ri + rb * 64) / G + (len - Sq - j * 64);
       }
-      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
       int col[4096];
+      bool vis[4096];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           col[ri * 64 + ci] = ci;
-          s[ri * 64 + ci] = col[ri * 64 + ci] <= diag[ri] && (window_left < 0 || col[ri * 64 + ci] >= diag[ri] - window_left) ? s[ri * 64 + ci] : -INFINITY;
+          vis[ri * 64 + ci] = col[ri * 64 + ci] <= diag[ri];
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t87[64];
+      // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
       for (int ri = 0; ri < 64; ++ri) {
-        t87[ri] = -INFINITY;
         for (int ci = 0; ci < 64; ++ci) {
-          t87[ri] = fmaxf(t87[ri], s[ri * 64 + ci]);
+          s[ri * 64 + ci] = vis[ri * 64 + ci] ? s[ri * 64 + ci] : -INFINITY;
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t68[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t68[ri] = -INFINITY;
+        for (int ci = 0; ci < 64; ++ci) {
+          t68[ri] = fmaxf(t68[ri], s[ri * 64 + ci]);
         }
       }
       float m_new[64];
       for (int ri = 0; ri < 64; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t87[ri]);
+        m_new[ri] = fmaxf(m[ri], t68[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc[ri]);
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
       float alpha[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha[ri] = exp2f(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t93[64];
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t74[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t93[ri] = 0.0f;
+        t74[ri] = 0.0f;
         for (int ci = 0; ci < 64; ++ci) {
-          t93[ri] = t93[ri] + s[ri * 64 + ci];
+          t74[ri] = t74[ri] + s[ri * 64 + ci];
         }
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
       for (int ri = 0; ri < 64; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t93[ri];
+        l[ri] = l[ri] * alpha[ri] + t74[ri];
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:361: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
           o[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri];
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
@@ -292,74 +306,64 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:363: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            s[ri * 64 + ci] = tanhf(s[ri * 64 + ci] * (scale / softcap)) * (softcap * 1.442695f);
-          }
-        }
-      } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 64; ++ci) {
-            s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
-          }
+      // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 64; ++ci) {
+          s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t105[64];
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t80[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t105[ri] = -INFINITY;
+        t80[ri] = -INFINITY;
         for (int ci = 0; ci < 64; ++ci) {
-          t105[ri] = fmaxf(t105[ri], s[ri * 64 + ci]);
+          t80[ri] = fmaxf(t80[ri], s[ri * 64 + ci]);
         }
       }
       float m_new_2[64];
       for (int ri = 0; ri < 64; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t105[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t80[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc_2[ri]);
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
       float alpha_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t111[64];
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t86[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t111[ri] = 0.0f;
+        t86[ri] = 0.0f;
         for (int ci = 0; ci < 64; ++ci) {
-          t111[ri] = t111[ri] + s[ri * 64 + ci];
+          t86[ri] = t86[ri] + s[ri * 64 + ci];
         }
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
       for (int ri = 0; ri < 64; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t111[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t86[ri];
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:361: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
           o[ri * 128 + ci] = o[ri * 128 + ci] * alpha_2[ri];
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 64; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
@@ -372,23 +376,23 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:363: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new_2[ri];
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:378: local seen = l:gt(0)
   bool seen[64];
   for (int ri = 0; ri < 64; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t119[64];
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t94[64];
   for (int ri = 0; ri < 64; ++ri) {
-    t119[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t94[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -398,11 +402,11 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
         const int gr = ws_row + ri;
         const int gc = ci;
         float *ptr = base + (int64_t)gr * 132 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t119[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t94[ri];
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -414,8 +418,8 @@ static void attention_decode_f16_d128_contig_block(int prog, int part, const lt_
   }
 }
 
-/* Checks the arguments, then runs attention_decode_f16_d128_contig over its grid. */
-int attention_decode_f16_d128_contig(const void *Q, const void *K, const void *V, const void *L, void *Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+/* Checks the arguments, then runs attention_decode_f16_d128_contig_plain over its grid (build plain). */
+static int attention_decode_f16_d128_contig_plain(const void *Q, const void *K, const void *V, const void *L, void *Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
   (void)stream;
   if (Q == NULL || K == NULL || V == NULL || L == NULL || Ws == NULL) return 1;
@@ -432,20 +436,435 @@ int attention_decode_f16_d128_contig(const void *Q, const void *K, const void *V
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
-  if (softcap < 0.0f) return 1;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if (softcap < 0.0f) return 1;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
   for (int part = 0; part < grid_y; ++part)
     for (int prog = 0; prog < grid_x; ++prog)
-      attention_decode_f16_d128_contig_block(prog, part, (const lt_f16 *)Q, (const lt_f16 *)K, (const lt_f16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, sqh, skb, skh, sks, svb, svh, svs, scale, softcap, window_left, sm_count);
+      attention_decode_f16_d128_contig_plain_block(prog, part, (const lt_f16 *)Q, (const lt_f16 *)K, (const lt_f16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, sqh, skb, skh, sks, svb, svh, svs, scale, softcap, window_left, sm_count);
   return 0;
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
+/* One block of attention_decode_f16_d128_contig_opts: what one GPU block computes, with one thread. */
+static void attention_decode_f16_d128_contig_opts_block(int prog, int part, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+{
+  lt_f16 Qs[64][128];
+  lt_f16 Ks[64][128];
+  lt_f16 Vs[64][128];
+  lt_f16 s_sh[64][64];
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
+  const int G = Hq / Hkv;
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  const int nrb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
+  const int progs = B * Hkv * nrb;
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  const int ntb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:256: local rb = prog % ntb
+  const int rb = prog % ntb;
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  const int b = prog / ntb / Hkv;
+  const int hk = prog / ntb % Hkv;
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t29 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t29, 0), Smax);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
+  const int nkb = (len + 64 - 1) / 64;
+  // attention_decode.lua:273: local kb0 = opts and tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb)) or 0
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
+  const int last = lt_imin(nkb, first + chunk);
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t47[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    t47[ri] = ri + rb * 64;
+  }
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  int s0[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    s0[ri] = lt_imin(t47[ri] / G, Sq - 1);
+  }
+  int h0[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    h0[ri] = hk * G + t47[ri] % G;
+  }
+  bool inside[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    inside[ri] = t47[ri] < Sq * G;
+  }
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = hk * G + rb * 64 + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * sqh + gc;
+          Qs[ri][ci] = ok && gr >= 0 && gr < Hq ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t57[8192];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t57[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+    }
+    for (int ri = 0; ri < 64; ++ri) {
+      for (int ci = 0; ci < 128; ++ci) {
+        Qs[ri][ci] = lt_f32_to_f16(t57[ri * 128 + ci]);
+      }
+    }
+  }
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
+  float o[8192];
+  for (int ri = 0; ri < 64; ++ri) {
+    for (int ci = 0; ci < 128; ++ci) {
+      o[ri * 128 + ci] = 0.0f;
+    }
+  }
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  float m[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    m[ri] = -INFINITY;
+  }
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    l[ri] = 0.0f;
+  }
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
+  for (int j = first; j < last; ++j) {
+    // attention_decode.lua:315: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const lt_f16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = j * 64 + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * sks + gc;
+          Ks[ri][ci] = ok && gr >= 0 && gr < Smax ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+    // attention_decode.lua:316: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const lt_f16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = j * 64 + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * svs + gc;
+          Vs[ri][ci] = ok && gr >= 0 && gr < Smax ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[4096];
+    for (int ri = 0; ri < 64; ++ri) {
+      for (int ci = 0; ci < 64; ++ci) {
+        s[ri * 64 + ci] = 0.0f;
+      }
+    }
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    for (int kk = 0; kk < 128; ++kk) {
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 64; ++ci) {
+          s[ri * 64 + ci] += lt_f16_to_f32(Qs[ri][kk]) * lt_f16_to_f32(Ks[ci][kk]);
+        }
+      }
+    }
+    // attention_decode.lua:366: if opts then cuts = tile.either(cuts, tile.both(wl:ge(0), (j * W):lt(len - 1 - wl))) end
+    const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
+    // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
+    if (cuts) {
+      // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+      if (softcap > 0.0f) {
+        // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 64; ++ci) {
+            s[ri * 64 + ci] = tanhf(s[ri * 64 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        }
+      } else {
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 64; ++ci) {
+            s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      int diag[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        diag[ri] = (ri + rb * 64) / G + (len - Sq - j * 64);
+      }
+      // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
+      int col[4096];
+      bool vis[4096];
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 64; ++ci) {
+          col[ri * 64 + ci] = ci;
+          vis[ri * 64 + ci] = col[ri * 64 + ci] <= diag[ri] && (window_left < 0 || col[ri * 64 + ci] >= diag[ri] - window_left);
+        }
+      }
+      // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 64; ++ci) {
+          s[ri * 64 + ci] = vis[ri * 64 + ci] ? s[ri * 64 + ci] : -INFINITY;
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t90[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t90[ri] = -INFINITY;
+        for (int ci = 0; ci < 64; ++ci) {
+          t90[ri] = fmaxf(t90[ri], s[ri * 64 + ci]);
+        }
+      }
+      float m_new[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        m_new[ri] = fmaxf(m[ri], t90[ri]);
+      }
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      float mc[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+      }
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 64; ++ci) {
+          s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc[ri]);
+        }
+      }
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+      float alpha[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        alpha[ri] = exp2f(m[ri] - mc[ri]);
+      }
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t96[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t96[ri] = 0.0f;
+        for (int ci = 0; ci < 64; ++ci) {
+          t96[ri] = t96[ri] + s[ri * 64 + ci];
+        }
+      }
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+      for (int ri = 0; ri < 64; ++ri) {
+        l[ri] = l[ri] * alpha[ri] + t96[ri];
+      }
+      // attention_decode.lua:361: k:assign(o, o * alpha)
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          o[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri];
+        }
+      }
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 64; ++ci) {
+          s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
+        }
+      }
+      for (int kk = 0; kk < 64; ++kk) {
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 128; ++ci) {
+            o[ri * 128 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+          }
+        }
+      }
+      // attention_decode.lua:363: k:assign(m, m_new)
+      for (int ri = 0; ri < 64; ++ri) {
+        m[ri] = m_new[ri];
+      }
+    } else {
+      // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+      if (softcap > 0.0f) {
+        // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 64; ++ci) {
+            s[ri * 64 + ci] = tanhf(s[ri * 64 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        }
+      } else {
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 64; ++ci) {
+            s[ri * 64 + ci] = s[ri * 64 + ci] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t108[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t108[ri] = -INFINITY;
+        for (int ci = 0; ci < 64; ++ci) {
+          t108[ri] = fmaxf(t108[ri], s[ri * 64 + ci]);
+        }
+      }
+      float m_new_2[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        m_new_2[ri] = fmaxf(m[ri], t108[ri]);
+      }
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      float mc_2[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+      }
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 64; ++ci) {
+          s[ri * 64 + ci] = exp2f(s[ri * 64 + ci] - mc_2[ri]);
+        }
+      }
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+      float alpha_2[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
+      }
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t114[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t114[ri] = 0.0f;
+        for (int ci = 0; ci < 64; ++ci) {
+          t114[ri] = t114[ri] + s[ri * 64 + ci];
+        }
+      }
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+      for (int ri = 0; ri < 64; ++ri) {
+        l[ri] = l[ri] * alpha_2[ri] + t114[ri];
+      }
+      // attention_decode.lua:361: k:assign(o, o * alpha)
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          o[ri * 128 + ci] = o[ri * 128 + ci] * alpha_2[ri];
+        }
+      }
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 64; ++ci) {
+          s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 64 + ci]));
+        }
+      }
+      for (int kk = 0; kk < 64; ++kk) {
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 128; ++ci) {
+            o[ri * 128 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+          }
+        }
+      }
+      // attention_decode.lua:363: k:assign(m, m_new)
+      for (int ri = 0; ri < 64; ++ri) {
+        m[ri] = m_new_2[ri];
+      }
+    }
+  }
+  // attention_decode.lua:378: local seen = l:gt(0)
+  bool seen[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    seen[ri] = l[ri] > 0.0f;
+  }
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t122[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    t122[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
+    for (int ri = 0; ri < 64; ++ri) {
+      for (int ci = 0; ci < 128; ++ci) {
+        const int gr = ws_row + ri;
+        const int gc = ci;
+        float *ptr = base + (int64_t)gr * 132 + gc;
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t122[ri];
+      }
+    }
+  }
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
+    for (int ri = 0; ri < 64; ++ri) {
+      const int gr = ws_row + ri;
+      float *ptr = base + (int64_t)gr * 132;
+      if (ok && gr >= 0 && gr < WR && (inside[ri] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[ri] && inside[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_decode_f16_d128_contig_opts over its grid (build opts). */
+static int attention_decode_f16_d128_contig_opts(const void *Q, const void *K, const void *V, const void *L, void *Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  (void)stream;
+  if (Q == NULL || K == NULL || V == NULL || L == NULL || Ws == NULL) return 1;
+  if (B <= 0 || Sq <= 0 || Hq <= 0 || Hkv <= 0 || Smax <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0) return 1;
+  if (B > 1073741823 || Sq > 1073741823 || Hq > 1073741823 || Hkv > 1073741823 || Smax > 1073741823 || WR > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Sq - 1) * sqs + (double)(Hq - 1) * sqh + 127 >= 0x1p62) return 1;
+  if ((double)(B - 1) * skb + (double)(Hkv - 1) * skh + (double)(Smax - 1) * sks + 127 >= 0x1p62) return 1;
+  if ((double)(B - 1) * svb + (double)(Hkv - 1) * svh + (double)(Smax - 1) * svs + 127 >= 0x1p62) return 1;
+  if ((double)B * Hkv * WR * 132 >= 0x1p62) return 1;
+  if (!(scale > 0.0f)) return 1;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)L % 4 != 0 || (uintptr_t)Ws % 4 != 0) return 1;
+  const int sm_count = 1;   /* the blocks run one after another */
+  if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
+  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return 1;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if (softcap < 0.0f) return 1;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
+  if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
+  for (int part = 0; part < grid_y; ++part)
+    for (int prog = 0; prog < grid_x; ++prog)
+      attention_decode_f16_d128_contig_opts_block(prog, part, (const lt_f16 *)Q, (const lt_f16 *)K, (const lt_f16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, sqh, skb, skh, sks, svb, svh, svs, scale, softcap, window_left, sm_count);
+  return 0;
+}
+
+/* Runs the first of attention_decode_f16_d128_contig's builds whose k:runs_when holds for these sizes, else opts. */
+int attention_decode_f16_d128_contig(const void *Q, const void *K, const void *V, const void *L, void *Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if (softcap == 0.0f && window_left < 0)   /* attention_decode.lua:246: no softcap (0) and no window (window_left < 0) */
+    return attention_decode_f16_d128_contig_plain(Q, K, V, L, Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, sqh, skb, skh, sks, svb, svh, svs, scale, softcap, window_left, stream);
+  return attention_decode_f16_d128_contig_opts(Q, K, V, L, Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, sqh, skb, skh, sks, svb, svh, svs, scale, softcap, window_left, stream);
+}
+
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:186) */
 int64_t attention_decode_f16_d128_contig_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   const int sm_count = 1;   /* the blocks run one after another */

@@ -5,8 +5,10 @@
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=4 threads=32
- *   rows64: BM=64 BN=16 CM=8 CU=8 KB=2 MAXS=64 SUBS=3 WB=64 stages=4 threads=128
+ *   rows16plain: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 OPTS=0 SUBS=3 WB=64 stages=4 threads=32
+ *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 OPTS=1 SUBS=3 WB=64 stages=4 threads=32
+ *   rows64plain: BM=64 BN=16 CM=8 CU=8 KB=2 MAXS=64 OPTS=0 SUBS=3 WB=64 stages=4 threads=128
+ *   rows64: BM=64 BN=16 CM=8 CU=8 KB=2 MAXS=64 OPTS=1 SUBS=3 WB=64 stages=4 threads=128
  * Build: cc -O2 -std=c11 -c attention_decode_f16_d128_paged.c
  */
 #include <math.h>
@@ -64,115 +66,130 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* One block of attention_decode_f16_d128_paged_rows16: what one GPU block computes, with one thread. */
-static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict BT, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+/* One block of attention_decode_f16_d128_paged_rows16plain: what one GPU block computes, with one thread. */
+static void attention_decode_f16_d128_paged_rows16plain_block(int prog, int part, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict BT, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
   lt_f16 Qs[16][128];
   lt_f16 Ks[16][128];
   lt_f16 Vs[16][128];
   lt_f16 s_sh[16][16];
-  // attention_decode.lua:58: local G = p.Hq // p.Hkv
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:61: local want = 2 * k:sm_count()
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:87: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  // attention_decode.lua:89: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
   const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
-  // attention_decode.lua:227: local parts = R and NS * R or NS
+  // attention_decode.lua:252: local parts = R and NS * R or NS
   const int parts = NS * R;
-  // attention_decode.lua:230: if R then split, sub = part // R, part % R end
+  // attention_decode.lua:255: if R then split, sub = part // R, part % R end
   const int split = part / R;
   const int sub = part % R;
-  // attention_decode.lua:231: local rb = prog % ntb
+  // attention_decode.lua:256: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t42 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t42, 0), Sk);
-  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t44 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t44, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
-  const int chunk = (nkb - kb0 + parts - 1) / parts;
-  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
-  const int first = lt_imin(nkb, kb0 + part * chunk);
-  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb + parts - 1) / parts;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t60[16];
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t56[16];
   for (int ri = 0; ri < 16; ++ri) {
-    t60[ri] = ri + rb * 16;
+    t56[ri] = ri + rb * 16;
   }
-  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[16];
   for (int ri = 0; ri < 16; ++ri) {
-    s0[ri] = lt_imin(t60[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t56[ri] / G, Sq - 1);
   }
   int h0[16];
   for (int ri = 0; ri < 16; ++ri) {
-    h0[ri] = hk * G + t60[ri] % G;
+    h0[ri] = hk * G + t56[ri] % G;
   }
   bool inside[16];
   for (int ri = 0; ri < 16; ++ri) {
-    inside[ri] = t60[ri] < Sq * G;
+    inside[ri] = t56[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t66[2048];
-  {
-    const bool ok = b < B && b >= 0;
-    const lt_f16 *base = Q + (int64_t)b * sqb;
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 16; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = hk * G + rb * 16 + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * sqh + gc;
+          Qs[ri][ci] = ok && gr >= 0 && gr < Hq ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t66[2048];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 16; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t66[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+    }
     for (int ri = 0; ri < 16; ++ri) {
       for (int ci = 0; ci < 128; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci;
-        const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        t66[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        Qs[ri][ci] = lt_f32_to_f16(t66[ri * 128 + ci]);
       }
     }
   }
-  for (int ri = 0; ri < 16; ++ri) {
-    for (int ci = 0; ci < 128; ++ci) {
-      Qs[ri][ci] = lt_f32_to_f16(t66[ri * 128 + ci]);
-    }
-  }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
   float o[2048];
   for (int ri = 0; ri < 16; ++ri) {
     for (int ci = 0; ci < 128; ++ci) {
       o[ri * 128 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[16];
   for (int ri = 0; ri < 16; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[16];
   for (int ri = 0; ri < 16; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -185,7 +202,7 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -198,14 +215,14 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
     float s[256];
     for (int ri = 0; ri < 16; ++ri) {
       for (int ci = 0; ci < 16; ++ci) {
         s[ri * 16 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 128; ++kk) {
       for (int ri = 0; ri < 16; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
@@ -213,90 +230,87 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:365: local cuts = ((j + 1) * W):gt(len - p.Sq + 1)
+    const bool cuts = (j + 1) * 16 > len - Sq + 1;
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          for (int ri = 0; ri < 16; ++ri) {
-            for (int ci = 0; ci < 16; ++ci) {
-              s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
-            }
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          for (int ri = 0; ri < 16; ++ri) {
-            for (int ci = 0; ci < 16; ++ci) {
-              s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
-            }
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        for (int ri = 0; ri < 16; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[16];
         for (int ri = 0; ri < 16; ++ri) {
           diag[ri] = (ri + rb * 16) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
         int col[256];
+        bool vis[256];
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             col[ri * 16 + ci] = ci;
-            s[ri * 16 + ci] = col[ri * 16 + ci] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci] >= diag[ri] - window_left) ? s[ri * 16 + ci] : -INFINITY;
+            vis[ri * 16 + ci] = col[ri * 16 + ci] <= diag[ri];
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t111[16];
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
         for (int ri = 0; ri < 16; ++ri) {
-          t111[ri] = -INFINITY;
           for (int ci = 0; ci < 16; ++ci) {
-            t111[ri] = fmaxf(t111[ri], s[ri * 16 + ci]);
+            s[ri * 16 + ci] = vis[ri * 16 + ci] ? s[ri * 16 + ci] : -INFINITY;
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t92[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          t92[ri] = -INFINITY;
+          for (int ci = 0; ci < 16; ++ci) {
+            t92[ri] = fmaxf(t92[ri], s[ri * 16 + ci]);
           }
         }
         float m_new[16];
         for (int ri = 0; ri < 16; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t111[ri]);
+          m_new[ri] = fmaxf(m[ri], t92[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[16];
         for (int ri = 0; ri < 16; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc[ri]);
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha[16];
         for (int ri = 0; ri < 16; ++ri) {
           alpha[ri] = exp2f(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t117[16];
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t98[16];
         for (int ri = 0; ri < 16; ++ri) {
-          t117[ri] = 0.0f;
+          t98[ri] = 0.0f;
           for (int ci = 0; ci < 16; ++ci) {
-            t117[ri] = t117[ri] + s[ri * 16 + ci];
+            t98[ri] = t98[ri] + s[ri * 16 + ci];
           }
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
         for (int ri = 0; ri < 16; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t117[ri];
+          l[ri] = l[ri] * alpha[ri] + t98[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 128; ++ci) {
             o[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
@@ -309,74 +323,64 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, con
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         for (int ri = 0; ri < 16; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          for (int ri = 0; ri < 16; ++ri) {
-            for (int ci = 0; ci < 16; ++ci) {
-              s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
-            }
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          for (int ri = 0; ri < 16; ++ri) {
-            for (int ci = 0; ci < 16; ++ci) {
-              s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
-            }
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        for (int ri = 0; ri < 16; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t129[16];
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t104[16];
         for (int ri = 0; ri < 16; ++ri) {
-          t129[ri] = -INFINITY;
+          t104[ri] = -INFINITY;
           for (int ci = 0; ci < 16; ++ci) {
-            t129[ri] = fmaxf(t129[ri], s[ri * 16 + ci]);
+            t104[ri] = fmaxf(t104[ri], s[ri * 16 + ci]);
           }
         }
         float m_new_2[16];
         for (int ri = 0; ri < 16; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t129[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t104[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[16];
         for (int ri = 0; ri < 16; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc_2[ri]);
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha_2[16];
         for (int ri = 0; ri < 16; ++ri) {
           alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t135[16];
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t110[16];
         for (int ri = 0; ri < 16; ++ri) {
-          t135[ri] = 0.0f;
+          t110[ri] = 0.0f;
           for (int ci = 0; ci < 16; ++ci) {
-            t135[ri] = t135[ri] + s[ri * 16 + ci];
+            t110[ri] = t110[ri] + s[ri * 16 + ci];
           }
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
         for (int ri = 0; ri < 16; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t135[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t110[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 128; ++ci) {
             o[ri * 128 + ci] = o[ri * 128 + ci] * alpha_2[ri];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         for (int ri = 0; ri < 16; ++ri) {
           for (int ci = 0; ci < 16; ++ci) {
             s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
@@ -389,24 +393,24 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, con
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         for (int ri = 0; ri < 16; ++ri) {
           m[ri] = m_new_2[ri];
         }
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:378: local seen = l:gt(0)
   bool seen[16];
   for (int ri = 0; ri < 16; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t145[16];
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t120[16];
   for (int ri = 0; ri < 16; ++ri) {
-    t145[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t120[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -416,11 +420,438 @@ static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, con
         const int64_t gr = (int64_t)ws_row + ri;
         const int gc = ci;
         float *ptr = base + (int64_t)gr * 132 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t145[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t120[ri];
       }
     }
   }
-  // attention_decode.lua:340: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:383: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
+    for (int ri = 0; ri < 16; ++ri) {
+      const int64_t gr = (int64_t)ws_row + ri;
+      float *ptr = base + (int64_t)gr * 132;
+      if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_decode_f16_d128_paged_rows16plain over its grid (build rows16plain). */
+static int attention_decode_f16_d128_paged_rows16plain(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  (void)stream;
+  if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return 1;
+  if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return 1;
+  if (B > 1073741823 || Sq > 1073741823 || Hq > 1073741823 || NP > 1073741823 || Hkv > 1073741823 || PS > 1073741823 || MP > 1073741823 || WR > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Sq - 1) * sqs + (double)(Hq - 1) * sqh + 127 >= 0x1p62) return 1;
+  if ((double)(NP - 1) * skp + (double)(Hkv - 1) * skh + (double)(PS - 1) * sks + 127 >= 0x1p62) return 1;
+  if ((double)(NP - 1) * svp + (double)(Hkv - 1) * svh + (double)(PS - 1) * svs + 127 >= 0x1p62) return 1;
+  if ((double)B * Hkv * WR * 132 >= 0x1p62) return 1;
+  if (!(scale > 0.0f)) return 1;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)BT % 4 != 0 || (uintptr_t)L % 4 != 0 || (uintptr_t)Ws % 4 != 0) return 1;
+  const int sm_count = 1;   /* the blocks run one after another */
+  if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
+  if ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1 == 0) return 1;   /* a divisor of the kernel's index math */
+  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return 1;   /* a divisor of the kernel's index math */
+  if (lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1) == 0) return 1;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return 1;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1);
+  if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
+  for (int part = 0; part < grid_y; ++part)
+    for (int prog = 0; prog < grid_x; ++prog)
+      attention_decode_f16_d128_paged_rows16plain_block(prog, part, (const lt_f16 *)Q, (const lt_f16 *)K, (const lt_f16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
+  return 0;
+}
+
+/* One block of attention_decode_f16_d128_paged_rows16: what one GPU block computes, with one thread. */
+static void attention_decode_f16_d128_paged_rows16_block(int prog, int part, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict BT, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+{
+  lt_f16 Qs[16][128];
+  lt_f16 Ks[16][128];
+  lt_f16 Vs[16][128];
+  lt_f16 s_sh[16][16];
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
+  const int G = Hq / Hkv;
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  const int nrb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
+  const int progs = B * Hkv * nrb;
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  const int ntb = (Sq * G + 16 - 1) / 16;
+  // attention_decode.lua:89: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
+  // attention_decode.lua:252: local parts = R and NS * R or NS
+  const int parts = NS * R;
+  // attention_decode.lua:255: if R then split, sub = part // R, part % R end
+  const int split = part / R;
+  const int sub = part % R;
+  // attention_decode.lua:256: local rb = prog % ntb
+  const int rb = prog % ntb;
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  const int b = prog / ntb / Hkv;
+  const int hk = prog / ntb % Hkv;
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  const int Sk = MP * PS;
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t41 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t41, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
+  const int nkb = (len + 16 - 1) / 16;
+  // attention_decode.lua:273: local kb0 = opts and tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb)) or 0
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + parts - 1) / parts;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
+  const int last = lt_imin(nkb, first + chunk);
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t59[16];
+  for (int ri = 0; ri < 16; ++ri) {
+    t59[ri] = ri + rb * 16;
+  }
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  int s0[16];
+  for (int ri = 0; ri < 16; ++ri) {
+    s0[ri] = lt_imin(t59[ri] / G, Sq - 1);
+  }
+  int h0[16];
+  for (int ri = 0; ri < 16; ++ri) {
+    h0[ri] = hk * G + t59[ri] % G;
+  }
+  bool inside[16];
+  for (int ri = 0; ri < 16; ++ri) {
+    inside[ri] = t59[ri] < Sq * G;
+  }
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 16; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = hk * G + rb * 16 + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * sqh + gc;
+          Qs[ri][ci] = ok && gr >= 0 && gr < Hq ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t69[2048];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 16; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t69[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+    }
+    for (int ri = 0; ri < 16; ++ri) {
+      for (int ci = 0; ci < 128; ++ci) {
+        Qs[ri][ci] = lt_f32_to_f16(t69[ri * 128 + ci]);
+      }
+    }
+  }
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
+  float o[2048];
+  for (int ri = 0; ri < 16; ++ri) {
+    for (int ci = 0; ci < 128; ++ci) {
+      o[ri * 128 + ci] = 0.0f;
+    }
+  }
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  float m[16];
+  for (int ri = 0; ri < 16; ++ri) {
+    m[ri] = -INFINITY;
+  }
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[16];
+  for (int ri = 0; ri < 16; ++ri) {
+    l[ri] = 0.0f;
+  }
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
+  for (int j = first; j < last; ++j) {
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_f16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+      for (int ri = 0; ri < 16; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = j * 16 % PS + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * sks + gc;
+          Ks[ri][ci] = ok && gr >= 0 && gr < PS ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_f16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+      for (int ri = 0; ri < 16; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = j * 16 % PS + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * svs + gc;
+          Vs[ri][ci] = ok && gr >= 0 && gr < PS ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[256];
+    for (int ri = 0; ri < 16; ++ri) {
+      for (int ci = 0; ci < 16; ++ci) {
+        s[ri * 16 + ci] = 0.0f;
+      }
+    }
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    for (int kk = 0; kk < 128; ++kk) {
+      for (int ri = 0; ri < 16; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s[ri * 16 + ci] += lt_f16_to_f32(Qs[ri][kk]) * lt_f16_to_f32(Ks[ci][kk]);
+        }
+      }
+    }
+    // attention_decode.lua:366: if opts then cuts = tile.either(cuts, tile.both(wl:ge(0), (j * W):lt(len - 1 - wl))) end
+    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          for (int ri = 0; ri < 16; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
+              s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          for (int ri = 0; ri < 16; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
+              s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        int diag[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          diag[ri] = (ri + rb * 16) / G + (len - Sq - j * 16);
+        }
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
+        int col[256];
+        bool vis[256];
+        for (int ri = 0; ri < 16; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            col[ri * 16 + ci] = ci;
+            vis[ri * 16 + ci] = col[ri * 16 + ci] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci] >= diag[ri] - window_left);
+          }
+        }
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+        for (int ri = 0; ri < 16; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s[ri * 16 + ci] = vis[ri * 16 + ci] ? s[ri * 16 + ci] : -INFINITY;
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t113[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          t113[ri] = -INFINITY;
+          for (int ci = 0; ci < 16; ++ci) {
+            t113[ri] = fmaxf(t113[ri], s[ri * 16 + ci]);
+          }
+        }
+        float m_new[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t113[ri]);
+        }
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+        }
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        for (int ri = 0; ri < 16; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc[ri]);
+          }
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          alpha[ri] = exp2f(m[ri] - mc[ri]);
+        }
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t119[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          t119[ri] = 0.0f;
+          for (int ci = 0; ci < 16; ++ci) {
+            t119[ri] = t119[ri] + s[ri * 16 + ci];
+          }
+        }
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        for (int ri = 0; ri < 16; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t119[ri];
+        }
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        for (int ri = 0; ri < 16; ++ri) {
+          for (int ci = 0; ci < 128; ++ci) {
+            o[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri];
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        for (int ri = 0; ri < 16; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
+          }
+        }
+        for (int kk = 0; kk < 16; ++kk) {
+          for (int ri = 0; ri < 16; ++ri) {
+            for (int ci = 0; ci < 128; ++ci) {
+              o[ri * 128 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        for (int ri = 0; ri < 16; ++ri) {
+          m[ri] = m_new[ri];
+        }
+      } else {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          for (int ri = 0; ri < 16; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
+              s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          for (int ri = 0; ri < 16; ++ri) {
+            for (int ci = 0; ci < 16; ++ci) {
+              s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t131[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          t131[ri] = -INFINITY;
+          for (int ci = 0; ci < 16; ++ci) {
+            t131[ri] = fmaxf(t131[ri], s[ri * 16 + ci]);
+          }
+        }
+        float m_new_2[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t131[ri]);
+        }
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+        }
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        for (int ri = 0; ri < 16; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc_2[ri]);
+          }
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha_2[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
+        }
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t137[16];
+        for (int ri = 0; ri < 16; ++ri) {
+          t137[ri] = 0.0f;
+          for (int ci = 0; ci < 16; ++ci) {
+            t137[ri] = t137[ri] + s[ri * 16 + ci];
+          }
+        }
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        for (int ri = 0; ri < 16; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t137[ri];
+        }
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        for (int ri = 0; ri < 16; ++ri) {
+          for (int ci = 0; ci < 128; ++ci) {
+            o[ri * 128 + ci] = o[ri * 128 + ci] * alpha_2[ri];
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        for (int ri = 0; ri < 16; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
+          }
+        }
+        for (int kk = 0; kk < 16; ++kk) {
+          for (int ri = 0; ri < 16; ++ri) {
+            for (int ci = 0; ci < 128; ++ci) {
+              o[ri * 128 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        for (int ri = 0; ri < 16; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
+      }
+    }
+  }
+  // attention_decode.lua:378: local seen = l:gt(0)
+  bool seen[16];
+  for (int ri = 0; ri < 16; ++ri) {
+    seen[ri] = l[ri] > 0.0f;
+  }
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t147[16];
+  for (int ri = 0; ri < 16; ++ri) {
+    t147[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
+    for (int ri = 0; ri < 16; ++ri) {
+      for (int ci = 0; ci < 128; ++ci) {
+        const int64_t gr = (int64_t)ws_row + ri;
+        const int gc = ci;
+        float *ptr = base + (int64_t)gr * 132 + gc;
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t147[ri];
+      }
+    }
+  }
+  // attention_decode.lua:383: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -452,12 +883,12 @@ static int attention_decode_f16_d128_paged_rows16(const void *Q, const void *K, 
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return 1;   /* a divisor of the kernel's index math */
   if (lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1) == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:236: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return 1;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return 1;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1);
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
@@ -467,8 +898,8 @@ static int attention_decode_f16_d128_paged_rows16(const void *Q, const void *K, 
   return 0;
 }
 
-/* One block of attention_decode_f16_d128_paged_rows64: what one GPU block computes, with one thread. */
-static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict BT, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+/* One block of attention_decode_f16_d128_paged_rows64plain: what one GPU block computes, with one thread. */
+static void attention_decode_f16_d128_paged_rows64plain_block(int prog, int part, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict BT, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
   lt_f16 Qs[64][128];
   lt_f16 Ks[16][128];
@@ -476,105 +907,120 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
   lt_f16 Ks_2[16][128];
   lt_f16 Vs_2[16][128];
   lt_f16 s_sh[64][16];
-  // attention_decode.lua:58: local G = p.Hq // p.Hkv
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:61: local want = 2 * k:sm_count()
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:231: local rb = prog % ntb
+  // attention_decode.lua:256: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t33 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t35 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t35, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
-  const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
-  const int first = lt_imin(nkb, kb0 + part * chunk);
-  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t51[64];
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t47[64];
   for (int ri = 0; ri < 64; ++ri) {
-    t51[ri] = ri + rb * 64;
+    t47[ri] = ri + rb * 64;
   }
-  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[64];
   for (int ri = 0; ri < 64; ++ri) {
-    s0[ri] = lt_imin(t51[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t47[ri] / G, Sq - 1);
   }
   int h0[64];
   for (int ri = 0; ri < 64; ++ri) {
-    h0[ri] = hk * G + t51[ri] % G;
+    h0[ri] = hk * G + t47[ri] % G;
   }
   bool inside[64];
   for (int ri = 0; ri < 64; ++ri) {
-    inside[ri] = t51[ri] < Sq * G;
+    inside[ri] = t47[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t57[8192];
-  {
-    const bool ok = b < B && b >= 0;
-    const lt_f16 *base = Q + (int64_t)b * sqb;
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = hk * G + rb * 64 + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * sqh + gc;
+          Qs[ri][ci] = ok && gr >= 0 && gr < Hq ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t57[8192];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t57[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+    }
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 128; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci;
-        const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        t57[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        Qs[ri][ci] = lt_f32_to_f16(t57[ri * 128 + ci]);
       }
     }
   }
-  for (int ri = 0; ri < 64; ++ri) {
-    for (int ci = 0; ci < 128; ++ci) {
-      Qs[ri][ci] = lt_f32_to_f16(t57[ri * 128 + ci]);
-    }
-  }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
   float o[8192];
   for (int ri = 0; ri < 64; ++ri) {
     for (int ci = 0; ci < 128; ++ci) {
       o[ri * 128 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[64];
   for (int ri = 0; ri < 64; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[64];
   for (int ri = 0; ri < 64; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
+    // attention_decode.lua:310: local jb = KB == 1 and j or j * KB + (q - 1)
     const int jb = j * 2;
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int t61 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
-    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
     const int page = jb * 16 < len ? t61 : -1;
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -587,7 +1033,7 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -600,13 +1046,13 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
+    // attention_decode.lua:310: local jb = KB == 1 and j or j * KB + (q - 1)
     const int jb_2 = j * 2 + 1;
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int t71 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
-    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
     const int page_2 = jb_2 * 16 < len ? t71 : -1;
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
@@ -619,7 +1065,7 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
       const lt_f16 *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
@@ -632,14 +1078,14 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
     float s[1024];
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 16; ++ci) {
         s[ri * 16 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 128; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
@@ -647,20 +1093,20 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:290: local pg = page_of(j * KB + (q - 1))
+    // attention_decode.lua:326: local pg = page_of(j * KB + (q - 1))
     const int jb_3 = j * 2;
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int t81 = b >= 0 && b < B && jb_3 * 16 / PS >= 0 && jb_3 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_3 * 16 / PS] : -1;
-    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
     const int t84 = jb_3 * 16 < len ? t81 : -1;
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
     float s_2[1024];
     for (int ri = 0; ri < 64; ++ri) {
       for (int ci = 0; ci < 16; ++ci) {
         s_2[ri * 16 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     for (int kk = 0; kk < 128; ++kk) {
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
@@ -668,103 +1114,97 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
         }
       }
     }
-    // attention_decode.lua:290: local pg = page_of(j * KB + (q - 1))
+    // attention_decode.lua:326: local pg = page_of(j * KB + (q - 1))
     const int jb_4 = j * 2 + 1;
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int t94 = b >= 0 && b < B && jb_4 * 16 / PS >= 0 && jb_4 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_4 * 16 / PS] : -1;
-    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
     const int t97 = jb_4 * 16 < len ? t94 : -1;
-    // attention_decode.lua:324: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
-    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left) || (t84 < 0 || t84 >= NP) || (t97 < 0 || t97 >= NP);
-    // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:367: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
+    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (t84 < 0 || t84 >= NP) || (t97 < 0 || t97 >= NP);
+    // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 16; ++ci) {
-            s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
-          }
-        }
-      } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 16; ++ci) {
-            s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
-          }
+      // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
         }
       }
-      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag[64];
       for (int ri = 0; ri < 64; ++ri) {
         diag[ri] = (ri + rb * 64) / G + (len - Sq - j * 2 * 16);
       }
-      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
       int col[1024];
+      bool vis[1024];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           col[ri * 16 + ci] = ci;
-          s[ri * 16 + ci] = col[ri * 16 + ci] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci] >= diag[ri] - window_left) && (t84 >= 0 && t84 < NP) ? s[ri * 16 + ci] : -INFINITY;
+          vis[ri * 16 + ci] = col[ri * 16 + ci] <= diag[ri];
         }
       }
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 16; ++ci) {
-            s_2[ri * 16 + ci] = tanhf(s_2[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
-          }
-        }
-      } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 16; ++ci) {
-            s_2[ri * 16 + ci] = s_2[ri * 16 + ci] * (scale * 1.442695f);
-          }
+      // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s[ri * 16 + ci] = vis[ri * 16 + ci] && (t84 >= 0 && t84 < NP) ? s[ri * 16 + ci] : -INFINITY;
         }
       }
-      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s_2[ri * 16 + ci] = s_2[ri * 16 + ci] * (scale * 1.442695f);
+        }
+      }
+      // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         diag_2[ri] = (ri + rb * 64) / G + (len - Sq - (j * 2 + 1) * 16);
       }
-      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
       int col_2[1024];
+      bool vis_2[1024];
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           col_2[ri * 16 + ci] = ci;
-          s_2[ri * 16 + ci] = col_2[ri * 16 + ci] <= diag_2[ri] && (window_left < 0 || col_2[ri * 16 + ci] >= diag_2[ri] - window_left) && (t97 >= 0 && t97 < NP) ? s_2[ri * 16 + ci] : -INFINITY;
+          vis_2[ri * 16 + ci] = col_2[ri * 16 + ci] <= diag_2[ri];
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t167[64];
+      // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
       for (int ri = 0; ri < 64; ++ri) {
-        t167[ri] = -INFINITY;
         for (int ci = 0; ci < 16; ++ci) {
-          t167[ri] = fmaxf(t167[ri], s[ri * 16 + ci]);
+          s_2[ri * 16 + ci] = vis_2[ri * 16 + ci] && (t97 >= 0 && t97 < NP) ? s_2[ri * 16 + ci] : -INFINITY;
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t136[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t136[ri] = -INFINITY;
+        for (int ci = 0; ci < 16; ++ci) {
+          t136[ri] = fmaxf(t136[ri], s[ri * 16 + ci]);
         }
       }
       float m_new[64];
       for (int ri = 0; ri < 64; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t167[ri]);
+        m_new[ri] = fmaxf(m[ri], t136[ri]);
       }
-      float t168[64];
+      float t137[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t168[ri] = -INFINITY;
+        t137[ri] = -INFINITY;
         for (int ci = 0; ci < 16; ++ci) {
-          t168[ri] = fmaxf(t168[ri], s_2[ri * 16 + ci]);
+          t137[ri] = fmaxf(t137[ri], s_2[ri * 16 + ci]);
         }
       }
       float m_new_2[64];
       for (int ri = 0; ri < 64; ++ri) {
-        m_new_2[ri] = fmaxf(m_new[ri], t168[ri]);
+        m_new_2[ri] = fmaxf(m_new[ri], t137[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc[ri]);
@@ -775,37 +1215,37 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
           s_2[ri * 16 + ci] = exp2f(s_2[ri * 16 + ci] - mc[ri]);
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
       float alpha[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha[ri] = exp2f(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t176[64];
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t145[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t176[ri] = 0.0f;
+        t145[ri] = 0.0f;
         for (int ci = 0; ci < 16; ++ci) {
-          t176[ri] = t176[ri] + s[ri * 16 + ci];
+          t145[ri] = t145[ri] + s[ri * 16 + ci];
         }
       }
-      float t177[64];
+      float t146[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t177[ri] = 0.0f;
+        t146[ri] = 0.0f;
         for (int ci = 0; ci < 16; ++ci) {
-          t177[ri] = t177[ri] + s_2[ri * 16 + ci];
+          t146[ri] = t146[ri] + s_2[ri * 16 + ci];
         }
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
       for (int ri = 0; ri < 64; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + (t176[ri] + t177[ri]);
+        l[ri] = l[ri] * alpha[ri] + (t145[ri] + t146[ri]);
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:361: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
           o[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri];
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
@@ -830,72 +1270,51 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:363: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new_2[ri];
       }
     } else {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 16; ++ci) {
-            s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
-          }
-        }
-      } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 16; ++ci) {
-            s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
-          }
-        }
-      }
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 16; ++ci) {
-            s_2[ri * 16 + ci] = tanhf(s_2[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
-          }
-        }
-      } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-        for (int ri = 0; ri < 64; ++ri) {
-          for (int ci = 0; ci < 16; ++ci) {
-            s_2[ri * 16 + ci] = s_2[ri * 16 + ci] * (scale * 1.442695f);
-          }
-        }
-      }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t199[64];
+      // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
       for (int ri = 0; ri < 64; ++ri) {
-        t199[ri] = -INFINITY;
         for (int ci = 0; ci < 16; ++ci) {
-          t199[ri] = fmaxf(t199[ri], s[ri * 16 + ci]);
+          s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
+        }
+      }
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s_2[ri * 16 + ci] = s_2[ri * 16 + ci] * (scale * 1.442695f);
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t156[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t156[ri] = -INFINITY;
+        for (int ci = 0; ci < 16; ++ci) {
+          t156[ri] = fmaxf(t156[ri], s[ri * 16 + ci]);
         }
       }
       float m_new_3[64];
       for (int ri = 0; ri < 64; ++ri) {
-        m_new_3[ri] = fmaxf(m[ri], t199[ri]);
+        m_new_3[ri] = fmaxf(m[ri], t156[ri]);
       }
-      float t200[64];
+      float t157[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t200[ri] = -INFINITY;
+        t157[ri] = -INFINITY;
         for (int ci = 0; ci < 16; ++ci) {
-          t200[ri] = fmaxf(t200[ri], s_2[ri * 16 + ci]);
+          t157[ri] = fmaxf(t157[ri], s_2[ri * 16 + ci]);
         }
       }
       float m_new_4[64];
       for (int ri = 0; ri < 64; ++ri) {
-        m_new_4[ri] = fmaxf(m_new_3[ri], t200[ri]);
+        m_new_4[ri] = fmaxf(m_new_3[ri], t157[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         mc_2[ri] = m_new_4[ri] == -INFINITY ? 0.0f : m_new_4[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc_2[ri]);
@@ -906,37 +1325,37 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
           s_2[ri * 16 + ci] = exp2f(s_2[ri * 16 + ci] - mc_2[ri]);
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
       float alpha_2[64];
       for (int ri = 0; ri < 64; ++ri) {
         alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t208[64];
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t165[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t208[ri] = 0.0f;
+        t165[ri] = 0.0f;
         for (int ci = 0; ci < 16; ++ci) {
-          t208[ri] = t208[ri] + s[ri * 16 + ci];
+          t165[ri] = t165[ri] + s[ri * 16 + ci];
         }
       }
-      float t209[64];
+      float t166[64];
       for (int ri = 0; ri < 64; ++ri) {
-        t209[ri] = 0.0f;
+        t166[ri] = 0.0f;
         for (int ci = 0; ci < 16; ++ci) {
-          t209[ri] = t209[ri] + s_2[ri * 16 + ci];
+          t166[ri] = t166[ri] + s_2[ri * 16 + ci];
         }
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
       for (int ri = 0; ri < 64; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + (t208[ri] + t209[ri]);
+        l[ri] = l[ri] * alpha_2[ri] + (t165[ri] + t166[ri]);
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:361: k:assign(o, o * alpha)
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 128; ++ci) {
           o[ri * 128 + ci] = o[ri * 128 + ci] * alpha_2[ri];
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       for (int ri = 0; ri < 64; ++ri) {
         for (int ci = 0; ci < 16; ++ci) {
           s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
@@ -961,23 +1380,23 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:363: k:assign(m, m_new)
       for (int ri = 0; ri < 64; ++ri) {
         m[ri] = m_new_4[ri];
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:378: local seen = l:gt(0)
   bool seen[64];
   for (int ri = 0; ri < 64; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t219[64];
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t176[64];
   for (int ri = 0; ri < 64; ++ri) {
-    t219[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t176[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -987,11 +1406,611 @@ static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, con
         const int gr = ws_row + ri;
         const int gc = ci;
         float *ptr = base + (int64_t)gr * 132 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t219[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t176[ri];
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
+    for (int ri = 0; ri < 64; ++ri) {
+      const int gr = ws_row + ri;
+      float *ptr = base + (int64_t)gr * 132;
+      if (ok && gr >= 0 && gr < WR && (inside[ri] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[ri] && inside[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_decode_f16_d128_paged_rows64plain over its grid (build rows64plain). */
+static int attention_decode_f16_d128_paged_rows64plain(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  (void)stream;
+  if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return 1;
+  if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return 1;
+  if (B > 1073741823 || Sq > 1073741823 || Hq > 1073741823 || NP > 1073741823 || Hkv > 1073741823 || PS > 1073741823 || MP > 1073741823 || WR > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Sq - 1) * sqs + (double)(Hq - 1) * sqh + 127 >= 0x1p62) return 1;
+  if ((double)(NP - 1) * skp + (double)(Hkv - 1) * skh + (double)(PS - 1) * sks + 127 >= 0x1p62) return 1;
+  if ((double)(NP - 1) * svp + (double)(Hkv - 1) * svh + (double)(PS - 1) * svs + 127 >= 0x1p62) return 1;
+  if ((double)B * Hkv * WR * 132 >= 0x1p62) return 1;
+  if (!(scale > 0.0f)) return 1;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)BT % 4 != 0 || (uintptr_t)L % 4 != 0 || (uintptr_t)Ws % 4 != 0) return 1;
+  const int sm_count = 1;   /* the blocks run one after another */
+  if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
+  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return 1;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return 1;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
+  if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
+  for (int part = 0; part < grid_y; ++part)
+    for (int prog = 0; prog < grid_x; ++prog)
+      attention_decode_f16_d128_paged_rows64plain_block(prog, part, (const lt_f16 *)Q, (const lt_f16 *)K, (const lt_f16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
+  return 0;
+}
+
+/* One block of attention_decode_f16_d128_paged_rows64: what one GPU block computes, with one thread. */
+static void attention_decode_f16_d128_paged_rows64_block(int prog, int part, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict BT, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+{
+  lt_f16 Qs[64][128];
+  lt_f16 Ks[16][128];
+  lt_f16 Vs[16][128];
+  lt_f16 Ks_2[16][128];
+  lt_f16 Vs_2[16][128];
+  lt_f16 s_sh[64][16];
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
+  const int G = Hq / Hkv;
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  const int nrb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
+  const int progs = B * Hkv * nrb;
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  const int ntb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:256: local rb = prog % ntb
+  const int rb = prog % ntb;
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  const int b = prog / ntb / Hkv;
+  const int hk = prog / ntb % Hkv;
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  const int Sk = MP * PS;
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t33 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t33, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
+  const int nkb = (len + 32 - 1) / 32;
+  // attention_decode.lua:273: local kb0 = opts and tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb)) or 0
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
+  const int last = lt_imin(nkb, first + chunk);
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t51[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    t51[ri] = ri + rb * 64;
+  }
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  int s0[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    s0[ri] = lt_imin(t51[ri] / G, Sq - 1);
+  }
+  int h0[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    h0[ri] = hk * G + t51[ri] % G;
+  }
+  bool inside[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    inside[ri] = t51[ri] < Sq * G;
+  }
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = hk * G + rb * 64 + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * sqh + gc;
+          Qs[ri][ci] = ok && gr >= 0 && gr < Hq ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t61[8192];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_f16 *base = Q + (int64_t)b * sqb;
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t61[ri * 128 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_f16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+    }
+    for (int ri = 0; ri < 64; ++ri) {
+      for (int ci = 0; ci < 128; ++ci) {
+        Qs[ri][ci] = lt_f32_to_f16(t61[ri * 128 + ci]);
+      }
+    }
+  }
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
+  float o[8192];
+  for (int ri = 0; ri < 64; ++ri) {
+    for (int ci = 0; ci < 128; ++ci) {
+      o[ri * 128 + ci] = 0.0f;
+    }
+  }
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  float m[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    m[ri] = -INFINITY;
+  }
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    l[ri] = 0.0f;
+  }
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
+  for (int j = first; j < last; ++j) {
+    // attention_decode.lua:310: local jb = KB == 1 and j or j * KB + (q - 1)
+    const int jb = j * 2;
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int t65 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
+    // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    const int page = jb * 16 < len ? t65 : -1;
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_f16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+      for (int ri = 0; ri < 16; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = jb * 16 % PS + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * sks + gc;
+          Ks[ri][ci] = ok && gr >= 0 && gr < PS ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_f16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+      for (int ri = 0; ri < 16; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = jb * 16 % PS + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * svs + gc;
+          Vs[ri][ci] = ok && gr >= 0 && gr < PS ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+    // attention_decode.lua:310: local jb = KB == 1 and j or j * KB + (q - 1)
+    const int jb_2 = j * 2 + 1;
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int t75 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
+    // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    const int page_2 = jb_2 * 16 < len ? t75 : -1;
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    {
+      const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
+      const lt_f16 *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
+      for (int ri = 0; ri < 16; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = jb_2 * 16 % PS + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * sks + gc;
+          Ks_2[ri][ci] = ok && gr >= 0 && gr < PS ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    {
+      const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
+      const lt_f16 *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
+      for (int ri = 0; ri < 16; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          const int gr = jb_2 * 16 % PS + ri;
+          const int gc = ci;
+          const lt_f16 *ptr = base + (int64_t)gr * svs + gc;
+          Vs_2[ri][ci] = ok && gr >= 0 && gr < PS ? ptr[0] : lt_f32_to_f16(0.0f);
+        }
+      }
+    }
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[1024];
+    for (int ri = 0; ri < 64; ++ri) {
+      for (int ci = 0; ci < 16; ++ci) {
+        s[ri * 16 + ci] = 0.0f;
+      }
+    }
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    for (int kk = 0; kk < 128; ++kk) {
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s[ri * 16 + ci] += lt_f16_to_f32(Qs[ri][kk]) * lt_f16_to_f32(Ks[ci][kk]);
+        }
+      }
+    }
+    // attention_decode.lua:326: local pg = page_of(j * KB + (q - 1))
+    const int jb_3 = j * 2;
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int t85 = b >= 0 && b < B && jb_3 * 16 / PS >= 0 && jb_3 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_3 * 16 / PS] : -1;
+    // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    const int t88 = jb_3 * 16 < len ? t85 : -1;
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
+    float s_2[1024];
+    for (int ri = 0; ri < 64; ++ri) {
+      for (int ci = 0; ci < 16; ++ci) {
+        s_2[ri * 16 + ci] = 0.0f;
+      }
+    }
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    for (int kk = 0; kk < 128; ++kk) {
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s_2[ri * 16 + ci] += lt_f16_to_f32(Qs[ri][kk]) * lt_f16_to_f32(Ks_2[ci][kk]);
+        }
+      }
+    }
+    // attention_decode.lua:326: local pg = page_of(j * KB + (q - 1))
+    const int jb_4 = j * 2 + 1;
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int t98 = b >= 0 && b < B && jb_4 * 16 / PS >= 0 && jb_4 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_4 * 16 / PS] : -1;
+    // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    const int t101 = jb_4 * 16 < len ? t98 : -1;
+    // attention_decode.lua:367: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
+    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left) || (t88 < 0 || t88 >= NP) || (t101 < 0 || t101 >= NP);
+    // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
+    if (cuts) {
+      // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+      if (softcap > 0.0f) {
+        // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        }
+      } else {
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      int diag[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        diag[ri] = (ri + rb * 64) / G + (len - Sq - j * 2 * 16);
+      }
+      // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
+      int col[1024];
+      bool vis[1024];
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          col[ri * 16 + ci] = ci;
+          vis[ri * 16 + ci] = col[ri * 16 + ci] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci] >= diag[ri] - window_left);
+        }
+      }
+      // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s[ri * 16 + ci] = vis[ri * 16 + ci] && (t88 >= 0 && t88 < NP) ? s[ri * 16 + ci] : -INFINITY;
+        }
+      }
+      // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+      if (softcap > 0.0f) {
+        // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s_2[ri * 16 + ci] = tanhf(s_2[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        }
+      } else {
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s_2[ri * 16 + ci] = s_2[ri * 16 + ci] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      int diag_2[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        diag_2[ri] = (ri + rb * 64) / G + (len - Sq - (j * 2 + 1) * 16);
+      }
+      // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
+      int col_2[1024];
+      bool vis_2[1024];
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          col_2[ri * 16 + ci] = ci;
+          vis_2[ri * 16 + ci] = col_2[ri * 16 + ci] <= diag_2[ri] && (window_left < 0 || col_2[ri * 16 + ci] >= diag_2[ri] - window_left);
+        }
+      }
+      // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s_2[ri * 16 + ci] = vis_2[ri * 16 + ci] && (t101 >= 0 && t101 < NP) ? s_2[ri * 16 + ci] : -INFINITY;
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t169[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t169[ri] = -INFINITY;
+        for (int ci = 0; ci < 16; ++ci) {
+          t169[ri] = fmaxf(t169[ri], s[ri * 16 + ci]);
+        }
+      }
+      float m_new[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        m_new[ri] = fmaxf(m[ri], t169[ri]);
+      }
+      float t170[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t170[ri] = -INFINITY;
+        for (int ci = 0; ci < 16; ++ci) {
+          t170[ri] = fmaxf(t170[ri], s_2[ri * 16 + ci]);
+        }
+      }
+      float m_new_2[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        m_new_2[ri] = fmaxf(m_new[ri], t170[ri]);
+      }
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      float mc[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        mc[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+      }
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc[ri]);
+        }
+      }
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s_2[ri * 16 + ci] = exp2f(s_2[ri * 16 + ci] - mc[ri]);
+        }
+      }
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+      float alpha[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        alpha[ri] = exp2f(m[ri] - mc[ri]);
+      }
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t178[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t178[ri] = 0.0f;
+        for (int ci = 0; ci < 16; ++ci) {
+          t178[ri] = t178[ri] + s[ri * 16 + ci];
+        }
+      }
+      float t179[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t179[ri] = 0.0f;
+        for (int ci = 0; ci < 16; ++ci) {
+          t179[ri] = t179[ri] + s_2[ri * 16 + ci];
+        }
+      }
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+      for (int ri = 0; ri < 64; ++ri) {
+        l[ri] = l[ri] * alpha[ri] + (t178[ri] + t179[ri]);
+      }
+      // attention_decode.lua:361: k:assign(o, o * alpha)
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          o[ri * 128 + ci] = o[ri * 128 + ci] * alpha[ri];
+        }
+      }
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
+        }
+      }
+      for (int kk = 0; kk < 16; ++kk) {
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 128; ++ci) {
+            o[ri * 128 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+          }
+        }
+      }
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s_2[ri * 16 + ci]));
+        }
+      }
+      for (int kk = 0; kk < 16; ++kk) {
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 128; ++ci) {
+            o[ri * 128 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs_2[kk][ci]);
+          }
+        }
+      }
+      // attention_decode.lua:363: k:assign(m, m_new)
+      for (int ri = 0; ri < 64; ++ri) {
+        m[ri] = m_new_2[ri];
+      }
+    } else {
+      // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+      if (softcap > 0.0f) {
+        // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s[ri * 16 + ci] = tanhf(s[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        }
+      } else {
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s[ri * 16 + ci] = s[ri * 16 + ci] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+      if (softcap > 0.0f) {
+        // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s_2[ri * 16 + ci] = tanhf(s_2[ri * 16 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        }
+      } else {
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 16; ++ci) {
+            s_2[ri * 16 + ci] = s_2[ri * 16 + ci] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t201[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t201[ri] = -INFINITY;
+        for (int ci = 0; ci < 16; ++ci) {
+          t201[ri] = fmaxf(t201[ri], s[ri * 16 + ci]);
+        }
+      }
+      float m_new_3[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        m_new_3[ri] = fmaxf(m[ri], t201[ri]);
+      }
+      float t202[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t202[ri] = -INFINITY;
+        for (int ci = 0; ci < 16; ++ci) {
+          t202[ri] = fmaxf(t202[ri], s_2[ri * 16 + ci]);
+        }
+      }
+      float m_new_4[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        m_new_4[ri] = fmaxf(m_new_3[ri], t202[ri]);
+      }
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      float mc_2[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        mc_2[ri] = m_new_4[ri] == -INFINITY ? 0.0f : m_new_4[ri];
+      }
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s[ri * 16 + ci] = exp2f(s[ri * 16 + ci] - mc_2[ri]);
+        }
+      }
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s_2[ri * 16 + ci] = exp2f(s_2[ri * 16 + ci] - mc_2[ri]);
+        }
+      }
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+      float alpha_2[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        alpha_2[ri] = exp2f(m[ri] - mc_2[ri]);
+      }
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t210[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t210[ri] = 0.0f;
+        for (int ci = 0; ci < 16; ++ci) {
+          t210[ri] = t210[ri] + s[ri * 16 + ci];
+        }
+      }
+      float t211[64];
+      for (int ri = 0; ri < 64; ++ri) {
+        t211[ri] = 0.0f;
+        for (int ci = 0; ci < 16; ++ci) {
+          t211[ri] = t211[ri] + s_2[ri * 16 + ci];
+        }
+      }
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+      for (int ri = 0; ri < 64; ++ri) {
+        l[ri] = l[ri] * alpha_2[ri] + (t210[ri] + t211[ri]);
+      }
+      // attention_decode.lua:361: k:assign(o, o * alpha)
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 128; ++ci) {
+          o[ri * 128 + ci] = o[ri * 128 + ci] * alpha_2[ri];
+        }
+      }
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s[ri * 16 + ci]));
+        }
+      }
+      for (int kk = 0; kk < 16; ++kk) {
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 128; ++ci) {
+            o[ri * 128 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs[kk][ci]);
+          }
+        }
+      }
+      for (int ri = 0; ri < 64; ++ri) {
+        for (int ci = 0; ci < 16; ++ci) {
+          s_sh[ri][ci] = lt_f32_to_f16(lt_round_f16(s_2[ri * 16 + ci]));
+        }
+      }
+      for (int kk = 0; kk < 16; ++kk) {
+        for (int ri = 0; ri < 64; ++ri) {
+          for (int ci = 0; ci < 128; ++ci) {
+            o[ri * 128 + ci] += lt_f16_to_f32(s_sh[ri][kk]) * lt_f16_to_f32(Vs_2[kk][ci]);
+          }
+        }
+      }
+      // attention_decode.lua:363: k:assign(m, m_new)
+      for (int ri = 0; ri < 64; ++ri) {
+        m[ri] = m_new_4[ri];
+      }
+    }
+  }
+  // attention_decode.lua:378: local seen = l:gt(0)
+  bool seen[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    seen[ri] = l[ri] > 0.0f;
+  }
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t221[64];
+  for (int ri = 0; ri < 64; ++ri) {
+    t221[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
+    for (int ri = 0; ri < 64; ++ri) {
+      for (int ci = 0; ci < 128; ++ci) {
+        const int gr = ws_row + ri;
+        const int gc = ci;
+        float *ptr = base + (int64_t)gr * 132 + gc;
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 128 + ci] * t221[ri];
+      }
+    }
+  }
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -1021,12 +2040,12 @@ static int attention_decode_f16_d128_paged_rows64(const void *Q, const void *K, 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return 1;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return 1;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return 1;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:236: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return 1;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return 1;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return 1;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return 1;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return 1;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return 1;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return 1;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;
@@ -1039,12 +2058,16 @@ static int attention_decode_f16_d128_paged_rows64(const void *Q, const void *K, 
 /* Runs the first of attention_decode_f16_d128_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 int attention_decode_f16_d128_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:221: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv && (softcap == 0.0f && window_left < 0))   /* attention_decode.lua:244: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer, and no softcap and no window */
+    return attention_decode_f16_d128_paged_rows16plain(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:246: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_f16_d128_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
+  if (softcap == 0.0f && window_left < 0)   /* attention_decode.lua:246: no softcap (0) and no window (window_left < 0) */
+    return attention_decode_f16_d128_paged_rows64plain(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_f16_d128_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:186) */
 int64_t attention_decode_f16_d128_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   const int sm_count = 1;   /* the blocks run one after another */

@@ -5,8 +5,10 @@
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=6 threads=32
- *   rows64: BM=64 BN=16 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=6 threads=128
+ *   rows16plain: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 OPTS=0 SUBS=3 WB=64 stages=6 threads=32
+ *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 OPTS=1 SUBS=3 WB=64 stages=6 threads=32
+ *   rows64plain: BM=64 BN=16 CM=8 CU=8 KB=1 MAXS=64 OPTS=0 SUBS=3 WB=64 stages=6 threads=128
+ *   rows64: BM=64 BN=16 CM=8 CU=8 KB=1 MAXS=64 OPTS=1 SUBS=3 WB=64 stages=6 threads=128
  * Build: hipcc -O3 --offload-arch=gfx1100 -c attention_decode_bf16_d64_paged.hip
  */
 #include <hip/hip_runtime.h>
@@ -83,8 +85,8 @@ LT_FN void lt_wmma_16x16x16_bf16(float d[8], const uint32_t a[8], const uint32_t
 static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* One block (32 threads) of attention_decode_bf16_d64_paged_rows16. */
-__global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
+/* One block (32 threads) of attention_decode_bf16_d64_paged_rows16plain. */
+__global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16plain_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -100,95 +102,116 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
   __shared__ __attribute__((aligned(16))) lt_bf16 Ks[16][64];
   __shared__ __attribute__((aligned(16))) lt_bf16 Vs[16][64];
   __shared__ __attribute__((aligned(16))) lt_bf16 s_sh[16][16];
-  // attention_decode.lua:58: local G = p.Hq // p.Hkv
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:61: local want = 2 * k:sm_count()
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:87: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  // attention_decode.lua:89: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
   const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
-  // attention_decode.lua:227: local parts = R and NS * R or NS
+  // attention_decode.lua:252: local parts = R and NS * R or NS
   const int parts = NS * R;
-  // attention_decode.lua:230: if R then split, sub = part // R, part % R end
+  // attention_decode.lua:255: if R then split, sub = part // R, part % R end
   const int split = part / R;
   const int sub = part % R;
-  // attention_decode.lua:231: local rb = prog % ntb
+  // attention_decode.lua:256: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t42 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t42, 0), Sk);
-  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t44 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t44, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
-  const int chunk = (nkb - kb0 + parts - 1) / parts;
-  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
-  const int first = lt_imin(nkb, kb0 + part * chunk);
-  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb + parts - 1) / parts;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t60[8];
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t56[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    t60[ri] = ri * 2 + row0 + rb * 16;
+    t56[ri] = ri * 2 + row0 + rb * 16;
   }
-  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    s0[ri] = lt_imin(t60[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t56[ri] / G, Sq - 1);
   }
   int h0[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    h0[ri] = hk * G + t60[ri] % G;
+    h0[ri] = hk * G + t56[ri] % G;
   }
   bool inside[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    inside[ri] = t60[ri] < Sq * G;
+    inside[ri] = t56[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t66[32];
-  {
-    const bool ok = b < B && b >= 0;
-    const lt_bf16 *base = Q + (int64_t)b * sqb;
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 16 + ri * 4 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 4 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 4 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t66[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 16 + col0;
+          const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t66[ri * 4 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_bf16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+    }
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 16 + col0;
-        const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        t66[ri * 4 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_bf16_to_f32(ptr[0]) : 0.0f;
+        Qs[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(t66[ri * 4 + ci]);
       }
     }
   }
-  #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
-      Qs[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(t66[ri * 4 + ci]);
-    }
-  }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -197,24 +220,24 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
       o[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -233,7 +256,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -252,14 +275,14 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
       s[ri] = 0.0f;
     }
     lt_syncthreads();
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll 1
     for (int kk = 0; kk < 64; kk += 16) {
       union { uint32_t u[8]; lt_bf16 h[16]; } Qs_frag[1], Ks_frag;
@@ -285,97 +308,94 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:365: local cuts = ((j + 1) * W):gt(len - p.Sq + 1)
+    const bool cuts = (j + 1) * 16 > len - Sq + 1;
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            s[ri] = s[ri] * (scale * 1.442695f);
-          }
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          s[ri] = s[ri] * (scale * 1.442695f);
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           diag[ri] = (ri * 2 + row0 + rb * 16) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
         int col[8];
+        bool vis[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           col[ri] = col0;
-          s[ri] = col[ri] <= diag[ri] && (window_left < 0 || col[ri] >= diag[ri] - window_left) ? s[ri] : -INFINITY;
+          vis[ri] = col[ri] <= diag[ri];
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t111[8];
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t111[ri] = -INFINITY;
-          t111[ri] = fmaxf(t111[ri], s[ri]);
+          s[ri] = vis[ri] ? s[ri] : -INFINITY;
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t92[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t92[ri] = -INFINITY;
+          t92[ri] = fmaxf(t92[ri], s[ri]);
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t111[ei] = fmaxf(t111[ei], __shfl_xor(t111[ei], 8));
-          t111[ei] = fmaxf(t111[ei], __shfl_xor(t111[ei], 4));
-          t111[ei] = fmaxf(t111[ei], __shfl_xor(t111[ei], 2));
-          t111[ei] = fmaxf(t111[ei], __shfl_xor(t111[ei], 1));
+          t92[ei] = fmaxf(t92[ei], __shfl_xor(t92[ei], 8));
+          t92[ei] = fmaxf(t92[ei], __shfl_xor(t92[ei], 4));
+          t92[ei] = fmaxf(t92[ei], __shfl_xor(t92[ei], 2));
+          t92[ei] = fmaxf(t92[ei], __shfl_xor(t92[ei], 1));
         }
         float m_new[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t111[ri]);
+          m_new[ri] = fmaxf(m[ri], t92[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s[ri] = lt_exp2(s[ri] - mc[ri]);
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t117[8];
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t98[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t117[ri] = 0.0f;
-          t117[ri] = t117[ri] + s[ri];
+          t98[ri] = 0.0f;
+          t98[ri] = t98[ri] + s[ri];
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t117[ei] = t117[ei] + __shfl_xor(t117[ei], 8);
-          t117[ei] = t117[ei] + __shfl_xor(t117[ei], 4);
-          t117[ei] = t117[ei] + __shfl_xor(t117[ei], 2);
-          t117[ei] = t117[ei] + __shfl_xor(t117[ei], 1);
+          t98[ei] = t98[ei] + __shfl_xor(t98[ei], 8);
+          t98[ei] = t98[ei] + __shfl_xor(t98[ei], 4);
+          t98[ei] = t98[ei] + __shfl_xor(t98[ei], 2);
+          t98[ei] = t98[ei] + __shfl_xor(t98[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t117[ri];
+          l[ri] = l[ri] * alpha[ri] + t98[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -383,7 +403,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
             o[ri * 4 + ci] = o[ri * 4 + ci] * alpha[ri];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(s[ri]));
@@ -414,82 +434,73 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            s[ri] = s[ri] * (scale * 1.442695f);
-          }
-        }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t129[8];
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t129[ri] = -INFINITY;
-          t129[ri] = fmaxf(t129[ri], s[ri]);
+          s[ri] = s[ri] * (scale * 1.442695f);
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t104[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t104[ri] = -INFINITY;
+          t104[ri] = fmaxf(t104[ri], s[ri]);
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t129[ei] = fmaxf(t129[ei], __shfl_xor(t129[ei], 8));
-          t129[ei] = fmaxf(t129[ei], __shfl_xor(t129[ei], 4));
-          t129[ei] = fmaxf(t129[ei], __shfl_xor(t129[ei], 2));
-          t129[ei] = fmaxf(t129[ei], __shfl_xor(t129[ei], 1));
+          t104[ei] = fmaxf(t104[ei], __shfl_xor(t104[ei], 8));
+          t104[ei] = fmaxf(t104[ei], __shfl_xor(t104[ei], 4));
+          t104[ei] = fmaxf(t104[ei], __shfl_xor(t104[ei], 2));
+          t104[ei] = fmaxf(t104[ei], __shfl_xor(t104[ei], 1));
         }
         float m_new_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t129[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t104[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s[ri] = lt_exp2(s[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t135[8];
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t110[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t135[ri] = 0.0f;
-          t135[ri] = t135[ri] + s[ri];
+          t110[ri] = 0.0f;
+          t110[ri] = t110[ri] + s[ri];
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t135[ei] = t135[ei] + __shfl_xor(t135[ei], 8);
-          t135[ei] = t135[ei] + __shfl_xor(t135[ei], 4);
-          t135[ei] = t135[ei] + __shfl_xor(t135[ei], 2);
-          t135[ei] = t135[ei] + __shfl_xor(t135[ei], 1);
+          t110[ei] = t110[ei] + __shfl_xor(t110[ei], 8);
+          t110[ei] = t110[ei] + __shfl_xor(t110[ei], 4);
+          t110[ei] = t110[ei] + __shfl_xor(t110[ei], 2);
+          t110[ei] = t110[ei] + __shfl_xor(t110[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t135[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t110[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -497,7 +508,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
             o[ri * 4 + ci] = o[ri * 4 + ci] * alpha_2[ri];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(s[ri]));
@@ -528,7 +539,7 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new_2[ri];
@@ -536,19 +547,19 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:378: local seen = l:gt(0)
   bool seen[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t145[8];
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t120[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    t145[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t120[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -560,11 +571,574 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
         const int64_t gr = (int64_t)ws_row + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         float *ptr = base + (int64_t)gr * 68 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 4 + ci] * t145[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 4 + ci] * t120[ri];
       }
     }
   }
-  // attention_decode.lua:340: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:383: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
+    float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
+    #pragma unroll
+    for (int ri = 0; ri < 8; ++ri) {
+      const int64_t gr = (int64_t)ws_row + ri * 2 + row0;
+      float *ptr = base + (int64_t)gr * 68;
+      if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_decode_bf16_d64_paged_rows16plain over its grid on `stream` (build rows16plain). */
+static int attention_decode_bf16_d64_paged_rows16plain(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return hipErrorInvalidValue;
+  if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return hipErrorInvalidValue;
+  if (B > 1073741823 || Sq > 1073741823 || Hq > 1073741823 || NP > 1073741823 || Hkv > 1073741823 || PS > 1073741823 || MP > 1073741823 || WR > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (sqh > 2147483647 || sks > 2147483647 || svs > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Sq - 1) * sqs + (double)(Hq - 1) * sqh + 63 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)(NP - 1) * skp + (double)(Hkv - 1) * skh + (double)(PS - 1) * sks + 63 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)(NP - 1) * svp + (double)(Hkv - 1) * svh + (double)(PS - 1) * svs + 63 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)B * Hkv * WR * 68 >= 0x1p62) return hipErrorInvalidValue;
+  if (!(scale > 0.0f)) return hipErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)BT % 4 != 0 || (uintptr_t)L % 4 != 0 || (uintptr_t)Ws % 4 != 0) return hipErrorInvalidValue;
+  /* the device's multiprocessors (k:sm_count) */
+  int sm_count = 0;
+  int dev = 0;
+  hipError_t sm_err = hipGetDevice(&dev);
+  if (sm_err == hipSuccess) sm_err = hipDeviceGetAttribute(&sm_count, hipDeviceAttributeMultiprocessorCount, dev);
+  if (sm_err != hipSuccess) return (int)sm_err;
+  if (sm_count < 1) return hipErrorInvalidValue;
+  if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1);
+  if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  attention_decode_bf16_d64_paged_rows16plain_kernel<<<grid, dim3(32), 0, (hipStream_t)stream>>>((const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, (int)sqh, skp, skh, (int)sks, svp, svh, (int)svs, scale, softcap, window_left, sm_count);
+  return (int)hipGetLastError();
+}
+
+/* One block (32 threads) of attention_decode_bf16_d64_paged_rows16. */
+__global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [16, 16] accumulator */
+  const int warp_row = 0;
+  const int warp_col = 0;
+  /* WMMA 16x16x16 result layout: this thread holds rows row0 + 2 i and columns col0 + 16 j */
+  const int row0 = warp_row + lane / 16;
+  const int col0 = warp_col + lane % 16;
+  const int prog = blockIdx.x;
+  const int part = blockIdx.y;
+  __shared__ __attribute__((aligned(16))) lt_bf16 Qs[16][64];
+  __shared__ __attribute__((aligned(16))) lt_bf16 Ks[16][64];
+  __shared__ __attribute__((aligned(16))) lt_bf16 Vs[16][64];
+  __shared__ __attribute__((aligned(16))) lt_bf16 s_sh[16][16];
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
+  const int G = Hq / Hkv;
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  const int nrb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
+  const int progs = B * Hkv * nrb;
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  const int ntb = (Sq * G + 16 - 1) / 16;
+  // attention_decode.lua:89: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
+  // attention_decode.lua:252: local parts = R and NS * R or NS
+  const int parts = NS * R;
+  // attention_decode.lua:255: if R then split, sub = part // R, part % R end
+  const int split = part / R;
+  const int sub = part % R;
+  // attention_decode.lua:256: local rb = prog % ntb
+  const int rb = prog % ntb;
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  const int b = prog / ntb / Hkv;
+  const int hk = prog / ntb % Hkv;
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  const int Sk = MP * PS;
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t41 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t41, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
+  const int nkb = (len + 16 - 1) / 16;
+  // attention_decode.lua:273: local kb0 = opts and tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb)) or 0
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + parts - 1) / parts;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
+  const int last = lt_imin(nkb, first + chunk);
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t59[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    t59[ri] = ri * 2 + row0 + rb * 16;
+  }
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  int s0[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    s0[ri] = lt_imin(t59[ri] / G, Sq - 1);
+  }
+  int h0[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    h0[ri] = hk * G + t59[ri] % G;
+  }
+  bool inside[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    inside[ri] = t59[ri] < Sq * G;
+  }
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 16 + ri * 4 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 4 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 4 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t69[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 16 + col0;
+          const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t69[ri * 4 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_bf16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 8; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        Qs[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(t69[ri * 4 + ci]);
+      }
+    }
+  }
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
+  float o[32];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      o[ri * 4 + ci] = 0.0f;
+    }
+  }
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  float m[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    m[ri] = -INFINITY;
+  }
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    l[ri] = 0.0f;
+  }
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
+  for (int j = first; j < last; ++j) {
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    lt_syncthreads();
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = j * 16 % PS + ri * 4 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
+        if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Ks[ri * 4 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Ks[ri * 4 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < PS ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = j * 16 % PS + ri * 4 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
+        if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Vs[ri * 4 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Vs[ri * 4 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < PS ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[8];
+    #pragma unroll
+    for (int ri = 0; ri < 8; ++ri) {
+      s[ri] = 0.0f;
+    }
+    lt_syncthreads();
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    #pragma unroll 1
+    for (int kk = 0; kk < 64; kk += 16) {
+      union { uint32_t u[8]; lt_bf16 h[16]; } Qs_frag[1], Ks_frag;
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        #pragma unroll
+        for (int x = 0; x < 16; ++x) {
+          Qs_frag[mi].h[x] = Qs[warp_row + mi * 16 + lane % 16][kk + x];
+        }
+      }
+      #pragma unroll
+      for (int ni = 0; ni < 1; ++ni) {
+        #pragma unroll
+        for (int x = 0; x < 16; ++x) {
+          Ks_frag.h[x] = Ks[warp_col + ni * 16 + lane % 16][kk + x];
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          float d[8];
+          for (int v = 0; v < 8; ++v) d[v] = s[(mi * 8 + v) * 1 + ni];
+          lt_wmma_16x16x16_bf16(d, Qs_frag[mi].u, Ks_frag.u);
+          for (int v = 0; v < 8; ++v) s[(mi * 8 + v) * 1 + ni] = d[v];
+        }
+      }
+    }
+    // attention_decode.lua:366: if opts then cuts = tile.either(cuts, tile.both(wl:ge(0), (j * W):lt(len - 1 - wl))) end
+    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            s[ri] = s[ri] * (scale * 1.442695f);
+          }
+        }
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        int diag[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          diag[ri] = (ri * 2 + row0 + rb * 16) / G + (len - Sq - j * 16);
+        }
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
+        int col[8];
+        bool vis[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          col[ri] = col0;
+          vis[ri] = col[ri] <= diag[ri] && (window_left < 0 || col[ri] >= diag[ri] - window_left);
+        }
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          s[ri] = vis[ri] ? s[ri] : -INFINITY;
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t113[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t113[ri] = -INFINITY;
+          t113[ri] = fmaxf(t113[ri], s[ri]);
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 8; ++ei) {
+          t113[ei] = fmaxf(t113[ei], __shfl_xor(t113[ei], 8));
+          t113[ei] = fmaxf(t113[ei], __shfl_xor(t113[ei], 4));
+          t113[ei] = fmaxf(t113[ei], __shfl_xor(t113[ei], 2));
+          t113[ei] = fmaxf(t113[ei], __shfl_xor(t113[ei], 1));
+        }
+        float m_new[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t113[ri]);
+        }
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+        }
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          s[ri] = lt_exp2(s[ri] - mc[ri]);
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          alpha[ri] = lt_exp2(m[ri] - mc[ri]);
+        }
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t119[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t119[ri] = 0.0f;
+          t119[ri] = t119[ri] + s[ri];
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 8; ++ei) {
+          t119[ei] = t119[ei] + __shfl_xor(t119[ei], 8);
+          t119[ei] = t119[ei] + __shfl_xor(t119[ei], 4);
+          t119[ei] = t119[ei] + __shfl_xor(t119[ei], 2);
+          t119[ei] = t119[ei] + __shfl_xor(t119[ei], 1);
+        }
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t119[ri];
+        }
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            o[ri * 4 + ci] = o[ri * 4 + ci] * alpha[ri];
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          s_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(s[ri]));
+        }
+        lt_syncthreads();
+        #pragma unroll 1
+        for (int kk = 0; kk < 16; kk += 16) {
+          union { uint32_t u[8]; lt_bf16 h[16]; } s_sh_frag[1], Vs_frag;
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 16; ++x) {
+              s_sh_frag[mi].h[x] = s_sh[warp_row + mi * 16 + lane % 16][kk + x];
+            }
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ++ni) {
+            #pragma unroll
+            for (int x = 0; x < 16; ++x) {
+              Vs_frag.h[x] = Vs[kk + x][warp_col + ni * 16 + lane % 16];
+            }
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              float d[8];
+              for (int v = 0; v < 8; ++v) d[v] = o[(mi * 8 + v) * 4 + ni];
+              lt_wmma_16x16x16_bf16(d, s_sh_frag[mi].u, Vs_frag.u);
+              for (int v = 0; v < 8; ++v) o[(mi * 8 + v) * 4 + ni] = d[v];
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          m[ri] = m_new[ri];
+        }
+      } else {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            s[ri] = s[ri] * (scale * 1.442695f);
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t131[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t131[ri] = -INFINITY;
+          t131[ri] = fmaxf(t131[ri], s[ri]);
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 8; ++ei) {
+          t131[ei] = fmaxf(t131[ei], __shfl_xor(t131[ei], 8));
+          t131[ei] = fmaxf(t131[ei], __shfl_xor(t131[ei], 4));
+          t131[ei] = fmaxf(t131[ei], __shfl_xor(t131[ei], 2));
+          t131[ei] = fmaxf(t131[ei], __shfl_xor(t131[ei], 1));
+        }
+        float m_new_2[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t131[ri]);
+        }
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+        }
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          s[ri] = lt_exp2(s[ri] - mc_2[ri]);
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha_2[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+        }
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t137[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t137[ri] = 0.0f;
+          t137[ri] = t137[ri] + s[ri];
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 8; ++ei) {
+          t137[ei] = t137[ei] + __shfl_xor(t137[ei], 8);
+          t137[ei] = t137[ei] + __shfl_xor(t137[ei], 4);
+          t137[ei] = t137[ei] + __shfl_xor(t137[ei], 2);
+          t137[ei] = t137[ei] + __shfl_xor(t137[ei], 1);
+        }
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t137[ri];
+        }
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            o[ri * 4 + ci] = o[ri * 4 + ci] * alpha_2[ri];
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          s_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(s[ri]));
+        }
+        lt_syncthreads();
+        #pragma unroll 1
+        for (int kk = 0; kk < 16; kk += 16) {
+          union { uint32_t u[8]; lt_bf16 h[16]; } s_sh_frag[1], Vs_frag;
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 16; ++x) {
+              s_sh_frag[mi].h[x] = s_sh[warp_row + mi * 16 + lane % 16][kk + x];
+            }
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ++ni) {
+            #pragma unroll
+            for (int x = 0; x < 16; ++x) {
+              Vs_frag.h[x] = Vs[kk + x][warp_col + ni * 16 + lane % 16];
+            }
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              float d[8];
+              for (int v = 0; v < 8; ++v) d[v] = o[(mi * 8 + v) * 4 + ni];
+              lt_wmma_16x16x16_bf16(d, s_sh_frag[mi].u, Vs_frag.u);
+              for (int v = 0; v < 8; ++v) o[(mi * 8 + v) * 4 + ni] = d[v];
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
+      }
+    }
+  }
+  // attention_decode.lua:378: local seen = l:gt(0)
+  bool seen[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    seen[ri] = l[ri] > 0.0f;
+  }
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t147[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    t147[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
+    #pragma unroll
+    for (int ri = 0; ri < 8; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int64_t gr = (int64_t)ws_row + ri * 2 + row0;
+        const int gc = ci * 16 + col0;
+        float *ptr = base + (int64_t)gr * 68 + gc;
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 4 + ci] * t147[ri];
+      }
+    }
+  }
+  // attention_decode.lua:383: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -603,12 +1177,12 @@ static int attention_decode_bf16_d64_paged_rows16(const void *Q, const void *K, 
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1);
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
@@ -617,8 +1191,8 @@ static int attention_decode_bf16_d64_paged_rows16(const void *Q, const void *K, 
   return (int)hipGetLastError();
 }
 
-/* One block (128 threads) of attention_decode_bf16_d64_paged_rows64. */
-__global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
+/* One block (128 threads) of attention_decode_bf16_d64_paged_rows64plain. */
+__global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64plain_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -634,88 +1208,109 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
   __shared__ __attribute__((aligned(16))) lt_bf16 Ks[16][64];
   __shared__ __attribute__((aligned(16))) lt_bf16 Vs[16][64];
   __shared__ __attribute__((aligned(16))) lt_bf16 s_sh[64][16];
-  // attention_decode.lua:58: local G = p.Hq // p.Hkv
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:61: local want = 2 * k:sm_count()
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:231: local rb = prog % ntb
+  // attention_decode.lua:256: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t33 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t35 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t35, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
-  const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
-  const int first = lt_imin(nkb, kb0 + part * chunk);
-  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t51[8];
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t47[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    t51[ri] = ri * 2 + row0 + rb * 64;
+    t47[ri] = ri * 2 + row0 + rb * 64;
   }
-  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    s0[ri] = lt_imin(t51[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t47[ri] / G, Sq - 1);
   }
   int h0[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    h0[ri] = hk * G + t51[ri] % G;
+    h0[ri] = hk * G + t47[ri] % G;
   }
   bool inside[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    inside[ri] = t51[ri] < Sq * G;
+    inside[ri] = t47[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t57[32];
-  {
-    const bool ok = b < B && b >= 0;
-    const lt_bf16 *base = Q + (int64_t)b * sqb;
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t57[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 16 + col0;
+          const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t57[ri * 4 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_bf16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+    }
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 16 + col0;
-        const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        t57[ri * 4 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_bf16_to_f32(ptr[0]) : 0.0f;
+        Qs[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(t57[ri * 4 + ci]);
       }
     }
   }
-  #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 4; ++ci) {
-      Qs[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(t57[ri * 4 + ci]);
-    }
-  }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -724,24 +1319,24 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
       o[ri * 4 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -757,7 +1352,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -773,14 +1368,14 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
       s[ri] = 0.0f;
     }
     lt_syncthreads();
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll 1
     for (int kk = 0; kk < 64; kk += 16) {
       union { uint32_t u[8]; lt_bf16 h[16]; } Qs_frag[1], Ks_frag;
@@ -806,97 +1401,94 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:365: local cuts = ((j + 1) * W):gt(len - p.Sq + 1)
+    const bool cuts = (j + 1) * 16 > len - Sq + 1;
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            s[ri] = s[ri] * (scale * 1.442695f);
-          }
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          s[ri] = s[ri] * (scale * 1.442695f);
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           diag[ri] = (ri * 2 + row0 + rb * 64) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
         int col[8];
+        bool vis[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           col[ri] = col0;
-          s[ri] = col[ri] <= diag[ri] && (window_left < 0 || col[ri] >= diag[ri] - window_left) ? s[ri] : -INFINITY;
+          vis[ri] = col[ri] <= diag[ri];
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t102[8];
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t102[ri] = -INFINITY;
-          t102[ri] = fmaxf(t102[ri], s[ri]);
+          s[ri] = vis[ri] ? s[ri] : -INFINITY;
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t83[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t83[ri] = -INFINITY;
+          t83[ri] = fmaxf(t83[ri], s[ri]);
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 8));
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 4));
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 2));
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 1));
+          t83[ei] = fmaxf(t83[ei], __shfl_xor(t83[ei], 8));
+          t83[ei] = fmaxf(t83[ei], __shfl_xor(t83[ei], 4));
+          t83[ei] = fmaxf(t83[ei], __shfl_xor(t83[ei], 2));
+          t83[ei] = fmaxf(t83[ei], __shfl_xor(t83[ei], 1));
         }
         float m_new[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t102[ri]);
+          m_new[ri] = fmaxf(m[ri], t83[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s[ri] = lt_exp2(s[ri] - mc[ri]);
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t108[8];
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t89[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t108[ri] = 0.0f;
-          t108[ri] = t108[ri] + s[ri];
+          t89[ri] = 0.0f;
+          t89[ri] = t89[ri] + s[ri];
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 8);
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 4);
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 2);
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 1);
+          t89[ei] = t89[ei] + __shfl_xor(t89[ei], 8);
+          t89[ei] = t89[ei] + __shfl_xor(t89[ei], 4);
+          t89[ei] = t89[ei] + __shfl_xor(t89[ei], 2);
+          t89[ei] = t89[ei] + __shfl_xor(t89[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t108[ri];
+          l[ri] = l[ri] * alpha[ri] + t89[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -904,7 +1496,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
             o[ri * 4 + ci] = o[ri * 4 + ci] * alpha[ri];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(s[ri]));
@@ -935,82 +1527,73 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            s[ri] = s[ri] * (scale * 1.442695f);
-          }
-        }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t120[8];
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t120[ri] = -INFINITY;
-          t120[ri] = fmaxf(t120[ri], s[ri]);
+          s[ri] = s[ri] * (scale * 1.442695f);
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t95[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t95[ri] = -INFINITY;
+          t95[ri] = fmaxf(t95[ri], s[ri]);
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 8));
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 4));
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 2));
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 1));
+          t95[ei] = fmaxf(t95[ei], __shfl_xor(t95[ei], 8));
+          t95[ei] = fmaxf(t95[ei], __shfl_xor(t95[ei], 4));
+          t95[ei] = fmaxf(t95[ei], __shfl_xor(t95[ei], 2));
+          t95[ei] = fmaxf(t95[ei], __shfl_xor(t95[ei], 1));
         }
         float m_new_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t120[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t95[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s[ri] = lt_exp2(s[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha_2[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t126[8];
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t101[8];
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          t126[ri] = 0.0f;
-          t126[ri] = t126[ri] + s[ri];
+          t101[ri] = 0.0f;
+          t101[ri] = t101[ri] + s[ri];
         }
         #pragma unroll
         for (int ei = 0; ei < 8; ++ei) {
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 8);
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 4);
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 2);
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 1);
+          t101[ei] = t101[ei] + __shfl_xor(t101[ei], 8);
+          t101[ei] = t101[ei] + __shfl_xor(t101[ei], 4);
+          t101[ei] = t101[ei] + __shfl_xor(t101[ei], 2);
+          t101[ei] = t101[ei] + __shfl_xor(t101[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t126[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t101[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           #pragma unroll
@@ -1018,7 +1601,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
             o[ri * 4 + ci] = o[ri * 4 + ci] * alpha_2[ri];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           s_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(s[ri]));
@@ -1049,7 +1632,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 8; ++ri) {
           m[ri] = m_new_2[ri];
@@ -1057,19 +1640,19 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:378: local seen = l:gt(0)
   bool seen[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t134[8];
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t109[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    t134[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t109[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -1081,11 +1664,559 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
         const int gr = ws_row + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         float *ptr = base + (int64_t)gr * 68 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 4 + ci] * t134[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 4 + ci] * t109[ri];
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
+    float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
+    #pragma unroll
+    for (int ri = 0; ri < 8; ++ri) {
+      const int gr = ws_row + ri * 2 + row0;
+      float *ptr = base + (int64_t)gr * 68;
+      if (ok && gr >= 0 && gr < WR && (inside[ri] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[ri] && inside[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_decode_bf16_d64_paged_rows64plain over its grid on `stream` (build rows64plain). */
+static int attention_decode_bf16_d64_paged_rows64plain(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return hipErrorInvalidValue;
+  if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return hipErrorInvalidValue;
+  if (B > 1073741823 || Sq > 1073741823 || Hq > 1073741823 || NP > 1073741823 || Hkv > 1073741823 || PS > 1073741823 || MP > 1073741823 || WR > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (sqh > 2147483647 || sks > 2147483647 || svs > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Sq - 1) * sqs + (double)(Hq - 1) * sqh + 63 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)(NP - 1) * skp + (double)(Hkv - 1) * skh + (double)(PS - 1) * sks + 63 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)(NP - 1) * svp + (double)(Hkv - 1) * svh + (double)(PS - 1) * svs + 63 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)B * Hkv * WR * 68 >= 0x1p62) return hipErrorInvalidValue;
+  if (!(scale > 0.0f)) return hipErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)BT % 4 != 0 || (uintptr_t)L % 4 != 0 || (uintptr_t)Ws % 4 != 0) return hipErrorInvalidValue;
+  /* the device's multiprocessors (k:sm_count) */
+  int sm_count = 0;
+  int dev = 0;
+  hipError_t sm_err = hipGetDevice(&dev);
+  if (sm_err == hipSuccess) sm_err = hipDeviceGetAttribute(&sm_count, hipDeviceAttributeMultiprocessorCount, dev);
+  if (sm_err != hipSuccess) return (int)sm_err;
+  if (sm_count < 1) return hipErrorInvalidValue;
+  if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
+  if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  attention_decode_bf16_d64_paged_rows64plain_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, (int)sqh, skp, skh, (int)sks, svp, svh, (int)svs, scale, softcap, window_left, sm_count);
+  return (int)hipGetLastError();
+}
+
+/* One block (128 threads) of attention_decode_bf16_d64_paged_rows64. */
+__global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 16] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* WMMA 16x16x16 result layout: this thread holds rows row0 + 2 i and columns col0 + 16 j */
+  const int row0 = warp_row + lane / 16;
+  const int col0 = warp_col + lane % 16;
+  const int prog = blockIdx.x;
+  const int part = blockIdx.y;
+  __shared__ __attribute__((aligned(16))) lt_bf16 Qs[64][64];
+  __shared__ __attribute__((aligned(16))) lt_bf16 Ks[16][64];
+  __shared__ __attribute__((aligned(16))) lt_bf16 Vs[16][64];
+  __shared__ __attribute__((aligned(16))) lt_bf16 s_sh[64][16];
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
+  const int G = Hq / Hkv;
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  const int nrb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
+  const int progs = B * Hkv * nrb;
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  const int ntb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:256: local rb = prog % ntb
+  const int rb = prog % ntb;
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  const int b = prog / ntb / Hkv;
+  const int hk = prog / ntb % Hkv;
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  const int Sk = MP * PS;
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t33 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t33, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
+  const int nkb = (len + 16 - 1) / 16;
+  // attention_decode.lua:273: local kb0 = opts and tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb)) or 0
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
+  const int last = lt_imin(nkb, first + chunk);
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t51[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    t51[ri] = ri * 2 + row0 + rb * 64;
+  }
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  int s0[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    s0[ri] = lt_imin(t51[ri] / G, Sq - 1);
+  }
+  int h0[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    h0[ri] = hk * G + t51[ri] % G;
+  }
+  bool inside[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    inside[ri] = t51[ri] < Sq * G;
+  }
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t61[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 16 + col0;
+          const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t61[ri * 4 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_bf16_to_f32(ptr[0]) : 0.0f;
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 8; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        Qs[ri * 2 + row0][ci * 16 + col0] = lt_f32_to_bf16(t61[ri * 4 + ci]);
+      }
+    }
+  }
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
+  float o[32];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 4; ++ci) {
+      o[ri * 4 + ci] = 0.0f;
+    }
+  }
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  float m[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    m[ri] = -INFINITY;
+  }
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    l[ri] = 0.0f;
+  }
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
+  for (int j = first; j < last; ++j) {
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    lt_syncthreads();
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+      const int gr = j * 16 % PS + tid / 8;
+      const int gc = tid % 8 * 8;
+      const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
+      if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
+        ((uint4 *)&Ks[tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          Ks[tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < PS ? ptr[vi] : lt_f32_to_bf16(0.0f);
+        }
+      }
+    }
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+      const int gr = j * 16 % PS + tid / 8;
+      const int gc = tid % 8 * 8;
+      const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
+      if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
+        ((uint4 *)&Vs[tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          Vs[tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < PS ? ptr[vi] : lt_f32_to_bf16(0.0f);
+        }
+      }
+    }
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[8];
+    #pragma unroll
+    for (int ri = 0; ri < 8; ++ri) {
+      s[ri] = 0.0f;
+    }
+    lt_syncthreads();
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    #pragma unroll 1
+    for (int kk = 0; kk < 64; kk += 16) {
+      union { uint32_t u[8]; lt_bf16 h[16]; } Qs_frag[1], Ks_frag;
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        #pragma unroll
+        for (int x = 0; x < 16; ++x) {
+          Qs_frag[mi].h[x] = Qs[warp_row + mi * 16 + lane % 16][kk + x];
+        }
+      }
+      #pragma unroll
+      for (int ni = 0; ni < 1; ++ni) {
+        #pragma unroll
+        for (int x = 0; x < 16; ++x) {
+          Ks_frag.h[x] = Ks[warp_col + ni * 16 + lane % 16][kk + x];
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          float d[8];
+          for (int v = 0; v < 8; ++v) d[v] = s[(mi * 8 + v) * 1 + ni];
+          lt_wmma_16x16x16_bf16(d, Qs_frag[mi].u, Ks_frag.u);
+          for (int v = 0; v < 8; ++v) s[(mi * 8 + v) * 1 + ni] = d[v];
+        }
+      }
+    }
+    // attention_decode.lua:366: if opts then cuts = tile.either(cuts, tile.both(wl:ge(0), (j * W):lt(len - 1 - wl))) end
+    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            s[ri] = s[ri] * (scale * 1.442695f);
+          }
+        }
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        int diag[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          diag[ri] = (ri * 2 + row0 + rb * 64) / G + (len - Sq - j * 16);
+        }
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
+        int col[8];
+        bool vis[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          col[ri] = col0;
+          vis[ri] = col[ri] <= diag[ri] && (window_left < 0 || col[ri] >= diag[ri] - window_left);
+        }
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          s[ri] = vis[ri] ? s[ri] : -INFINITY;
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t105[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t105[ri] = -INFINITY;
+          t105[ri] = fmaxf(t105[ri], s[ri]);
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 8; ++ei) {
+          t105[ei] = fmaxf(t105[ei], __shfl_xor(t105[ei], 8));
+          t105[ei] = fmaxf(t105[ei], __shfl_xor(t105[ei], 4));
+          t105[ei] = fmaxf(t105[ei], __shfl_xor(t105[ei], 2));
+          t105[ei] = fmaxf(t105[ei], __shfl_xor(t105[ei], 1));
+        }
+        float m_new[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t105[ri]);
+        }
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+        }
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          s[ri] = lt_exp2(s[ri] - mc[ri]);
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          alpha[ri] = lt_exp2(m[ri] - mc[ri]);
+        }
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t111[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t111[ri] = 0.0f;
+          t111[ri] = t111[ri] + s[ri];
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 8; ++ei) {
+          t111[ei] = t111[ei] + __shfl_xor(t111[ei], 8);
+          t111[ei] = t111[ei] + __shfl_xor(t111[ei], 4);
+          t111[ei] = t111[ei] + __shfl_xor(t111[ei], 2);
+          t111[ei] = t111[ei] + __shfl_xor(t111[ei], 1);
+        }
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t111[ri];
+        }
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            o[ri * 4 + ci] = o[ri * 4 + ci] * alpha[ri];
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          s_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(s[ri]));
+        }
+        lt_syncthreads();
+        #pragma unroll 1
+        for (int kk = 0; kk < 16; kk += 16) {
+          union { uint32_t u[8]; lt_bf16 h[16]; } s_sh_frag[1], Vs_frag;
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 16; ++x) {
+              s_sh_frag[mi].h[x] = s_sh[warp_row + mi * 16 + lane % 16][kk + x];
+            }
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ++ni) {
+            #pragma unroll
+            for (int x = 0; x < 16; ++x) {
+              Vs_frag.h[x] = Vs[kk + x][warp_col + ni * 16 + lane % 16];
+            }
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              float d[8];
+              for (int v = 0; v < 8; ++v) d[v] = o[(mi * 8 + v) * 4 + ni];
+              lt_wmma_16x16x16_bf16(d, s_sh_frag[mi].u, Vs_frag.u);
+              for (int v = 0; v < 8; ++v) o[(mi * 8 + v) * 4 + ni] = d[v];
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          m[ri] = m_new[ri];
+        }
+      } else {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            s[ri] = tanhf(s[ri] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            s[ri] = s[ri] * (scale * 1.442695f);
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t123[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t123[ri] = -INFINITY;
+          t123[ri] = fmaxf(t123[ri], s[ri]);
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 8; ++ei) {
+          t123[ei] = fmaxf(t123[ei], __shfl_xor(t123[ei], 8));
+          t123[ei] = fmaxf(t123[ei], __shfl_xor(t123[ei], 4));
+          t123[ei] = fmaxf(t123[ei], __shfl_xor(t123[ei], 2));
+          t123[ei] = fmaxf(t123[ei], __shfl_xor(t123[ei], 1));
+        }
+        float m_new_2[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t123[ri]);
+        }
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+        }
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          s[ri] = lt_exp2(s[ri] - mc_2[ri]);
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha_2[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+        }
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t129[8];
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          t129[ri] = 0.0f;
+          t129[ri] = t129[ri] + s[ri];
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 8; ++ei) {
+          t129[ei] = t129[ei] + __shfl_xor(t129[ei], 8);
+          t129[ei] = t129[ei] + __shfl_xor(t129[ei], 4);
+          t129[ei] = t129[ei] + __shfl_xor(t129[ei], 2);
+          t129[ei] = t129[ei] + __shfl_xor(t129[ei], 1);
+        }
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t129[ri];
+        }
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            o[ri * 4 + ci] = o[ri * 4 + ci] * alpha_2[ri];
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          s_sh[ri * 2 + row0][col0] = lt_f32_to_bf16(lt_round_bf16(s[ri]));
+        }
+        lt_syncthreads();
+        #pragma unroll 1
+        for (int kk = 0; kk < 16; kk += 16) {
+          union { uint32_t u[8]; lt_bf16 h[16]; } s_sh_frag[1], Vs_frag;
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 16; ++x) {
+              s_sh_frag[mi].h[x] = s_sh[warp_row + mi * 16 + lane % 16][kk + x];
+            }
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 4; ++ni) {
+            #pragma unroll
+            for (int x = 0; x < 16; ++x) {
+              Vs_frag.h[x] = Vs[kk + x][warp_col + ni * 16 + lane % 16];
+            }
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              float d[8];
+              for (int v = 0; v < 8; ++v) d[v] = o[(mi * 8 + v) * 4 + ni];
+              lt_wmma_16x16x16_bf16(d, s_sh_frag[mi].u, Vs_frag.u);
+              for (int v = 0; v < 8; ++v) o[(mi * 8 + v) * 4 + ni] = d[v];
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
+      }
+    }
+  }
+  // attention_decode.lua:378: local seen = l:gt(0)
+  bool seen[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    seen[ri] = l[ri] > 0.0f;
+  }
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t137[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    t137[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
+    #pragma unroll
+    for (int ri = 0; ri < 8; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        const int gr = ws_row + ri * 2 + row0;
+        const int gc = ci * 16 + col0;
+        float *ptr = base + (int64_t)gr * 68 + gc;
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 4 + ci] * t137[ri];
+      }
+    }
+  }
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -1122,12 +2253,12 @@ static int attention_decode_bf16_d64_paged_rows64(const void *Q, const void *K, 
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
@@ -1139,12 +2270,16 @@ static int attention_decode_bf16_d64_paged_rows64(const void *Q, const void *K, 
 /* Runs the first of attention_decode_bf16_d64_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 extern "C" int attention_decode_bf16_d64_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:221: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv && (softcap == 0.0f && window_left < 0))   /* attention_decode.lua:244: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer, and no softcap and no window */
+    return attention_decode_bf16_d64_paged_rows16plain(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:246: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_bf16_d64_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
+  if (softcap == 0.0f && window_left < 0)   /* attention_decode.lua:246: no softcap (0) and no window (window_left < 0) */
+    return attention_decode_bf16_d64_paged_rows64plain(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_bf16_d64_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:186) */
 extern "C" int64_t attention_decode_bf16_d64_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

@@ -4,7 +4,9 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=3 threads=128.
+ * Configs, one per build; the launcher runs the first whose sizes the call's are:
+ *   plain: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 OPTS=0 SUBS=3 WB=64 stages=3 threads=128
+ *   opts: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 OPTS=1 SUBS=3 WB=64 stages=3 threads=128
  * Build: hipcc -O3 --offload-arch=gfx1100 -c attention_decode_f16_d128_contig.hip
  */
 #include <hip/hip_runtime.h>
@@ -81,8 +83,8 @@ LT_FN void lt_wmma_16x16x16_bf16(float d[8], const uint32_t a[8], const uint32_t
 static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* One block (128 threads) of attention_decode_f16_d128_contig. */
-__global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(const _Float16 *__restrict__ Q, const _Float16 *__restrict__ K, const _Float16 *__restrict__ V, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skb, int64_t skh, int sks, int64_t svb, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
+/* One block (128 threads) of attention_decode_f16_d128_contig_plain. */
+__global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_plain_kernel(const _Float16 *__restrict__ Q, const _Float16 *__restrict__ K, const _Float16 *__restrict__ V, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skb, int64_t skh, int sks, int64_t svb, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -98,86 +100,107 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
   __shared__ __attribute__((aligned(16))) _Float16 Ks[64][128];
   __shared__ __attribute__((aligned(16))) _Float16 Vs[64][128];
   __shared__ __attribute__((aligned(16))) _Float16 s_sh[64][64];
-  // attention_decode.lua:58: local G = p.Hq // p.Hkv
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:61: local want = 2 * k:sm_count()
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:231: local rb = prog % ntb
+  // attention_decode.lua:256: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t29 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t29, 0), Smax);
-  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t31 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t31, 0), Smax);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
-  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
-  const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
-  const int first = lt_imin(nkb, kb0 + part * chunk);
-  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t47[8];
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t43[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    t47[ri] = ri * 2 + row0 + rb * 64;
+    t43[ri] = ri * 2 + row0 + rb * 64;
   }
-  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    s0[ri] = lt_imin(t47[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t43[ri] / G, Sq - 1);
   }
   int h0[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    h0[ri] = hk * G + t47[ri] % G;
+    h0[ri] = hk * G + t43[ri] % G;
   }
   bool inside[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    inside[ri] = t47[ri] < Sq * G;
+    inside[ri] = t43[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t53[64];
-  {
-    const bool ok = b < B && b >= 0;
-    const _Float16 *base = Q + (int64_t)b * sqb;
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const _Float16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 8 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const _Float16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : (_Float16)(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t53[64];
+    {
+      const bool ok = b < B && b >= 0;
+      const _Float16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 16 + col0;
+          const _Float16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t53[ri * 8 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? (float)ptr[0] : 0.0f;
+        }
+      }
+    }
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
       #pragma unroll
       for (int ci = 0; ci < 8; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 16 + col0;
-        const _Float16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        t53[ri * 8 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? (float)ptr[0] : 0.0f;
+        Qs[ri * 2 + row0][ci * 16 + col0] = (_Float16)(t53[ri * 8 + ci]);
       }
     }
   }
-  #pragma unroll
-  for (int ri = 0; ri < 8; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
-      Qs[ri * 2 + row0][ci * 16 + col0] = (_Float16)(t53[ri * 8 + ci]);
-    }
-  }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
@@ -186,21 +209,21 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
       o[ri * 8 + ci] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:279: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:315: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
@@ -220,7 +243,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:280: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:316: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
       const _Float16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
@@ -239,7 +262,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ri = 0; ri < 8; ++ri) {
@@ -248,7 +271,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
         s[ri * 4 + ci] = 0.0f;
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll 1
     for (int kk = 0; kk < 128; kk += 16) {
       union { uint32_t u[8]; _Float16 h[16]; } Qs_frag[1], Ks_frag;
@@ -274,75 +297,72 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
-    // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:365: local cuts = ((j + 1) * W):gt(len - p.Sq + 1)
+    const bool cuts = (j + 1) * 64 > len - Sq + 1;
+    // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
-        for (int ri = 0; ri < 8; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            s[ri * 4 + ci] = tanhf(s[ri * 4 + ci] * (scale / softcap)) * (softcap * 1.442695f);
-          }
-        }
-      } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-        #pragma unroll
-        for (int ri = 0; ri < 8; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            s[ri * 4 + ci] = s[ri * 4 + ci] * (scale * 1.442695f);
-          }
+        for (int ci = 0; ci < 4; ++ci) {
+          s[ri * 4 + ci] = s[ri * 4 + ci] * (scale * 1.442695f);
         }
       }
-      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         diag[ri] = (ri * 2 + row0 + rb * 64) / G + (len - Sq - j * 64);
       }
-      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
       int col[32];
+      bool vis[32];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
           col[ri * 4 + ci] = ci * 16 + col0;
-          s[ri * 4 + ci] = col[ri * 4 + ci] <= diag[ri] && (window_left < 0 || col[ri * 4 + ci] >= diag[ri] - window_left) ? s[ri * 4 + ci] : -INFINITY;
+          vis[ri * 4 + ci] = col[ri * 4 + ci] <= diag[ri];
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t87[8];
+      // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t87[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          t87[ri] = fmaxf(t87[ri], s[ri * 4 + ci]);
+          s[ri * 4 + ci] = vis[ri * 4 + ci] ? s[ri * 4 + ci] : -INFINITY;
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t68[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        t68[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          t68[ri] = fmaxf(t68[ri], s[ri * 4 + ci]);
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t87[ei] = fmaxf(t87[ei], __shfl_xor(t87[ei], 8));
-        t87[ei] = fmaxf(t87[ei], __shfl_xor(t87[ei], 4));
-        t87[ei] = fmaxf(t87[ei], __shfl_xor(t87[ei], 2));
-        t87[ei] = fmaxf(t87[ei], __shfl_xor(t87[ei], 1));
+        t68[ei] = fmaxf(t68[ei], __shfl_xor(t68[ei], 8));
+        t68[ei] = fmaxf(t68[ei], __shfl_xor(t68[ei], 4));
+        t68[ei] = fmaxf(t68[ei], __shfl_xor(t68[ei], 2));
+        t68[ei] = fmaxf(t68[ei], __shfl_xor(t68[ei], 1));
       }
       float m_new[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t87[ri]);
+        m_new[ri] = fmaxf(m[ri], t68[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -350,35 +370,35 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           s[ri * 4 + ci] = lt_exp2(s[ri * 4 + ci] - mc[ri]);
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
       float alpha[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t93[8];
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t74[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t93[ri] = 0.0f;
+        t74[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          t93[ri] = t93[ri] + s[ri * 4 + ci];
+          t74[ri] = t74[ri] + s[ri * 4 + ci];
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t93[ei] = t93[ei] + __shfl_xor(t93[ei], 8);
-        t93[ei] = t93[ei] + __shfl_xor(t93[ei], 4);
-        t93[ei] = t93[ei] + __shfl_xor(t93[ei], 2);
-        t93[ei] = t93[ei] + __shfl_xor(t93[ei], 1);
+        t74[ei] = t74[ei] + __shfl_xor(t74[ei], 8);
+        t74[ei] = t74[ei] + __shfl_xor(t74[ei], 4);
+        t74[ei] = t74[ei] + __shfl_xor(t74[ei], 2);
+        t74[ei] = t74[ei] + __shfl_xor(t74[ei], 1);
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + t93[ri];
+        l[ri] = l[ri] * alpha[ri] + t74[ri];
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:361: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -386,7 +406,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           o[ri * 8 + ci] = o[ri * 8 + ci] * alpha[ri];
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -420,61 +440,49 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:363: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         m[ri] = m_new[ri];
       }
     } else {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        #pragma unroll
-        for (int ri = 0; ri < 8; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            s[ri * 4 + ci] = tanhf(s[ri * 4 + ci] * (scale / softcap)) * (softcap * 1.442695f);
-          }
-        }
-      } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-        #pragma unroll
-        for (int ri = 0; ri < 8; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 4; ++ci) {
-            s[ri * 4 + ci] = s[ri * 4 + ci] * (scale * 1.442695f);
-          }
-        }
-      }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t105[8];
+      // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t105[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          t105[ri] = fmaxf(t105[ri], s[ri * 4 + ci]);
+          s[ri * 4 + ci] = s[ri * 4 + ci] * (scale * 1.442695f);
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t80[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        t80[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          t80[ri] = fmaxf(t80[ri], s[ri * 4 + ci]);
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t105[ei] = fmaxf(t105[ei], __shfl_xor(t105[ei], 8));
-        t105[ei] = fmaxf(t105[ei], __shfl_xor(t105[ei], 4));
-        t105[ei] = fmaxf(t105[ei], __shfl_xor(t105[ei], 2));
-        t105[ei] = fmaxf(t105[ei], __shfl_xor(t105[ei], 1));
+        t80[ei] = fmaxf(t80[ei], __shfl_xor(t80[ei], 8));
+        t80[ei] = fmaxf(t80[ei], __shfl_xor(t80[ei], 4));
+        t80[ei] = fmaxf(t80[ei], __shfl_xor(t80[ei], 2));
+        t80[ei] = fmaxf(t80[ei], __shfl_xor(t80[ei], 1));
       }
       float m_new_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        m_new_2[ri] = fmaxf(m[ri], t105[ri]);
+        m_new_2[ri] = fmaxf(m[ri], t80[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -482,35 +490,35 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           s[ri * 4 + ci] = lt_exp2(s[ri * 4 + ci] - mc_2[ri]);
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
       float alpha_2[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t111[8];
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t86[8];
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        t111[ri] = 0.0f;
+        t86[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 4; ++ci) {
-          t111[ri] = t111[ri] + s[ri * 4 + ci];
+          t86[ri] = t86[ri] + s[ri * 4 + ci];
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 8; ++ei) {
-        t111[ei] = t111[ei] + __shfl_xor(t111[ei], 8);
-        t111[ei] = t111[ei] + __shfl_xor(t111[ei], 4);
-        t111[ei] = t111[ei] + __shfl_xor(t111[ei], 2);
-        t111[ei] = t111[ei] + __shfl_xor(t111[ei], 1);
+        t86[ei] = t86[ei] + __shfl_xor(t86[ei], 8);
+        t86[ei] = t86[ei] + __shfl_xor(t86[ei], 4);
+        t86[ei] = t86[ei] + __shfl_xor(t86[ei], 2);
+        t86[ei] = t86[ei] + __shfl_xor(t86[ei], 1);
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + t111[ri];
+        l[ri] = l[ri] * alpha_2[ri] + t86[ri];
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:361: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -518,7 +526,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           o[ri * 8 + ci] = o[ri * 8 + ci] * alpha_2[ri];
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         #pragma unroll
@@ -552,26 +560,26 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:363: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 8; ++ri) {
         m[ri] = m_new_2[ri];
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:378: local seen = l:gt(0)
   bool seen[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t119[8];
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t94[8];
   #pragma unroll
   for (int ri = 0; ri < 8; ++ri) {
-    t119[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t94[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -583,11 +591,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
         const int gr = ws_row + ri * 2 + row0;
         const int gc = ci * 16 + col0;
         float *ptr = base + (int64_t)gr * 132 + gc;
-        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 8 + ci] * t119[ri];
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 8 + ci] * t94[ri];
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -600,8 +608,8 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_kernel(c
   }
 }
 
-/* Checks the arguments, then runs attention_decode_f16_d128_contig over its grid on `stream`. */
-extern "C" int attention_decode_f16_d128_contig(const void *Q, const void *K, const void *V, const void *L, void *Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+/* Checks the arguments, then runs attention_decode_f16_d128_contig_plain over its grid on `stream` (build plain). */
+static int attention_decode_f16_d128_contig_plain(const void *Q, const void *K, const void *V, const void *L, void *Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
   if (Q == NULL || K == NULL || V == NULL || L == NULL || Ws == NULL) return hipErrorInvalidValue;
   if (B <= 0 || Sq <= 0 || Hq <= 0 || Hkv <= 0 || Smax <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0) return hipErrorInvalidValue;
@@ -624,19 +632,614 @@ extern "C" int attention_decode_f16_d128_contig(const void *Q, const void *K, co
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_decode_f16_d128_contig_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, (int)sqh, skb, skh, (int)sks, svb, svh, (int)svs, scale, softcap, window_left, sm_count);
+  attention_decode_f16_d128_contig_plain_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, (int)sqh, skb, skh, (int)sks, svb, svh, (int)svs, scale, softcap, window_left, sm_count);
   return (int)hipGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
+/* One block (128 threads) of attention_decode_f16_d128_contig_opts. */
+__global__ void __launch_bounds__(128) attention_decode_f16_d128_contig_opts_kernel(const _Float16 *__restrict__ Q, const _Float16 *__restrict__ K, const _Float16 *__restrict__ V, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skb, int64_t skh, int sks, int64_t svb, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* WMMA 16x16x16 result layout: this thread holds rows row0 + 2 i and columns col0 + 16 j */
+  const int row0 = warp_row + lane / 16;
+  const int col0 = warp_col + lane % 16;
+  const int prog = blockIdx.x;
+  const int part = blockIdx.y;
+  __shared__ __attribute__((aligned(16))) _Float16 Qs[64][128];
+  __shared__ __attribute__((aligned(16))) _Float16 Ks[64][128];
+  __shared__ __attribute__((aligned(16))) _Float16 Vs[64][128];
+  __shared__ __attribute__((aligned(16))) _Float16 s_sh[64][64];
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
+  const int G = Hq / Hkv;
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  const int nrb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
+  const int progs = B * Hkv * nrb;
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  const int ntb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:256: local rb = prog % ntb
+  const int rb = prog % ntb;
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  const int b = prog / ntb / Hkv;
+  const int hk = prog / ntb % Hkv;
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t29 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t29, 0), Smax);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
+  const int nkb = (len + 64 - 1) / 64;
+  // attention_decode.lua:273: local kb0 = opts and tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb)) or 0
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
+  const int last = lt_imin(nkb, first + chunk);
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t47[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    t47[ri] = ri * 2 + row0 + rb * 64;
+  }
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  int s0[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    s0[ri] = lt_imin(t47[ri] / G, Sq - 1);
+  }
+  int h0[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    h0[ri] = hk * G + t47[ri] % G;
+  }
+  bool inside[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    inside[ri] = t47[ri] < Sq * G;
+  }
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const _Float16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 8 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const _Float16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : (_Float16)(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t57[64];
+    {
+      const bool ok = b < B && b >= 0;
+      const _Float16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 16 + col0;
+          const _Float16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          t57[ri * 8 + ci] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? (float)ptr[0] : 0.0f;
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 8; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        Qs[ri * 2 + row0][ci * 16 + col0] = (_Float16)(t57[ri * 8 + ci]);
+      }
+    }
+  }
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
+  float o[64];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      o[ri * 8 + ci] = 0.0f;
+    }
+  }
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  float m[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    m[ri] = -INFINITY;
+  }
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    l[ri] = 0.0f;
+  }
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
+  for (int j = first; j < last; ++j) {
+    // attention_decode.lua:315: k:copy(p.K:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Kq[q])
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const _Float16 *base = K + (int64_t)b * skb + (int64_t)hk * skh;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = j * 64 + ri * 8 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const _Float16 *ptr = base + (int64_t)gr * sks + gc;
+        if (ok && gr >= 0 && gr < Smax && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Ks[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Ks[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Smax ? ptr[vi] : (_Float16)(0.0f);
+          }
+        }
+      }
+    }
+    lt_syncthreads();
+    // attention_decode.lua:316: k:copy(p.V:tile({ b, hk, j * KB + (q - 1), 0 }, { 1, 1, BN, D }), Vq[q])
+    {
+      const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+      const _Float16 *base = V + (int64_t)b * svb + (int64_t)hk * svh;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = j * 64 + ri * 8 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const _Float16 *ptr = base + (int64_t)gr * svs + gc;
+        if (ok && gr >= 0 && gr < Smax && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Vs[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Vs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Smax ? ptr[vi] : (_Float16)(0.0f);
+          }
+        }
+      }
+    }
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[32];
+    #pragma unroll
+    for (int ri = 0; ri < 8; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 4; ++ci) {
+        s[ri * 4 + ci] = 0.0f;
+      }
+    }
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    #pragma unroll 1
+    for (int kk = 0; kk < 128; kk += 16) {
+      union { uint32_t u[8]; _Float16 h[16]; } Qs_frag[1], Ks_frag;
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        #pragma unroll
+        for (int x = 0; x < 16; ++x) {
+          Qs_frag[mi].h[x] = Qs[warp_row + mi * 16 + lane % 16][kk + x];
+        }
+      }
+      #pragma unroll
+      for (int ni = 0; ni < 4; ++ni) {
+        #pragma unroll
+        for (int x = 0; x < 16; ++x) {
+          Ks_frag.h[x] = Ks[warp_col + ni * 16 + lane % 16][kk + x];
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          float d[8];
+          for (int v = 0; v < 8; ++v) d[v] = s[(mi * 8 + v) * 4 + ni];
+          lt_wmma_16x16x16_f16(d, Qs_frag[mi].u, Ks_frag.u);
+          for (int v = 0; v < 8; ++v) s[(mi * 8 + v) * 4 + ni] = d[v];
+        }
+      }
+    }
+    // attention_decode.lua:366: if opts then cuts = tile.either(cuts, tile.both(wl:ge(0), (j * W):lt(len - 1 - wl))) end
+    const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
+    // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
+    if (cuts) {
+      // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+      if (softcap > 0.0f) {
+        // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            s[ri * 4 + ci] = tanhf(s[ri * 4 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        }
+      } else {
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            s[ri * 4 + ci] = s[ri * 4 + ci] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      int diag[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        diag[ri] = (ri * 2 + row0 + rb * 64) / G + (len - Sq - j * 64);
+      }
+      // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
+      int col[32];
+      bool vis[32];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          col[ri * 4 + ci] = ci * 16 + col0;
+          vis[ri * 4 + ci] = col[ri * 4 + ci] <= diag[ri] && (window_left < 0 || col[ri * 4 + ci] >= diag[ri] - window_left);
+        }
+      }
+      // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          s[ri * 4 + ci] = vis[ri * 4 + ci] ? s[ri * 4 + ci] : -INFINITY;
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t90[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        t90[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          t90[ri] = fmaxf(t90[ri], s[ri * 4 + ci]);
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 8; ++ei) {
+        t90[ei] = fmaxf(t90[ei], __shfl_xor(t90[ei], 8));
+        t90[ei] = fmaxf(t90[ei], __shfl_xor(t90[ei], 4));
+        t90[ei] = fmaxf(t90[ei], __shfl_xor(t90[ei], 2));
+        t90[ei] = fmaxf(t90[ei], __shfl_xor(t90[ei], 1));
+      }
+      float m_new[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        m_new[ri] = fmaxf(m[ri], t90[ri]);
+      }
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      float mc[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+      }
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          s[ri * 4 + ci] = lt_exp2(s[ri * 4 + ci] - mc[ri]);
+        }
+      }
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+      float alpha[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        alpha[ri] = lt_exp2(m[ri] - mc[ri]);
+      }
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t96[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        t96[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          t96[ri] = t96[ri] + s[ri * 4 + ci];
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 8; ++ei) {
+        t96[ei] = t96[ei] + __shfl_xor(t96[ei], 8);
+        t96[ei] = t96[ei] + __shfl_xor(t96[ei], 4);
+        t96[ei] = t96[ei] + __shfl_xor(t96[ei], 2);
+        t96[ei] = t96[ei] + __shfl_xor(t96[ei], 1);
+      }
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        l[ri] = l[ri] * alpha[ri] + t96[ri];
+      }
+      // attention_decode.lua:361: k:assign(o, o * alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          o[ri * 8 + ci] = o[ri * 8 + ci] * alpha[ri];
+        }
+      }
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          s_sh[ri * 2 + row0][ci * 16 + col0] = (_Float16)(lt_round_f16(s[ri * 4 + ci]));
+        }
+      }
+      lt_syncthreads();
+      #pragma unroll 1
+      for (int kk = 0; kk < 64; kk += 16) {
+        union { uint32_t u[8]; _Float16 h[16]; } s_sh_frag[1], Vs_frag;
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          #pragma unroll
+          for (int x = 0; x < 16; ++x) {
+            s_sh_frag[mi].h[x] = s_sh[warp_row + mi * 16 + lane % 16][kk + x];
+          }
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 8; ++ni) {
+          #pragma unroll
+          for (int x = 0; x < 16; ++x) {
+            Vs_frag.h[x] = Vs[kk + x][warp_col + ni * 16 + lane % 16];
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            float d[8];
+            for (int v = 0; v < 8; ++v) d[v] = o[(mi * 8 + v) * 8 + ni];
+            lt_wmma_16x16x16_f16(d, s_sh_frag[mi].u, Vs_frag.u);
+            for (int v = 0; v < 8; ++v) o[(mi * 8 + v) * 8 + ni] = d[v];
+          }
+        }
+      }
+      // attention_decode.lua:363: k:assign(m, m_new)
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        m[ri] = m_new[ri];
+      }
+    } else {
+      // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+      if (softcap > 0.0f) {
+        // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            s[ri * 4 + ci] = tanhf(s[ri * 4 + ci] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        }
+      } else {
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        #pragma unroll
+        for (int ri = 0; ri < 8; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 4; ++ci) {
+            s[ri * 4 + ci] = s[ri * 4 + ci] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t108[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        t108[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          t108[ri] = fmaxf(t108[ri], s[ri * 4 + ci]);
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 8; ++ei) {
+        t108[ei] = fmaxf(t108[ei], __shfl_xor(t108[ei], 8));
+        t108[ei] = fmaxf(t108[ei], __shfl_xor(t108[ei], 4));
+        t108[ei] = fmaxf(t108[ei], __shfl_xor(t108[ei], 2));
+        t108[ei] = fmaxf(t108[ei], __shfl_xor(t108[ei], 1));
+      }
+      float m_new_2[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        m_new_2[ri] = fmaxf(m[ri], t108[ri]);
+      }
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      float mc_2[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+      }
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          s[ri * 4 + ci] = lt_exp2(s[ri * 4 + ci] - mc_2[ri]);
+        }
+      }
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+      float alpha_2[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+      }
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t114[8];
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        t114[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          t114[ri] = t114[ri] + s[ri * 4 + ci];
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 8; ++ei) {
+        t114[ei] = t114[ei] + __shfl_xor(t114[ei], 8);
+        t114[ei] = t114[ei] + __shfl_xor(t114[ei], 4);
+        t114[ei] = t114[ei] + __shfl_xor(t114[ei], 2);
+        t114[ei] = t114[ei] + __shfl_xor(t114[ei], 1);
+      }
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        l[ri] = l[ri] * alpha_2[ri] + t114[ri];
+      }
+      // attention_decode.lua:361: k:assign(o, o * alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          o[ri * 8 + ci] = o[ri * 8 + ci] * alpha_2[ri];
+        }
+      }
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 4; ++ci) {
+          s_sh[ri * 2 + row0][ci * 16 + col0] = (_Float16)(lt_round_f16(s[ri * 4 + ci]));
+        }
+      }
+      lt_syncthreads();
+      #pragma unroll 1
+      for (int kk = 0; kk < 64; kk += 16) {
+        union { uint32_t u[8]; _Float16 h[16]; } s_sh_frag[1], Vs_frag;
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          #pragma unroll
+          for (int x = 0; x < 16; ++x) {
+            s_sh_frag[mi].h[x] = s_sh[warp_row + mi * 16 + lane % 16][kk + x];
+          }
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 8; ++ni) {
+          #pragma unroll
+          for (int x = 0; x < 16; ++x) {
+            Vs_frag.h[x] = Vs[kk + x][warp_col + ni * 16 + lane % 16];
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            float d[8];
+            for (int v = 0; v < 8; ++v) d[v] = o[(mi * 8 + v) * 8 + ni];
+            lt_wmma_16x16x16_f16(d, s_sh_frag[mi].u, Vs_frag.u);
+            for (int v = 0; v < 8; ++v) o[(mi * 8 + v) * 8 + ni] = d[v];
+          }
+        }
+      }
+      // attention_decode.lua:363: k:assign(m, m_new)
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        m[ri] = m_new_2[ri];
+      }
+    }
+  }
+  // attention_decode.lua:378: local seen = l:gt(0)
+  bool seen[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    seen[ri] = l[ri] > 0.0f;
+  }
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t122[8];
+  #pragma unroll
+  for (int ri = 0; ri < 8; ++ri) {
+    t122[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
+    #pragma unroll
+    for (int ri = 0; ri < 8; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        const int gr = ws_row + ri * 2 + row0;
+        const int gc = ci * 16 + col0;
+        float *ptr = base + (int64_t)gr * 132 + gc;
+        if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = o[ri * 8 + ci] * t122[ri];
+      }
+    }
+  }
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
+    float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
+    #pragma unroll
+    for (int ri = 0; ri < 8; ++ri) {
+      const int gr = ws_row + ri * 2 + row0;
+      float *ptr = base + (int64_t)gr * 132;
+      if (ok && gr >= 0 && gr < WR && (inside[ri] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[ri] && inside[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_decode_f16_d128_contig_opts over its grid on `stream` (build opts). */
+static int attention_decode_f16_d128_contig_opts(const void *Q, const void *K, const void *V, const void *L, void *Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || L == NULL || Ws == NULL) return hipErrorInvalidValue;
+  if (B <= 0 || Sq <= 0 || Hq <= 0 || Hkv <= 0 || Smax <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0) return hipErrorInvalidValue;
+  if (B > 1073741823 || Sq > 1073741823 || Hq > 1073741823 || Hkv > 1073741823 || Smax > 1073741823 || WR > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (sqh > 2147483647 || sks > 2147483647 || svs > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Sq - 1) * sqs + (double)(Hq - 1) * sqh + 127 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)(B - 1) * skb + (double)(Hkv - 1) * skh + (double)(Smax - 1) * sks + 127 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)(B - 1) * svb + (double)(Hkv - 1) * svh + (double)(Smax - 1) * svs + 127 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)B * Hkv * WR * 132 >= 0x1p62) return hipErrorInvalidValue;
+  if (!(scale > 0.0f)) return hipErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)L % 4 != 0 || (uintptr_t)Ws % 4 != 0) return hipErrorInvalidValue;
+  /* the device's multiprocessors (k:sm_count) */
+  int sm_count = 0;
+  int dev = 0;
+  hipError_t sm_err = hipGetDevice(&dev);
+  if (sm_err == hipSuccess) sm_err = hipDeviceGetAttribute(&sm_count, hipDeviceAttributeMultiprocessorCount, dev);
+  if (sm_err != hipSuccess) return (int)sm_err;
+  if (sm_count < 1) return hipErrorInvalidValue;
+  if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
+  if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  attention_decode_f16_d128_contig_opts_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const _Float16 *)Q, (const _Float16 *)K, (const _Float16 *)V, (const int *)L, (float *)Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, (int)sqh, skb, skh, (int)sks, svb, svh, (int)svs, scale, softcap, window_left, sm_count);
+  return (int)hipGetLastError();
+}
+
+/* Runs the first of attention_decode_f16_d128_contig's builds whose k:runs_when holds for these sizes, else opts. */
+extern "C" int attention_decode_f16_d128_contig(const void *Q, const void *K, const void *V, const void *L, void *Ws, int B, int Sq, int Hq, int Hkv, int Smax, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if (softcap == 0.0f && window_left < 0)   /* attention_decode.lua:246: no softcap (0) and no window (window_left < 0) */
+    return attention_decode_f16_d128_contig_plain(Q, K, V, L, Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, sqh, skb, skh, sks, svb, svh, svs, scale, softcap, window_left, stream);
+  return attention_decode_f16_d128_contig_opts(Q, K, V, L, Ws, B, Sq, Hq, Hkv, Smax, WR, sqb, sqs, sqh, skb, skh, sks, svb, svh, svs, scale, softcap, window_left, stream);
+}
+
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:186) */
 extern "C" int64_t attention_decode_f16_d128_contig_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

@@ -40,13 +40,13 @@
  *          (Sq * (Hq / Hkv) + 16 - 1) / 16 != 0 (a divisor of the kernel's index math)
  *          lt_imax(1, lt_imin(64, (2 * 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64)) : 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))))) * ((int)(Sq * (Hq / Hkv) <= 16 && lt_imax(1, lt_imin(64, (2 * 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64)) : 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1) != 0 (a divisor of the kernel's index math)
  *          Hq / Hkv != 0 (a divisor of the kernel's index math)
- *          Hq % Hkv == 0 (attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
- *          WR >= lt_imax(1, lt_imin(64, (2 * 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64)) : 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))))) * ((Sq * (Hq / Hkv) + 64 - 1) / 64) * 64 (attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives)
- *          PS % 16 == 0 (attention_decode.lua:236: the page size is a multiple of 16)
- *          MP * PS < 1073741824 (attention_decode.lua:237: a sequence's pages hold below 2^30 keys)
- *          softcap >= 0.0f (attention_decode.lua:239: softcap is 0 (none) or positive)
- *          window_left < 1073741824 (attention_decode.lua:240: window_left below 2^30, as sizes)
- * Runs the first of its 2 builds whose sizes these are (see the source).
+ *          Hq % Hkv == 0 (attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
+ *          WR >= lt_imax(1, lt_imin(64, (2 * 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64)) : 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))))) * ((Sq * (Hq / Hkv) + 64 - 1) / 64) * 64 (attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives)
+ *          PS % 16 == 0 (attention_decode.lua:261: the page size is a multiple of 16)
+ *          MP * PS < 1073741824 (attention_decode.lua:262: a sequence's pages hold below 2^30 keys)
+ *          softcap >= 0.0f (attention_decode.lua:264: softcap is 0 (none) or positive)
+ *          window_left < 1073741824 (attention_decode.lua:265: window_left below 2^30, as sizes)
+ * Runs the first of its 4 builds whose sizes these are (see the source).
  * sm_count in a condition: the current device's multiprocessors (SMs, CUs), queried by the launcher.
  * int64_t attention_decode_f16_d64_paged_workspace_rows(int B, int Sq, int Hq, int Hkv): the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32
  * Build: hipcc -O3 --offload-arch=gfx1100 -c attention_decode_f16_d64_paged.hip

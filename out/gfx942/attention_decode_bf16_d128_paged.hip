@@ -5,8 +5,10 @@
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=6 threads=64
- *   rows64: BM=64 BN=16 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=6 threads=128
+ *   rows16plain: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 OPTS=0 SUBS=3 WB=64 stages=6 threads=64
+ *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 OPTS=1 SUBS=3 WB=64 stages=6 threads=64
+ *   rows64plain: BM=64 BN=16 CM=8 CU=8 KB=1 MAXS=64 OPTS=0 SUBS=3 WB=64 stages=6 threads=128
+ *   rows64: BM=64 BN=16 CM=8 CU=8 KB=1 MAXS=64 OPTS=1 SUBS=3 WB=64 stages=6 threads=128
  * Build: hipcc -O3 --offload-arch=gfx942 -c attention_decode_bf16_d128_paged.hip
  */
 #include <hip/hip_runtime.h>
@@ -96,8 +98,8 @@ LT_FN void lt_mfma_16x16x16_bf16(float d[4], const uint32_t a[2], const uint32_t
 static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* One block (64 threads) of attention_decode_bf16_d128_paged_rows16. */
-__global__ void __launch_bounds__(64) attention_decode_bf16_d128_paged_rows16_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
+/* One block (64 threads) of attention_decode_bf16_d128_paged_rows16plain. */
+__global__ void __launch_bounds__(64) attention_decode_bf16_d128_paged_rows16plain_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 64;
@@ -112,90 +114,111 @@ __global__ void __launch_bounds__(64) attention_decode_bf16_d128_paged_rows16_ke
   __shared__ __attribute__((aligned(16))) lt_bf16 Qs[16][128];
   __shared__ __attribute__((aligned(16))) lt_bf16 Ks[16][128];
   __shared__ __attribute__((aligned(16))) lt_bf16 Vs[16][128];
-  // attention_decode.lua:58: local G = p.Hq // p.Hkv
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:61: local want = 2 * k:sm_count()
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:87: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  // attention_decode.lua:89: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
   const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
-  // attention_decode.lua:227: local parts = R and NS * R or NS
+  // attention_decode.lua:252: local parts = R and NS * R or NS
   const int parts = NS * R;
-  // attention_decode.lua:230: if R then split, sub = part // R, part % R end
+  // attention_decode.lua:255: if R then split, sub = part // R, part % R end
   const int split = part / R;
   const int sub = part % R;
-  // attention_decode.lua:231: local rb = prog % ntb
+  // attention_decode.lua:256: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t42 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t42, 0), Sk);
-  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t44 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t44, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
-  const int chunk = (nkb - kb0 + parts - 1) / parts;
-  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
-  const int first = lt_imin(nkb, kb0 + part * chunk);
-  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb + parts - 1) / parts;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t60[1];
-  t60[0] = row0 + rb * 16;
-  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t56[1];
+  t56[0] = row0 + rb * 16;
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[1];
-  s0[0] = lt_imin(t60[0] / G, Sq - 1);
+  s0[0] = lt_imin(t56[0] / G, Sq - 1);
   int h0[1];
-  h0[0] = hk * G + t60[0] % G;
+  h0[0] = hk * G + t56[0] % G;
   bool inside[1];
-  inside[0] = t60[0] < Sq * G;
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t66[32];
-  {
-    const bool ok = b < B && b >= 0;
-    const lt_bf16 *base = Q + (int64_t)b * sqb;
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
-      const int g1 = s0[0];
-      const int gr = h0[0];
-      const int gc = ci * 16 + col0;
-      const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-      if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 8 == 0) {
-        union { uint2 v[1]; lt_bf16 e[4]; } h;
-        h.v[0] = ((const uint2 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) t66[ci * 4 + vi] = lt_bf16_to_f32(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t66[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+  inside[0] = t56[0] < Sq * G;
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 16 + ri * 4 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 4 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 4 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
         }
       }
     }
-  }
-  #pragma unroll
-  for (int ci = 0; ci < 8; ++ci) {
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t66[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        const int g1 = s0[0];
+        const int gr = h0[0];
+        const int gc = ci * 16 + col0;
+        const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 8 == 0) {
+          union { uint2 v[1]; lt_bf16 e[4]; } h;
+          h.v[0] = ((const uint2 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) t66[ci * 4 + vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t66[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+    }
     #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
-      Qs[row0][ci * 16 + col0 + vi] = lt_f32_to_bf16(t66[ci * 4 + vi]);
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        Qs[row0][ci * 16 + col0 + vi] = lt_f32_to_bf16(t66[ci * 4 + vi]);
+      }
     }
   }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ci = 0; ci < 8; ++ci) {
@@ -204,18 +227,18 @@ __global__ void __launch_bounds__(64) attention_decode_bf16_d128_paged_rows16_ke
       o[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[1];
   m[0] = -INFINITY;
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -234,7 +257,7 @@ __global__ void __launch_bounds__(64) attention_decode_bf16_d128_paged_rows16_ke
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -253,14 +276,14 @@ __global__ void __launch_bounds__(64) attention_decode_bf16_d128_paged_rows16_ke
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
     float s[4];
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       s[vi] = 0.0f;
     }
     lt_syncthreads();
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 128; kk += 16) {
       union { uint32_t u[2]; lt_bf16 h[4]; } Qs_frag[1], Ks_frag[1];
@@ -286,72 +309,69 @@ __global__ void __launch_bounds__(64) attention_decode_bf16_d128_paged_rows16_ke
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:365: local cuts = ((j + 1) * W):gt(len - p.Sq + 1)
+    const bool cuts = (j + 1) * 16 > len - Sq + 1;
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[vi] = tanhf(s[vi] * (scale / softcap)) * (softcap * 1.442695f);
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[vi] = s[vi] * (scale * 1.442695f);
-          }
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s[vi] = s[vi] * (scale * 1.442695f);
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[1];
         diag[0] = (row0 + rb * 16) / G + (len - Sq - j * 16);
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
         int col[4];
+        bool vis[4];
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           col[vi] = col0 + vi;
-          s[vi] = col[vi] <= diag[0] && (window_left < 0 || col[vi] >= diag[0] - window_left) ? s[vi] : -INFINITY;
+          vis[vi] = col[vi] <= diag[0];
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t111[1];
-        t111[0] = -INFINITY;
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t111[0] = fmaxf(t111[0], s[vi]);
+          s[vi] = vis[vi] ? s[vi] : -INFINITY;
         }
-        t111[0] = fmaxf(t111[0], __shfl_xor(t111[0], 32));
-        t111[0] = fmaxf(t111[0], __shfl_xor(t111[0], 16));
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t92[1];
+        t92[0] = -INFINITY;
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t92[0] = fmaxf(t92[0], s[vi]);
+        }
+        t92[0] = fmaxf(t92[0], __shfl_xor(t92[0], 32));
+        t92[0] = fmaxf(t92[0], __shfl_xor(t92[0], 16));
         float m_new[1];
-        m_new[0] = fmaxf(m[0], t111[0]);
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        m_new[0] = fmaxf(m[0], t92[0]);
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[1];
         mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           s[vi] = lt_exp2(s[vi] - mc[0]);
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha[1];
         alpha[0] = lt_exp2(m[0] - mc[0]);
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t117[1];
-        t117[0] = 0.0f;
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t98[1];
+        t98[0] = 0.0f;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t117[0] = t117[0] + s[vi];
+          t98[0] = t98[0] + s[vi];
         }
-        t117[0] = t117[0] + __shfl_xor(t117[0], 32);
-        t117[0] = t117[0] + __shfl_xor(t117[0], 16);
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
-        l[0] = l[0] * alpha[0] + t117[0];
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        t98[0] = t98[0] + __shfl_xor(t98[0], 32);
+        t98[0] = t98[0] + __shfl_xor(t98[0], 16);
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        l[0] = l[0] * alpha[0] + t98[0];
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -359,7 +379,7 @@ __global__ void __launch_bounds__(64) attention_decode_bf16_d128_paged_rows16_ke
             o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           union { uint32_t u[2]; lt_bf16 h[4]; } s_frag[1], Vs_frag[8];
@@ -385,57 +405,48 @@ __global__ void __launch_bounds__(64) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         m[0] = m_new[0];
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[vi] = tanhf(s[vi] * (scale / softcap)) * (softcap * 1.442695f);
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            s[vi] = s[vi] * (scale * 1.442695f);
-          }
-        }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t129[1];
-        t129[0] = -INFINITY;
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t129[0] = fmaxf(t129[0], s[vi]);
+          s[vi] = s[vi] * (scale * 1.442695f);
         }
-        t129[0] = fmaxf(t129[0], __shfl_xor(t129[0], 32));
-        t129[0] = fmaxf(t129[0], __shfl_xor(t129[0], 16));
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t104[1];
+        t104[0] = -INFINITY;
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t104[0] = fmaxf(t104[0], s[vi]);
+        }
+        t104[0] = fmaxf(t104[0], __shfl_xor(t104[0], 32));
+        t104[0] = fmaxf(t104[0], __shfl_xor(t104[0], 16));
         float m_new_2[1];
-        m_new_2[0] = fmaxf(m[0], t129[0]);
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        m_new_2[0] = fmaxf(m[0], t104[0]);
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[1];
         mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
           s[vi] = lt_exp2(s[vi] - mc_2[0]);
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha_2[1];
         alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t135[1];
-        t135[0] = 0.0f;
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t110[1];
+        t110[0] = 0.0f;
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          t135[0] = t135[0] + s[vi];
+          t110[0] = t110[0] + s[vi];
         }
-        t135[0] = t135[0] + __shfl_xor(t135[0], 32);
-        t135[0] = t135[0] + __shfl_xor(t135[0], 16);
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
-        l[0] = l[0] * alpha_2[0] + t135[0];
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        t110[0] = t110[0] + __shfl_xor(t110[0], 32);
+        t110[0] = t110[0] + __shfl_xor(t110[0], 16);
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        l[0] = l[0] * alpha_2[0] + t110[0];
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -443,7 +454,7 @@ __global__ void __launch_bounds__(64) attention_decode_bf16_d128_paged_rows16_ke
             o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           union { uint32_t u[2]; lt_bf16 h[4]; } s_frag[1], Vs_frag[8];
@@ -469,19 +480,19 @@ __global__ void __launch_bounds__(64) attention_decode_bf16_d128_paged_rows16_ke
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         m[0] = m_new_2[0];
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:378: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t145[1];
-  t145[0] = seen[0] ? 1.0f / l[0] : 0.0f;
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t120[1];
+  t120[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
@@ -493,17 +504,503 @@ __global__ void __launch_bounds__(64) attention_decode_bf16_d128_paged_rows16_ke
       if (ok && gr >= 0 && gr < WR && inside[0] && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t145[0];
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t120[0];
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t145[0];
+          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t120[0];
         }
       }
     }
   }
-  // attention_decode.lua:340: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:383: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
+    float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
+    const int64_t gr = (int64_t)ws_row + row0;
+    float *ptr = base + (int64_t)gr * 132;
+    if (ok && gr >= 0 && gr < WR && inside[0]) ptr[0] = seen[0] ? m[0] * 0.6931472f + logf(l[0]) : -INFINITY;
+  }
+}
+
+/* Checks the arguments, then runs attention_decode_bf16_d128_paged_rows16plain over its grid on `stream` (build rows16plain). */
+static int attention_decode_bf16_d128_paged_rows16plain(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return hipErrorInvalidValue;
+  if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return hipErrorInvalidValue;
+  if (B > 1073741823 || Sq > 1073741823 || Hq > 1073741823 || NP > 1073741823 || Hkv > 1073741823 || PS > 1073741823 || MP > 1073741823 || WR > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (sqh > 2147483647 || sks > 2147483647 || svs > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Sq - 1) * sqs + (double)(Hq - 1) * sqh + 127 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)(NP - 1) * skp + (double)(Hkv - 1) * skh + (double)(PS - 1) * sks + 127 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)(NP - 1) * svp + (double)(Hkv - 1) * svh + (double)(PS - 1) * svs + 127 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)B * Hkv * WR * 132 >= 0x1p62) return hipErrorInvalidValue;
+  if (!(scale > 0.0f)) return hipErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)BT % 4 != 0 || (uintptr_t)L % 4 != 0 || (uintptr_t)Ws % 4 != 0) return hipErrorInvalidValue;
+  /* the device's multiprocessors (k:sm_count) */
+  int sm_count = 0;
+  int dev = 0;
+  hipError_t sm_err = hipGetDevice(&dev);
+  if (sm_err == hipSuccess) sm_err = hipDeviceGetAttribute(&sm_count, hipDeviceAttributeMultiprocessorCount, dev);
+  if (sm_err != hipSuccess) return (int)sm_err;
+  if (sm_count < 1) return hipErrorInvalidValue;
+  if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1);
+  if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  attention_decode_bf16_d128_paged_rows16plain_kernel<<<grid, dim3(64), 0, (hipStream_t)stream>>>((const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, (int)sqh, skp, skh, (int)sks, svp, svh, (int)svs, scale, softcap, window_left, sm_count);
+  return (int)hipGetLastError();
+}
+
+/* One block (64 threads) of attention_decode_bf16_d128_paged_rows16. */
+__global__ void __launch_bounds__(64) attention_decode_bf16_d128_paged_rows16_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 64;
+  /* warp tid / 64 of this block: rows warp_row.. and columns warp_col.. of the [16, 16] accumulator */
+  const int warp_row = 0;
+  const int warp_col = 0;
+  /* MFMA 16x16x16 result layout: this thread holds rows row0 + 16 i and columns col0 + 16 j + 0..3 */
+  const int row0 = warp_row + lane % 16;
+  const int col0 = warp_col + lane / 16 * 4;
+  const int prog = blockIdx.x;
+  const int part = blockIdx.y;
+  __shared__ __attribute__((aligned(16))) lt_bf16 Qs[16][128];
+  __shared__ __attribute__((aligned(16))) lt_bf16 Ks[16][128];
+  __shared__ __attribute__((aligned(16))) lt_bf16 Vs[16][128];
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
+  const int G = Hq / Hkv;
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  const int nrb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
+  const int progs = B * Hkv * nrb;
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  const int ntb = (Sq * G + 16 - 1) / 16;
+  // attention_decode.lua:89: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
+  // attention_decode.lua:252: local parts = R and NS * R or NS
+  const int parts = NS * R;
+  // attention_decode.lua:255: if R then split, sub = part // R, part % R end
+  const int split = part / R;
+  const int sub = part % R;
+  // attention_decode.lua:256: local rb = prog % ntb
+  const int rb = prog % ntb;
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  const int b = prog / ntb / Hkv;
+  const int hk = prog / ntb % Hkv;
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  const int Sk = MP * PS;
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t41 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t41, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
+  const int nkb = (len + 16 - 1) / 16;
+  // attention_decode.lua:273: local kb0 = opts and tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb)) or 0
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + parts - 1) / parts;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
+  const int last = lt_imin(nkb, first + chunk);
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t59[1];
+  t59[0] = row0 + rb * 16;
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  int s0[1];
+  s0[0] = lt_imin(t59[0] / G, Sq - 1);
+  int h0[1];
+  h0[0] = hk * G + t59[0] % G;
+  bool inside[1];
+  inside[0] = t59[0] < Sq * G;
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 16 + ri * 4 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 4 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 4 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t69[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        const int g1 = s0[0];
+        const int gr = h0[0];
+        const int gc = ci * 16 + col0;
+        const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 8 == 0) {
+          union { uint2 v[1]; lt_bf16 e[4]; } h;
+          h.v[0] = ((const uint2 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) t69[ci * 4 + vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t69[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        Qs[row0][ci * 16 + col0 + vi] = lt_f32_to_bf16(t69[ci * 4 + vi]);
+      }
+    }
+  }
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
+  float o[32];
+  #pragma unroll
+  for (int ci = 0; ci < 8; ++ci) {
+    #pragma unroll
+    for (int vi = 0; vi < 4; ++vi) {
+      o[ci * 4 + vi] = 0.0f;
+    }
+  }
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  float m[1];
+  m[0] = -INFINITY;
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[1];
+  l[0] = 0.0f;
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
+  for (int j = first; j < last; ++j) {
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    lt_syncthreads();
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = j * 16 % PS + ri * 4 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
+        if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Ks[ri * 4 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Ks[ri * 4 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < PS ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = j * 16 % PS + ri * 4 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
+        if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Vs[ri * 4 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Vs[ri * 4 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < PS ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[4];
+    #pragma unroll
+    for (int vi = 0; vi < 4; ++vi) {
+      s[vi] = 0.0f;
+    }
+    lt_syncthreads();
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    #pragma unroll
+    for (int kk = 0; kk < 128; kk += 16) {
+      union { uint32_t u[2]; lt_bf16 h[4]; } Qs_frag[1], Ks_frag[1];
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        #pragma unroll
+        for (int x = 0; x < 4; ++x) {
+          Qs_frag[mi].h[x] = Qs[warp_row + mi * 16 + lane % 16][kk + lane / 16 * 4 + x];
+        }
+      }
+      #pragma unroll
+      for (int ni = 0; ni < 1; ++ni) {
+        #pragma unroll
+        for (int x = 0; x < 4; ++x) {
+          Ks_frag[ni].h[x] = Ks[warp_col + ni * 16 + lane % 16][kk + lane / 16 * 4 + x];
+        }
+      }
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        #pragma unroll
+        for (int ni = 0; ni < 1; ++ni) {
+          lt_mfma_16x16x16_bf16(&s[mi * 4 + ni * 4], Ks_frag[ni].u, Qs_frag[mi].u);
+        }
+      }
+    }
+    // attention_decode.lua:366: if opts then cuts = tile.either(cuts, tile.both(wl:ge(0), (j * W):lt(len - 1 - wl))) end
+    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[vi] = tanhf(s[vi] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[vi] = s[vi] * (scale * 1.442695f);
+          }
+        }
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        int diag[1];
+        diag[0] = (row0 + rb * 16) / G + (len - Sq - j * 16);
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
+        int col[4];
+        bool vis[4];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          col[vi] = col0 + vi;
+          vis[vi] = col[vi] <= diag[0] && (window_left < 0 || col[vi] >= diag[0] - window_left);
+        }
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s[vi] = vis[vi] ? s[vi] : -INFINITY;
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t113[1];
+        t113[0] = -INFINITY;
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t113[0] = fmaxf(t113[0], s[vi]);
+        }
+        t113[0] = fmaxf(t113[0], __shfl_xor(t113[0], 32));
+        t113[0] = fmaxf(t113[0], __shfl_xor(t113[0], 16));
+        float m_new[1];
+        m_new[0] = fmaxf(m[0], t113[0]);
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[1];
+        mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s[vi] = lt_exp2(s[vi] - mc[0]);
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha[1];
+        alpha[0] = lt_exp2(m[0] - mc[0]);
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t119[1];
+        t119[0] = 0.0f;
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t119[0] = t119[0] + s[vi];
+        }
+        t119[0] = t119[0] + __shfl_xor(t119[0], 32);
+        t119[0] = t119[0] + __shfl_xor(t119[0], 16);
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        l[0] = l[0] * alpha[0] + t119[0];
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        #pragma unroll
+        for (int kk = 0; kk < 16; kk += 16) {
+          union { uint32_t u[2]; lt_bf16 h[4]; } s_frag[1], Vs_frag[8];
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              s_frag[mi].h[x] = lt_f32_to_bf16(s[mi * 4 + kk / 4 + x]);
+            }
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 8; ++ni) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              Vs_frag[ni].h[x] = Vs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 8; ++ni) {
+              lt_mfma_16x16x16_bf16(&o[mi * 32 + ni * 4], Vs_frag[ni].u, s_frag[mi].u);
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        m[0] = m_new[0];
+      } else {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[vi] = tanhf(s[vi] * (scale / softcap)) * (softcap * 1.442695f);
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[vi] = s[vi] * (scale * 1.442695f);
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t131[1];
+        t131[0] = -INFINITY;
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t131[0] = fmaxf(t131[0], s[vi]);
+        }
+        t131[0] = fmaxf(t131[0], __shfl_xor(t131[0], 32));
+        t131[0] = fmaxf(t131[0], __shfl_xor(t131[0], 16));
+        float m_new_2[1];
+        m_new_2[0] = fmaxf(m[0], t131[0]);
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[1];
+        mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          s[vi] = lt_exp2(s[vi] - mc_2[0]);
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha_2[1];
+        alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t137[1];
+        t137[0] = 0.0f;
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t137[0] = t137[0] + s[vi];
+        }
+        t137[0] = t137[0] + __shfl_xor(t137[0], 32);
+        t137[0] = t137[0] + __shfl_xor(t137[0], 16);
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        l[0] = l[0] * alpha_2[0] + t137[0];
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        #pragma unroll
+        for (int kk = 0; kk < 16; kk += 16) {
+          union { uint32_t u[2]; lt_bf16 h[4]; } s_frag[1], Vs_frag[8];
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              s_frag[mi].h[x] = lt_f32_to_bf16(s[mi * 4 + kk / 4 + x]);
+            }
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 8; ++ni) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              Vs_frag[ni].h[x] = Vs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 8; ++ni) {
+              lt_mfma_16x16x16_bf16(&o[mi * 32 + ni * 4], Vs_frag[ni].u, s_frag[mi].u);
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        m[0] = m_new_2[0];
+      }
+    }
+  }
+  // attention_decode.lua:378: local seen = l:gt(0)
+  bool seen[1];
+  seen[0] = l[0] > 0.0f;
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t147[1];
+  t147[0] = seen[0] ? 1.0f / l[0] : 0.0f;
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      const int64_t gr = (int64_t)ws_row + row0;
+      const int gc = ci * 16 + col0;
+      float *ptr = base + (int64_t)gr * 132 + gc;
+      if (ok && gr >= 0 && gr < WR && inside[0] && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t147[0];
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t147[0];
+        }
+      }
+    }
+  }
+  // attention_decode.lua:383: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -539,12 +1036,12 @@ static int attention_decode_bf16_d128_paged_rows16(const void *Q, const void *K,
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1);
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
@@ -553,8 +1050,8 @@ static int attention_decode_bf16_d128_paged_rows16(const void *Q, const void *K,
   return (int)hipGetLastError();
 }
 
-/* One block (128 threads) of attention_decode_bf16_d128_paged_rows64. */
-__global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
+/* One block (128 threads) of attention_decode_bf16_d128_paged_rows64plain. */
+__global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64plain_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 64;
@@ -569,101 +1066,122 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
   __shared__ __attribute__((aligned(16))) lt_bf16 Qs[64][128];
   __shared__ __attribute__((aligned(16))) lt_bf16 Ks[16][128];
   __shared__ __attribute__((aligned(16))) lt_bf16 Vs[16][128];
-  // attention_decode.lua:58: local G = p.Hq // p.Hkv
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:61: local want = 2 * k:sm_count()
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:231: local rb = prog % ntb
+  // attention_decode.lua:256: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t33 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t35 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t35, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
-  const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
-  const int first = lt_imin(nkb, kb0 + part * chunk);
-  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t51[2];
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t47[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t51[ri] = ri * 16 + row0 + rb * 64;
+    t47[ri] = ri * 16 + row0 + rb * 64;
   }
-  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    s0[ri] = lt_imin(t51[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t47[ri] / G, Sq - 1);
   }
   int h0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    h0[ri] = hk * G + t51[ri] % G;
+    h0[ri] = hk * G + t47[ri] % G;
   }
   bool inside[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    inside[ri] = t51[ri] < Sq * G;
+    inside[ri] = t47[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t57[64];
-  {
-    const bool ok = b < B && b >= 0;
-    const lt_bf16 *base = Q + (int64_t)b * sqb;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 16 + col0;
-        const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 8 == 0) {
-          union { uint2 v[1]; lt_bf16 e[4]; } h;
-          h.v[0] = ((const uint2 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) t57[ri * 32 + ci * 4 + vi] = lt_bf16_to_f32(h.e[vi]);
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 8 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) {
-            t57[ri * 32 + ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : lt_f32_to_bf16(0.0f);
           }
         }
       }
     }
-  }
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t57[64];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int vi = 0; vi < 4; ++vi) {
-        Qs[ri * 16 + row0][ci * 16 + col0 + vi] = lt_f32_to_bf16(t57[ri * 32 + ci * 4 + vi]);
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 16 + col0;
+          const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 8 == 0) {
+            union { uint2 v[1]; lt_bf16 e[4]; } h;
+            h.v[0] = ((const uint2 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) t57[ri * 32 + ci * 4 + vi] = lt_bf16_to_f32(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              t57[ri * 32 + ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          Qs[ri * 16 + row0][ci * 16 + col0 + vi] = lt_f32_to_bf16(t57[ri * 32 + ci * 4 + vi]);
+        }
       }
     }
   }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -675,24 +1193,24 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
       }
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -711,7 +1229,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -730,7 +1248,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -740,7 +1258,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 128; kk += 16) {
       union { uint32_t u[2]; lt_bf16 h[4]; } Qs_frag[2], Ks_frag[1];
@@ -766,77 +1284,74 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:365: local cuts = ((j + 1) * W):gt(len - p.Sq + 1)
+    const bool cuts = (j + 1) * 16 > len - Sq + 1;
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ri * 4 + vi] = tanhf(s[ri * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-            }
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ri * 4 + vi] = s[ri * 4 + vi] * (scale * 1.442695f);
-            }
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ri * 4 + vi] = s[ri * 4 + vi] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           diag[ri] = (ri * 16 + row0 + rb * 64) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
         int col[8];
+        bool vis[8];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             col[ri * 4 + vi] = col0 + vi;
-            s[ri * 4 + vi] = col[ri * 4 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + vi] >= diag[ri] - window_left) ? s[ri * 4 + vi] : -INFINITY;
+            vis[ri * 4 + vi] = col[ri * 4 + vi] <= diag[ri];
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t102[2];
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t102[ri] = -INFINITY;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t102[ri] = fmaxf(t102[ri], s[ri * 4 + vi]);
+            s[ri * 4 + vi] = vis[ri * 4 + vi] ? s[ri * 4 + vi] : -INFINITY;
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t83[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t83[ri] = -INFINITY;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t83[ri] = fmaxf(t83[ri], s[ri * 4 + vi]);
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 32));
-          t102[ei] = fmaxf(t102[ei], __shfl_xor(t102[ei], 16));
+          t83[ei] = fmaxf(t83[ei], __shfl_xor(t83[ei], 32));
+          t83[ei] = fmaxf(t83[ei], __shfl_xor(t83[ei], 16));
         }
         float m_new[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t102[ri]);
+          m_new[ri] = fmaxf(m[ri], t83[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -844,33 +1359,33 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
             s[ri * 4 + vi] = lt_exp2(s[ri * 4 + vi] - mc[ri]);
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t108[2];
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t89[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t108[ri] = 0.0f;
+          t89[ri] = 0.0f;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t108[ri] = t108[ri] + s[ri * 4 + vi];
+            t89[ri] = t89[ri] + s[ri * 4 + vi];
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 32);
-          t108[ei] = t108[ei] + __shfl_xor(t108[ei], 16);
+          t89[ei] = t89[ei] + __shfl_xor(t89[ei], 32);
+          t89[ei] = t89[ei] + __shfl_xor(t89[ei], 16);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t108[ri];
+          l[ri] = l[ri] * alpha[ri] + t89[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -881,7 +1396,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
             }
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           union { uint32_t u[2]; lt_bf16 h[4]; } s_frag[2], Vs_frag[8];
@@ -907,59 +1422,47 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ri * 4 + vi] = tanhf(s[ri * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-            }
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ri * 4 + vi] = s[ri * 4 + vi] * (scale * 1.442695f);
-            }
-          }
-        }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t120[2];
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t120[ri] = -INFINITY;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t120[ri] = fmaxf(t120[ri], s[ri * 4 + vi]);
+            s[ri * 4 + vi] = s[ri * 4 + vi] * (scale * 1.442695f);
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t95[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t95[ri] = -INFINITY;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t95[ri] = fmaxf(t95[ri], s[ri * 4 + vi]);
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 32));
-          t120[ei] = fmaxf(t120[ei], __shfl_xor(t120[ei], 16));
+          t95[ei] = fmaxf(t95[ei], __shfl_xor(t95[ei], 32));
+          t95[ei] = fmaxf(t95[ei], __shfl_xor(t95[ei], 16));
         }
         float m_new_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t120[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t95[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -967,33 +1470,33 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
             s[ri * 4 + vi] = lt_exp2(s[ri * 4 + vi] - mc_2[ri]);
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t126[2];
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t101[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t126[ri] = 0.0f;
+          t101[ri] = 0.0f;
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t126[ri] = t126[ri] + s[ri * 4 + vi];
+            t101[ri] = t101[ri] + s[ri * 4 + vi];
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 32);
-          t126[ei] = t126[ei] + __shfl_xor(t126[ei], 16);
+          t101[ei] = t101[ei] + __shfl_xor(t101[ei], 32);
+          t101[ei] = t101[ei] + __shfl_xor(t101[ei], 16);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t126[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t101[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -1004,7 +1507,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
             }
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           union { uint32_t u[2]; lt_bf16 h[4]; } s_frag[2], Vs_frag[8];
@@ -1030,7 +1533,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
@@ -1038,19 +1541,19 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:378: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t134[2];
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t109[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t134[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t109[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -1065,18 +1568,624 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_k
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 16 == 0) {
           union { uint4 v[1]; float e[4]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ri * 32 + ci * 4 + vi] * t134[ri];
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ri * 32 + ci * 4 + vi] * t109[ri];
           ((uint4 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 4 + vi] * t134[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 4 + vi] * t109[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
+    float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = ws_row + ri * 16 + row0;
+      float *ptr = base + (int64_t)gr * 132;
+      if (ok && gr >= 0 && gr < WR && (inside[ri] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[ri] && inside[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_decode_bf16_d128_paged_rows64plain over its grid on `stream` (build rows64plain). */
+static int attention_decode_bf16_d128_paged_rows64plain(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return hipErrorInvalidValue;
+  if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return hipErrorInvalidValue;
+  if (B > 1073741823 || Sq > 1073741823 || Hq > 1073741823 || NP > 1073741823 || Hkv > 1073741823 || PS > 1073741823 || MP > 1073741823 || WR > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (sqh > 2147483647 || sks > 2147483647 || svs > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Sq - 1) * sqs + (double)(Hq - 1) * sqh + 127 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)(NP - 1) * skp + (double)(Hkv - 1) * skh + (double)(PS - 1) * sks + 127 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)(NP - 1) * svp + (double)(Hkv - 1) * svh + (double)(PS - 1) * svs + 127 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)B * Hkv * WR * 132 >= 0x1p62) return hipErrorInvalidValue;
+  if (!(scale > 0.0f)) return hipErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)BT % 4 != 0 || (uintptr_t)L % 4 != 0 || (uintptr_t)Ws % 4 != 0) return hipErrorInvalidValue;
+  /* the device's multiprocessors (k:sm_count) */
+  int sm_count = 0;
+  int dev = 0;
+  hipError_t sm_err = hipGetDevice(&dev);
+  if (sm_err == hipSuccess) sm_err = hipDeviceGetAttribute(&sm_count, hipDeviceAttributeMultiprocessorCount, dev);
+  if (sm_err != hipSuccess) return (int)sm_err;
+  if (sm_count < 1) return hipErrorInvalidValue;
+  if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
+  if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  attention_decode_bf16_d128_paged_rows64plain_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, (int)sqh, skp, skh, (int)sks, svp, svh, (int)svs, scale, softcap, window_left, sm_count);
+  return (int)hipGetLastError();
+}
+
+/* One block (128 threads) of attention_decode_bf16_d128_paged_rows64. */
+__global__ void __launch_bounds__(128) attention_decode_bf16_d128_paged_rows64_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 64;
+  /* warp tid / 64 of this block: rows warp_row.. and columns warp_col.. of the [64, 16] accumulator */
+  const int warp_row = tid / 64 * 32;
+  const int warp_col = 0;
+  /* MFMA 16x16x16 result layout: this thread holds rows row0 + 16 i and columns col0 + 16 j + 0..3 */
+  const int row0 = warp_row + lane % 16;
+  const int col0 = warp_col + lane / 16 * 4;
+  const int prog = blockIdx.x;
+  const int part = blockIdx.y;
+  __shared__ __attribute__((aligned(16))) lt_bf16 Qs[64][128];
+  __shared__ __attribute__((aligned(16))) lt_bf16 Ks[16][128];
+  __shared__ __attribute__((aligned(16))) lt_bf16 Vs[16][128];
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
+  const int G = Hq / Hkv;
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  const int nrb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
+  const int progs = B * Hkv * nrb;
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  const int ntb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:256: local rb = prog % ntb
+  const int rb = prog % ntb;
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  const int b = prog / ntb / Hkv;
+  const int hk = prog / ntb % Hkv;
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  const int Sk = MP * PS;
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t33 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t33, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
+  const int nkb = (len + 16 - 1) / 16;
+  // attention_decode.lua:273: local kb0 = opts and tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb)) or 0
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
+  const int last = lt_imin(nkb, first + chunk);
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t51[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t51[ri] = ri * 16 + row0 + rb * 64;
+  }
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  int s0[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    s0[ri] = lt_imin(t51[ri] / G, Sq - 1);
+  }
+  int h0[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    h0[ri] = hk * G + t51[ri] % G;
+  }
+  bool inside[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    inside[ri] = t51[ri] < Sq * G;
+  }
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 8 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t61[64];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 16 + col0;
+          const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 8 == 0) {
+            union { uint2 v[1]; lt_bf16 e[4]; } h;
+            h.v[0] = ((const uint2 *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) t61[ri * 32 + ci * 4 + vi] = lt_bf16_to_f32(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              t61[ri * 32 + ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          Qs[ri * 16 + row0][ci * 16 + col0 + vi] = lt_f32_to_bf16(t61[ri * 32 + ci * 4 + vi]);
+        }
+      }
+    }
+  }
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
+  float o[64];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        o[ri * 32 + ci * 4 + vi] = 0.0f;
+      }
+    }
+  }
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  float m[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    m[ri] = -INFINITY;
+  }
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    l[ri] = 0.0f;
+  }
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
+  for (int j = first; j < last; ++j) {
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    lt_syncthreads();
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = j * 16 % PS + ri * 8 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
+        if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Ks[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Ks[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < PS ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        const int gr = j * 16 % PS + ri * 8 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
+        if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Vs[ri * 8 + tid / 16][tid % 16 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Vs[ri * 8 + tid / 16][tid % 16 * 8 + vi] = ok && gr >= 0 && gr < PS ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[8];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        s[ri * 4 + vi] = 0.0f;
+      }
+    }
+    lt_syncthreads();
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    #pragma unroll
+    for (int kk = 0; kk < 128; kk += 16) {
+      union { uint32_t u[2]; lt_bf16 h[4]; } Qs_frag[2], Ks_frag[1];
+      #pragma unroll
+      for (int mi = 0; mi < 2; ++mi) {
+        #pragma unroll
+        for (int x = 0; x < 4; ++x) {
+          Qs_frag[mi].h[x] = Qs[warp_row + mi * 16 + lane % 16][kk + lane / 16 * 4 + x];
+        }
+      }
+      #pragma unroll
+      for (int ni = 0; ni < 1; ++ni) {
+        #pragma unroll
+        for (int x = 0; x < 4; ++x) {
+          Ks_frag[ni].h[x] = Ks[warp_col + ni * 16 + lane % 16][kk + lane / 16 * 4 + x];
+        }
+      }
+      #pragma unroll
+      for (int mi = 0; mi < 2; ++mi) {
+        #pragma unroll
+        for (int ni = 0; ni < 1; ++ni) {
+          lt_mfma_16x16x16_bf16(&s[mi * 4 + ni * 4], Ks_frag[ni].u, Qs_frag[mi].u);
+        }
+      }
+    }
+    // attention_decode.lua:366: if opts then cuts = tile.either(cuts, tile.both(wl:ge(0), (j * W):lt(len - 1 - wl))) end
+    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 4 + vi] = tanhf(s[ri * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 4 + vi] = s[ri * 4 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        int diag[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          diag[ri] = (ri * 16 + row0 + rb * 64) / G + (len - Sq - j * 16);
+        }
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
+        int col[8];
+        bool vis[8];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            col[ri * 4 + vi] = col0 + vi;
+            vis[ri * 4 + vi] = col[ri * 4 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + vi] >= diag[ri] - window_left);
+          }
+        }
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ri * 4 + vi] = vis[ri * 4 + vi] ? s[ri * 4 + vi] : -INFINITY;
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t105[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t105[ri] = -INFINITY;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t105[ri] = fmaxf(t105[ri], s[ri * 4 + vi]);
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t105[ei] = fmaxf(t105[ei], __shfl_xor(t105[ei], 32));
+          t105[ei] = fmaxf(t105[ei], __shfl_xor(t105[ei], 16));
+        }
+        float m_new[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t105[ri]);
+        }
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+        }
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ri * 4 + vi] = lt_exp2(s[ri * 4 + vi] - mc[ri]);
+          }
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha[ri] = lt_exp2(m[ri] - mc[ri]);
+        }
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t111[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t111[ri] = 0.0f;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t111[ri] = t111[ri] + s[ri * 4 + vi];
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t111[ei] = t111[ei] + __shfl_xor(t111[ei], 32);
+          t111[ei] = t111[ei] + __shfl_xor(t111[ei], 16);
+        }
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t111[ri];
+        }
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              o[ri * 32 + ci * 4 + vi] = o[ri * 32 + ci * 4 + vi] * alpha[ri];
+            }
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        #pragma unroll
+        for (int kk = 0; kk < 16; kk += 16) {
+          union { uint32_t u[2]; lt_bf16 h[4]; } s_frag[2], Vs_frag[8];
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              s_frag[mi].h[x] = lt_f32_to_bf16(s[mi * 4 + kk / 4 + x]);
+            }
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 8; ++ni) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              Vs_frag[ni].h[x] = Vs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 8; ++ni) {
+              lt_mfma_16x16x16_bf16(&o[mi * 32 + ni * 4], Vs_frag[ni].u, s_frag[mi].u);
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new[ri];
+        }
+      } else {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 4 + vi] = tanhf(s[ri * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ri * 4 + vi] = s[ri * 4 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t123[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t123[ri] = -INFINITY;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t123[ri] = fmaxf(t123[ri], s[ri * 4 + vi]);
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t123[ei] = fmaxf(t123[ei], __shfl_xor(t123[ei], 32));
+          t123[ei] = fmaxf(t123[ei], __shfl_xor(t123[ei], 16));
+        }
+        float m_new_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t123[ri]);
+        }
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+        }
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ri * 4 + vi] = lt_exp2(s[ri * 4 + vi] - mc_2[ri]);
+          }
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+        }
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t129[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t129[ri] = 0.0f;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t129[ri] = t129[ri] + s[ri * 4 + vi];
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t129[ei] = t129[ei] + __shfl_xor(t129[ei], 32);
+          t129[ei] = t129[ei] + __shfl_xor(t129[ei], 16);
+        }
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t129[ri];
+        }
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              o[ri * 32 + ci * 4 + vi] = o[ri * 32 + ci * 4 + vi] * alpha_2[ri];
+            }
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        #pragma unroll
+        for (int kk = 0; kk < 16; kk += 16) {
+          union { uint32_t u[2]; lt_bf16 h[4]; } s_frag[2], Vs_frag[8];
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              s_frag[mi].h[x] = lt_f32_to_bf16(s[mi * 4 + kk / 4 + x]);
+            }
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 8; ++ni) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              Vs_frag[ni].h[x] = Vs[kk + lane / 16 * 4 + x][warp_col + ni * 16 + lane % 16];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 2; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 8; ++ni) {
+              lt_mfma_16x16x16_bf16(&o[mi * 32 + ni * 4], Vs_frag[ni].u, s_frag[mi].u);
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
+      }
+    }
+  }
+  // attention_decode.lua:378: local seen = l:gt(0)
+  bool seen[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    seen[ri] = l[ri] > 0.0f;
+  }
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t137[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t137[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        const int gr = ws_row + ri * 16 + row0;
+        const int gc = ci * 16 + col0;
+        float *ptr = base + (int64_t)gr * 132 + gc;
+        if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 16 == 0) {
+          union { uint4 v[1]; float e[4]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ri * 32 + ci * 4 + vi] * t137[ri];
+          ((uint4 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 4 + vi] * t137[ri];
+          }
+        }
+      }
+    }
+  }
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -1113,12 +2222,12 @@ static int attention_decode_bf16_d128_paged_rows64(const void *Q, const void *K,
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
@@ -1130,12 +2239,16 @@ static int attention_decode_bf16_d128_paged_rows64(const void *Q, const void *K,
 /* Runs the first of attention_decode_bf16_d128_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 extern "C" int attention_decode_bf16_d128_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:221: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv && (softcap == 0.0f && window_left < 0))   /* attention_decode.lua:244: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer, and no softcap and no window */
+    return attention_decode_bf16_d128_paged_rows16plain(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:246: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_bf16_d128_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
+  if (softcap == 0.0f && window_left < 0)   /* attention_decode.lua:246: no softcap (0) and no window (window_left < 0) */
+    return attention_decode_bf16_d128_paged_rows64plain(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_bf16_d128_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:186) */
 extern "C" int64_t attention_decode_bf16_d128_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

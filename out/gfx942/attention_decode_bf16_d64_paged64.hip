@@ -4,7 +4,9 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=3 threads=128.
+ * Configs, one per build; the launcher runs the first whose sizes the call's are:
+ *   plain: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 OPTS=0 SUBS=3 WB=64 stages=3 threads=128
+ *   opts: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 OPTS=1 SUBS=3 WB=64 stages=3 threads=128
  * Build: hipcc -O3 --offload-arch=gfx942 -c attention_decode_bf16_d64_paged64.hip
  */
 #include <hip/hip_runtime.h>
@@ -94,8 +96,8 @@ LT_FN void lt_mfma_16x16x16_bf16(float d[4], const uint32_t a[2], const uint32_t
 static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* One block (128 threads) of attention_decode_bf16_d64_paged64. */
-__global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
+/* One block (128 threads) of attention_decode_bf16_d64_paged64_plain. */
+__global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_plain_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 64;
@@ -110,83 +112,104 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
   __shared__ __attribute__((aligned(16))) lt_bf16 Qs[64][64];
   __shared__ __attribute__((aligned(16))) lt_bf16 Ks[64][64];
   __shared__ __attribute__((aligned(16))) lt_bf16 Vs[64][64];
-  // attention_decode.lua:58: local G = p.Hq // p.Hkv
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:61: local want = 2 * k:sm_count()
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:231: local rb = prog % ntb
+  // attention_decode.lua:256: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t33 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t35 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t35, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
-  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
-  const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
-  const int first = lt_imin(nkb, kb0 + part * chunk);
-  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t51[1];
-  t51[0] = row0 + rb * 64;
-  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t47[1];
+  t47[0] = row0 + rb * 64;
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[1];
-  s0[0] = lt_imin(t51[0] / G, Sq - 1);
+  s0[0] = lt_imin(t47[0] / G, Sq - 1);
   int h0[1];
-  h0[0] = hk * G + t51[0] % G;
+  h0[0] = hk * G + t47[0] % G;
   bool inside[1];
-  inside[0] = t51[0] < Sq * G;
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t57[32];
-  {
-    const bool ok = b < B && b >= 0;
-    const lt_bf16 *base = Q + (int64_t)b * sqb;
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
-      const int g1 = s0[0];
-      const int gr = h0[0];
-      const int gc = ci * 8 + col0;
-      const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-      if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 8 == 0) {
-        union { uint2 v[1]; lt_bf16 e[4]; } h;
-        h.v[0] = ((const uint2 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) t57[ci * 4 + vi] = lt_bf16_to_f32(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) {
-          t57[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+  inside[0] = t47[0] < Sq * G;
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
         }
       }
     }
-  }
-  #pragma unroll
-  for (int ci = 0; ci < 8; ++ci) {
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t57[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        const int g1 = s0[0];
+        const int gr = h0[0];
+        const int gc = ci * 8 + col0;
+        const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 8 == 0) {
+          union { uint2 v[1]; lt_bf16 e[4]; } h;
+          h.v[0] = ((const uint2 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) t57[ci * 4 + vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t57[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+    }
     #pragma unroll
-    for (int vi = 0; vi < 4; ++vi) {
-      Qs[row0][ci * 8 + col0 + vi] = lt_f32_to_bf16(t57[ci * 4 + vi]);
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        Qs[row0][ci * 8 + col0 + vi] = lt_f32_to_bf16(t57[ci * 4 + vi]);
+      }
     }
   }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ci = 0; ci < 8; ++ci) {
@@ -195,18 +218,18 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
       o[ci * 4 + vi] = 0.0f;
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[1];
   m[0] = -INFINITY;
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
   for (int j = first; j < last; ++j) {
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int page = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
     lt_syncthreads();
-    // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -225,7 +248,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
         }
       }
     }
-    // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
     {
       const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
       const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -244,7 +267,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
         }
       }
     }
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ci = 0; ci < 8; ++ci) {
@@ -254,7 +277,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
       }
     }
     lt_syncthreads();
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     #pragma unroll
     for (int kk = 0; kk < 64; kk += 8) {
       union { uint32_t u[2]; lt_bf16 h[4]; } Qs_frag[1], Ks_frag[2];
@@ -280,64 +303,61 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:365: local cuts = ((j + 1) * W):gt(len - p.Sq + 1)
+    const bool cuts = (j + 1) * 64 > len - Sq + 1;
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = tanhf(s[ci * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-            }
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
-            }
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
           }
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[1];
         diag[0] = (row0 + rb * 64) / G + (len - Sq - j * 64);
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
         int col[32];
+        bool vis[32];
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
             col[ci * 4 + vi] = ci * 8 + col0 + vi;
-            s[ci * 4 + vi] = col[ci * 4 + vi] <= diag[0] && (window_left < 0 || col[ci * 4 + vi] >= diag[0] - window_left) ? s[ci * 4 + vi] : -INFINITY;
+            vis[ci * 4 + vi] = col[ci * 4 + vi] <= diag[0];
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t102[1];
-        t102[0] = -INFINITY;
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t102[0] = fmaxf(t102[0], s[ci * 4 + vi]);
+            s[ci * 4 + vi] = vis[ci * 4 + vi] ? s[ci * 4 + vi] : -INFINITY;
           }
         }
-        t102[0] = fmaxf(t102[0], __shfl_xor(t102[0], 32));
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t83[1];
+        t83[0] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t83[0] = fmaxf(t83[0], s[ci * 4 + vi]);
+          }
+        }
+        t83[0] = fmaxf(t83[0], __shfl_xor(t83[0], 32));
         float m_new[1];
-        m_new[0] = fmaxf(m[0], t102[0]);
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        m_new[0] = fmaxf(m[0], t83[0]);
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[1];
         mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -345,23 +365,23 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc[0]);
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha[1];
         alpha[0] = lt_exp2(m[0] - mc[0]);
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t108[1];
-        t108[0] = 0.0f;
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t89[1];
+        t89[0] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t108[0] = t108[0] + s[ci * 4 + vi];
+            t89[0] = t89[0] + s[ci * 4 + vi];
           }
         }
-        t108[0] = t108[0] + __shfl_xor(t108[0], 32);
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
-        l[0] = l[0] * alpha[0] + t108[0];
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        t89[0] = t89[0] + __shfl_xor(t89[0], 32);
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        l[0] = l[0] * alpha[0] + t89[0];
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -369,7 +389,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; lt_bf16 h[4]; } s_frag[1], Vs_frag[2];
@@ -395,46 +415,34 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         m[0] = m_new[0];
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = tanhf(s[ci * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-            }
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 4; ++vi) {
-              s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
-            }
-          }
-        }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t120[1];
-        t120[0] = -INFINITY;
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t120[0] = fmaxf(t120[0], s[ci * 4 + vi]);
+            s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
           }
         }
-        t120[0] = fmaxf(t120[0], __shfl_xor(t120[0], 32));
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t95[1];
+        t95[0] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t95[0] = fmaxf(t95[0], s[ci * 4 + vi]);
+          }
+        }
+        t95[0] = fmaxf(t95[0], __shfl_xor(t95[0], 32));
         float m_new_2[1];
-        m_new_2[0] = fmaxf(m[0], t120[0]);
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        m_new_2[0] = fmaxf(m[0], t95[0]);
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[1];
         mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -442,23 +450,23 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc_2[0]);
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha_2[1];
         alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t126[1];
-        t126[0] = 0.0f;
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t101[1];
+        t101[0] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 4; ++vi) {
-            t126[0] = t126[0] + s[ci * 4 + vi];
+            t101[0] = t101[0] + s[ci * 4 + vi];
           }
         }
-        t126[0] = t126[0] + __shfl_xor(t126[0], 32);
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
-        l[0] = l[0] * alpha_2[0] + t126[0];
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        t101[0] = t101[0] + __shfl_xor(t101[0], 32);
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        l[0] = l[0] * alpha_2[0] + t101[0];
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         #pragma unroll
         for (int ci = 0; ci < 8; ++ci) {
           #pragma unroll
@@ -466,7 +474,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 8) {
           union { uint32_t u[2]; lt_bf16 h[4]; } s_frag[1], Vs_frag[2];
@@ -492,19 +500,19 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         m[0] = m_new_2[0];
       }
     }
   }
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:378: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t134[1];
-  t134[0] = seen[0] ? 1.0f / l[0] : 0.0f;
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t109[1];
+  t109[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
@@ -516,17 +524,17 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
       if (ok && gr >= 0 && gr < WR && inside[0] && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; float e[4]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t134[0];
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t109[0];
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 4; ++vi) {
-          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t134[0];
+          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t109[0];
         }
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -536,8 +544,8 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_kernel(
   }
 }
 
-/* Checks the arguments, then runs attention_decode_bf16_d64_paged64 over its grid on `stream`. */
-extern "C" int attention_decode_bf16_d64_paged64(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+/* Checks the arguments, then runs attention_decode_bf16_d64_paged64_plain over its grid on `stream` (build plain). */
+static int attention_decode_bf16_d64_paged64_plain(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
   if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return hipErrorInvalidValue;
   if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return hipErrorInvalidValue;
@@ -560,21 +568,541 @@ extern "C" int attention_decode_bf16_d64_paged64(const void *Q, const void *K, c
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 64 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 64 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 64 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 64 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  attention_decode_bf16_d64_paged64_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, (int)sqh, skp, skh, (int)sks, svp, svh, (int)svs, scale, softcap, window_left, sm_count);
+  attention_decode_bf16_d64_paged64_plain_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, (int)sqh, skp, skh, (int)sks, svp, svh, (int)svs, scale, softcap, window_left, sm_count);
   return (int)hipGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
+/* One block (128 threads) of attention_decode_bf16_d64_paged64_opts. */
+__global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged64_opts_kernel(const lt_bf16 *__restrict__ Q, const lt_bf16 *__restrict__ K, const lt_bf16 *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int sqh, int64_t skp, int64_t skh, int sks, int64_t svp, int64_t svh, int svs, float scale, float softcap, int window_left, int sm_count)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 64;
+  /* warp tid / 64 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
+  const int warp_row = tid / 64 * 32;
+  const int warp_col = 0;
+  /* MFMA 32x32x8 result layout: this thread holds rows row0 + 32 i and columns col0 + 8 j + 0..3 */
+  const int row0 = warp_row + lane % 32;
+  const int col0 = warp_col + lane / 32 * 4;
+  const int prog = blockIdx.x;
+  const int part = blockIdx.y;
+  __shared__ __attribute__((aligned(16))) lt_bf16 Qs[64][64];
+  __shared__ __attribute__((aligned(16))) lt_bf16 Ks[64][64];
+  __shared__ __attribute__((aligned(16))) lt_bf16 Vs[64][64];
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
+  const int G = Hq / Hkv;
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  const int nrb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
+  const int progs = B * Hkv * nrb;
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  const int ntb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:256: local rb = prog % ntb
+  const int rb = prog % ntb;
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  const int b = prog / ntb / Hkv;
+  const int hk = prog / ntb % Hkv;
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  const int Sk = MP * PS;
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t33 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t33, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
+  const int nkb = (len + 64 - 1) / 64;
+  // attention_decode.lua:273: local kb0 = opts and tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb)) or 0
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
+  const int last = lt_imin(nkb, first + chunk);
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t51[1];
+  t51[0] = row0 + rb * 64;
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  int s0[1];
+  s0[0] = lt_imin(t51[0] / G, Sq - 1);
+  int h0[1];
+  h0[0] = hk * G + t51[0] % G;
+  bool inside[1];
+  inside[0] = t51[0] < Sq * G;
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < Hq ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t61[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const lt_bf16 *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        const int g1 = s0[0];
+        const int gr = h0[0];
+        const int gc = ci * 8 + col0;
+        const lt_bf16 *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] && (uintptr_t)ptr % 8 == 0) {
+          union { uint2 v[1]; lt_bf16 e[4]; } h;
+          h.v[0] = ((const uint2 *)ptr)[0];
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) t61[ci * 4 + vi] = lt_bf16_to_f32(h.e[vi]);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t61[ci * 4 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[0] ? lt_bf16_to_f32(ptr[vi]) : 0.0f;
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        Qs[row0][ci * 8 + col0 + vi] = lt_f32_to_bf16(t61[ci * 4 + vi]);
+      }
+    }
+  }
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
+  float o[32];
+  #pragma unroll
+  for (int ci = 0; ci < 8; ++ci) {
+    #pragma unroll
+    for (int vi = 0; vi < 4; ++vi) {
+      o[ci * 4 + vi] = 0.0f;
+    }
+  }
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  float m[1];
+  m[0] = -INFINITY;
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[1];
+  l[0] = 0.0f;
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
+  for (int j = first; j < last; ++j) {
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int page = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
+    lt_syncthreads();
+    // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+    {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_bf16 *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = j * 64 % PS + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * sks + gc;
+        if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Ks[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Ks[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < PS ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+    // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+    {
+      const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+      const lt_bf16 *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = j * 64 % PS + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const lt_bf16 *ptr = base + (int64_t)gr * svs + gc;
+        if (ok && gr >= 0 && gr < PS && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Vs[ri * 16 + tid / 8][tid % 8 * 8])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Vs[ri * 16 + tid / 8][tid % 8 * 8 + vi] = ok && gr >= 0 && gr < PS ? ptr[vi] : lt_f32_to_bf16(0.0f);
+          }
+        }
+      }
+    }
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[32];
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        s[ci * 4 + vi] = 0.0f;
+      }
+    }
+    lt_syncthreads();
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    #pragma unroll
+    for (int kk = 0; kk < 64; kk += 8) {
+      union { uint32_t u[2]; lt_bf16 h[4]; } Qs_frag[1], Ks_frag[2];
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        #pragma unroll
+        for (int x = 0; x < 4; ++x) {
+          Qs_frag[mi].h[x] = Qs[warp_row + mi * 32 + lane % 32][kk + lane / 32 * 4 + x];
+        }
+      }
+      #pragma unroll
+      for (int ni = 0; ni < 2; ++ni) {
+        #pragma unroll
+        for (int x = 0; x < 4; ++x) {
+          Ks_frag[ni].h[x] = Ks[warp_col + ni * 32 + lane % 32][kk + lane / 32 * 4 + x];
+        }
+      }
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        #pragma unroll
+        for (int ni = 0; ni < 2; ++ni) {
+          lt_mfma_32x32x8_bf16(&s[mi * 32 + ni * 16], Ks_frag[ni].u, Qs_frag[mi].u);
+        }
+      }
+    }
+    // attention_decode.lua:366: if opts then cuts = tile.either(cuts, tile.both(wl:ge(0), (j * W):lt(len - 1 - wl))) end
+    const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = tanhf(s[ci * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        int diag[1];
+        diag[0] = (row0 + rb * 64) / G + (len - Sq - j * 64);
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
+        int col[32];
+        bool vis[32];
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            col[ci * 4 + vi] = ci * 8 + col0 + vi;
+            vis[ci * 4 + vi] = col[ci * 4 + vi] <= diag[0] && (window_left < 0 || col[ci * 4 + vi] >= diag[0] - window_left);
+          }
+        }
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = vis[ci * 4 + vi] ? s[ci * 4 + vi] : -INFINITY;
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t105[1];
+        t105[0] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t105[0] = fmaxf(t105[0], s[ci * 4 + vi]);
+          }
+        }
+        t105[0] = fmaxf(t105[0], __shfl_xor(t105[0], 32));
+        float m_new[1];
+        m_new[0] = fmaxf(m[0], t105[0]);
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[1];
+        mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc[0]);
+          }
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha[1];
+        alpha[0] = lt_exp2(m[0] - mc[0]);
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t111[1];
+        t111[0] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t111[0] = t111[0] + s[ci * 4 + vi];
+          }
+        }
+        t111[0] = t111[0] + __shfl_xor(t111[0], 32);
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        l[0] = l[0] * alpha[0] + t111[0];
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            o[ci * 4 + vi] = o[ci * 4 + vi] * alpha[0];
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 8) {
+          union { uint32_t u[2]; lt_bf16 h[4]; } s_frag[1], Vs_frag[2];
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              s_frag[mi].h[x] = lt_f32_to_bf16(s[mi * 32 + kk / 2 + x]);
+            }
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              Vs_frag[ni].h[x] = Vs[kk + lane / 32 * 4 + x][warp_col + ni * 32 + lane % 32];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 2; ++ni) {
+              lt_mfma_32x32x8_bf16(&o[mi * 32 + ni * 16], Vs_frag[ni].u, s_frag[mi].u);
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        m[0] = m_new[0];
+      } else {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = tanhf(s[ci * 4 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 4; ++vi) {
+              s[ci * 4 + vi] = s[ci * 4 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t123[1];
+        t123[0] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t123[0] = fmaxf(t123[0], s[ci * 4 + vi]);
+          }
+        }
+        t123[0] = fmaxf(t123[0], __shfl_xor(t123[0], 32));
+        float m_new_2[1];
+        m_new_2[0] = fmaxf(m[0], t123[0]);
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[1];
+        mc_2[0] = m_new_2[0] == -INFINITY ? 0.0f : m_new_2[0];
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            s[ci * 4 + vi] = lt_exp2(s[ci * 4 + vi] - mc_2[0]);
+          }
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha_2[1];
+        alpha_2[0] = lt_exp2(m[0] - mc_2[0]);
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t129[1];
+        t129[0] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            t129[0] = t129[0] + s[ci * 4 + vi];
+          }
+        }
+        t129[0] = t129[0] + __shfl_xor(t129[0], 32);
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        l[0] = l[0] * alpha_2[0] + t129[0];
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 4; ++vi) {
+            o[ci * 4 + vi] = o[ci * 4 + vi] * alpha_2[0];
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 8) {
+          union { uint32_t u[2]; lt_bf16 h[4]; } s_frag[1], Vs_frag[2];
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              s_frag[mi].h[x] = lt_f32_to_bf16(s[mi * 32 + kk / 2 + x]);
+            }
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni) {
+            #pragma unroll
+            for (int x = 0; x < 4; ++x) {
+              Vs_frag[ni].h[x] = Vs[kk + lane / 32 * 4 + x][warp_col + ni * 32 + lane % 32];
+            }
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 2; ++ni) {
+              lt_mfma_32x32x8_bf16(&o[mi * 32 + ni * 16], Vs_frag[ni].u, s_frag[mi].u);
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        m[0] = m_new_2[0];
+      }
+    }
+  }
+  // attention_decode.lua:378: local seen = l:gt(0)
+  bool seen[1];
+  seen[0] = l[0] > 0.0f;
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t137[1];
+  t137[0] = seen[0] ? 1.0f / l[0] : 0.0f;
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      const int gr = ws_row + row0;
+      const int gc = ci * 8 + col0;
+      float *ptr = base + (int64_t)gr * 68 + gc;
+      if (ok && gr >= 0 && gr < WR && inside[0] && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = o[ci * 4 + vi] * t137[0];
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          if (ok && gr >= 0 && gr < WR && inside[0]) ptr[vi] = o[ci * 4 + vi] * t137[0];
+        }
+      }
+    }
+  }
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
+    float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
+    const int gr = ws_row + row0;
+    float *ptr = base + (int64_t)gr * 68;
+    if (ok && gr >= 0 && gr < WR && (inside[0] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[0] && inside[0] ? m[0] * 0.6931472f + logf(l[0]) : -INFINITY;
+  }
+}
+
+/* Checks the arguments, then runs attention_decode_bf16_d64_paged64_opts over its grid on `stream` (build opts). */
+static int attention_decode_bf16_d64_paged64_opts(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return hipErrorInvalidValue;
+  if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return hipErrorInvalidValue;
+  if (B > 1073741823 || Sq > 1073741823 || Hq > 1073741823 || NP > 1073741823 || Hkv > 1073741823 || PS > 1073741823 || MP > 1073741823 || WR > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if (sqh > 2147483647 || sks > 2147483647 || svs > 2147483647) return hipErrorInvalidValue;   /* row strides go to the kernel as int */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Sq - 1) * sqs + (double)(Hq - 1) * sqh + 63 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)(NP - 1) * skp + (double)(Hkv - 1) * skh + (double)(PS - 1) * sks + 63 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)(NP - 1) * svp + (double)(Hkv - 1) * svh + (double)(PS - 1) * svs + 63 >= 0x1p62) return hipErrorInvalidValue;
+  if ((double)B * Hkv * WR * 68 >= 0x1p62) return hipErrorInvalidValue;
+  if (!(scale > 0.0f)) return hipErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)BT % 4 != 0 || (uintptr_t)L % 4 != 0 || (uintptr_t)Ws % 4 != 0) return hipErrorInvalidValue;
+  /* the device's multiprocessors (k:sm_count) */
+  int sm_count = 0;
+  int dev = 0;
+  hipError_t sm_err = hipGetDevice(&dev);
+  if (sm_err == hipSuccess) sm_err = hipDeviceGetAttribute(&sm_count, hipDeviceAttributeMultiprocessorCount, dev);
+  if (sm_err != hipSuccess) return (int)sm_err;
+  if (sm_count < 1) return hipErrorInvalidValue;
+  if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return hipErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return hipErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return hipErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 64 != 0) return hipErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 64 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return hipErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return hipErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
+  if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  attention_decode_bf16_d64_paged64_opts_kernel<<<grid, dim3(128), 0, (hipStream_t)stream>>>((const lt_bf16 *)Q, (const lt_bf16 *)K, (const lt_bf16 *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, (int)sqh, skp, skh, (int)sks, svp, svh, (int)svs, scale, softcap, window_left, sm_count);
+  return (int)hipGetLastError();
+}
+
+/* Runs the first of attention_decode_bf16_d64_paged64's builds whose k:runs_when holds for these sizes, else opts. */
+extern "C" int attention_decode_bf16_d64_paged64(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if (softcap == 0.0f && window_left < 0)   /* attention_decode.lua:246: no softcap (0) and no window (window_left < 0) */
+    return attention_decode_bf16_d64_paged64_plain(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
+  return attention_decode_bf16_d64_paged64_opts(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
+}
+
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:186) */
 extern "C" int64_t attention_decode_bf16_d64_paged64_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

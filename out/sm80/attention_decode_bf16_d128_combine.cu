@@ -4,7 +4,7 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=3 threads=128.
+ * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 OPTS=1 SUBS=3 WB=64 stages=3 threads=128.
  * Build: nvcc -O3 -arch=sm_80 -c attention_decode_bf16_d128_combine.cu
  */
 #include <cuda_runtime.h>
@@ -53,65 +53,65 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int prog = blockIdx.x;
-  // attention_decode.lua:58: local G = p.Hq // p.Hkv
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:61: local want = 2 * k:sm_count()
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:179: local nrc = tile.cdiv(p.Sq * G, CM)
+  // attention_decode.lua:195: local nrc = tile.cdiv(p.Sq * G, CM)
   const int nrc = (Sq * G + 8 - 1) / 8;
-  // attention_decode.lua:181: local rc = prog % nrc   -- this program's block of CM rows
+  // attention_decode.lua:197: local rc = prog % nrc   -- this program's block of CM rows
   const int rc = prog % nrc;
-  // attention_decode.lua:182: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
+  // attention_decode.lua:198: local b, hk = prog // nrc // p.Hkv, prog // nrc % p.Hkv
   const int b = prog / nrc / Hkv;
   const int hk = prog / nrc % Hkv;
-  // attention_decode.lua:183: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
+  // attention_decode.lua:199: local s, h, inside = rows(p, G, hk, k:iota({ CM, 1 }, 1) + rc * CM)
   int t29[1];
   t29[0] = ty + rc * 8;
-  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s[1];
   s[0] = lt_imin(t29[0] / G, Sq - 1);
   int h_2[1];
   h_2[0] = hk * G + t29[0] % G;
   bool inside[1];
   inside[0] = t29[0] < Sq * G;
-  // attention_decode.lua:184: local rb0, off = rc * CM // WB, rc * CM % WB   -- the rows' block of WB rows, and their first row in it
+  // attention_decode.lua:200: local rb0, off = rc * CM // WB, rc * CM % WB   -- the rows' block of WB rows, and their first row in it
   const int rb0 = rc * 8 / 64;
   const int off_2 = rc * 8 % 64;
-  // attention_decode.lua:185: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
+  // attention_decode.lua:201: local m = k:fragment("f32", { CM, 1 }, -math.huge)   -- running max of the partials' LSE
   float m[1];
   m[0] = -INFINITY;
-  // attention_decode.lua:186: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
+  // attention_decode.lua:202: local l = k:fragment("f32", { CM, 1 }, 0)            -- sum of exp(LSE_i - m)
   float l[1];
   l[0] = 0.0f;
-  // attention_decode.lua:187: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
+  // attention_decode.lua:203: local o = k:fragment("f32", { CM, D }, 0)            -- sum of exp(LSE_i - m) O_i
   float o[8];
   #pragma unroll
   for (int vi = 0; vi < 8; ++vi) {
     o[vi] = 0.0f;
   }
-  // attention_decode.lua:87: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  // attention_decode.lua:89: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
   const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
-  // attention_decode.lua:189: k:serial(0, tile.cdiv(NS * R, CU), function(i)   -- (the padding rows and the partials past NS R are not read)
+  // attention_decode.lua:205: k:serial(0, tile.cdiv(NS * R, CU), function(i)   -- (the padding rows and the partials past NS R are not read)
   for (int i = 0; i < (NS * R + 8 - 1) / 8; ++i) {
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp = i * 8;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc = lt_imin(sp, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0 = (spc / R * nrb + rb0) * 64 + spc % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_2[1];
     ok_2[0] = inside[0] && sp < NS * R;
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t59[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
       const float *ptr = base + (int64_t)gr * 132;
       t59[0] = ok && gr >= 0 && gr < WR && ok_2[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t60[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -141,16 +141,16 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         }
       }
     }
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_2 = i * 8 + 1;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc_2 = lt_imin(sp_2, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0_2 = (spc_2 / R * nrb + rb0) * 64 + spc_2 % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_3[1];
     ok_3[0] = inside[0] && sp_2 < NS * R;
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t73[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -159,7 +159,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
       const float *ptr = base + (int64_t)gr * 132;
       t73[0] = ok && gr >= 0 && gr < WR && ok_3[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t74[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -180,16 +180,16 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         }
       }
     }
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_3 = i * 8 + 2;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc_3 = lt_imin(sp_3, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0_3 = (spc_3 / R * nrb + rb0) * 64 + spc_3 % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_4[1];
     ok_4[0] = inside[0] && sp_3 < NS * R;
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t87[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
       const float *ptr = base + (int64_t)gr * 132;
       t87[0] = ok && gr >= 0 && gr < WR && ok_4[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t88[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -219,16 +219,16 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         }
       }
     }
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_4 = i * 8 + 3;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc_4 = lt_imin(sp_4, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0_4 = (spc_4 / R * nrb + rb0) * 64 + spc_4 % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_5[1];
     ok_5[0] = inside[0] && sp_4 < NS * R;
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t101[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -237,7 +237,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
       const float *ptr = base + (int64_t)gr * 132;
       t101[0] = ok && gr >= 0 && gr < WR && ok_5[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t102[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -258,16 +258,16 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         }
       }
     }
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_5 = i * 8 + 4;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc_5 = lt_imin(sp_5, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0_5 = (spc_5 / R * nrb + rb0) * 64 + spc_5 % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_6[1];
     ok_6[0] = inside[0] && sp_5 < NS * R;
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t115[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -276,7 +276,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
       const float *ptr = base + (int64_t)gr * 132;
       t115[0] = ok && gr >= 0 && gr < WR && ok_6[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t116[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -297,16 +297,16 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         }
       }
     }
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_6 = i * 8 + 5;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc_6 = lt_imin(sp_6, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0_6 = (spc_6 / R * nrb + rb0) * 64 + spc_6 % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_7[1];
     ok_7[0] = inside[0] && sp_6 < NS * R;
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t129[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -315,7 +315,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
       const float *ptr = base + (int64_t)gr * 132;
       t129[0] = ok && gr >= 0 && gr < WR && ok_7[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t130[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -336,16 +336,16 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         }
       }
     }
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_7 = i * 8 + 6;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc_7 = lt_imin(sp_7, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0_7 = (spc_7 / R * nrb + rb0) * 64 + spc_7 % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_8[1];
     ok_8[0] = inside[0] && sp_7 < NS * R;
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t143[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -354,7 +354,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
       const float *ptr = base + (int64_t)gr * 132;
       t143[0] = ok && gr >= 0 && gr < WR && ok_8[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t144[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -375,16 +375,16 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         }
       }
     }
-    // attention_decode.lua:192: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
+    // attention_decode.lua:208: local sp = i * CU + (u - 1)   -- partial sp: split sp / R, slot sp % R (past NS R: clamped to the last, not read)
     const int sp_8 = i * 8 + 7;
-    // attention_decode.lua:193: local spc = tile.min(sp, NS * R - 1)
+    // attention_decode.lua:209: local spc = tile.min(sp, NS * R - 1)
     const int spc_8 = lt_imin(sp_8, NS * R - 1);
-    // attention_decode.lua:194: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
+    // attention_decode.lua:210: local r0 = (spc // R * nrb + rb0) * WB + spc % R * SUB + off
     const int r0_8 = (spc_8 / R * nrb + rb0) * 64 + spc_8 % R * 16 + off_2;
-    // attention_decode.lua:195: local ok = tile.both(inside, sp:lt(NS * R))
+    // attention_decode.lua:211: local ok = tile.both(inside, sp:lt(NS * R))
     bool ok_9[1];
     ok_9[0] = inside[0] && sp_8 < NS * R;
-    // attention_decode.lua:196: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
+    // attention_decode.lua:212: lse[u] = k:load(p.Ws:view({ b, hk, r0, D }, { 1, 1, CM, 1 }), -math.huge, { mask = ok })
     float t157[1];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -393,7 +393,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
       const float *ptr = base + (int64_t)gr * 132;
       t157[0] = ok && gr >= 0 && gr < WR && ok_9[0] ? ptr[0] : -INFINITY;
     }
-    // attention_decode.lua:197: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
+    // attention_decode.lua:213: oi[u] = k:load(p.Ws:view({ b, hk, r0, 0 }, { 1, 1, CM, D }), 0, { mask = ok })
     float t158[8];
     {
       const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -414,16 +414,16 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
         }
       }
     }
-    // attention_decode.lua:200: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
+    // attention_decode.lua:216: for u = 1, CU do m_new = tile.max(m_new, lse[u]) end
     float m_new[1];
     m_new[0] = fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(fmaxf(m[0], t59[0]), t73[0]), t87[0]), t101[0]), t115[0]), t129[0]), t143[0]), t157[0]);
-    // attention_decode.lua:201: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
+    // attention_decode.lua:217: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: nothing seen yet
     float mc[1];
     mc[0] = m_new[0] == -INFINITY ? 0.0f : m_new[0];
-    // attention_decode.lua:202: local alpha = tile.exp2((m - mc) * LOG2E)
+    // attention_decode.lua:218: local alpha = tile.exp2((m - mc) * LOG2E)
     float alpha[1];
     alpha[0] = lt_exp2((m[0] - mc[0]) * 1.442695f);
-    // attention_decode.lua:205: local w = tile.exp2((lse[u] - mc) * LOG2E)
+    // attention_decode.lua:221: local w = tile.exp2((lse[u] - mc) * LOG2E)
     float t173[1];
     t173[0] = lt_exp2((t59[0] - mc[0]) * 1.442695f);
     float t181[1];
@@ -440,7 +440,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
     t221[0] = lt_exp2((t143[0] - mc[0]) * 1.442695f);
     float t229[1];
     t229[0] = lt_exp2((t157[0] - mc[0]) * 1.442695f);
-    // attention_decode.lua:207: l_new, o_new = l_new + w, o_new + tile.where(lse[u]:gt(-math.huge), oi[u] * w, 0)
+    // attention_decode.lua:223: l_new, o_new = l_new + w, o_new + tile.where(lse[u]:gt(-math.huge), oi[u] * w, 0)
     float l_new[1];
     l_new[0] = l[0] * alpha[0] + t173[0] + t181[0] + t189[0] + t197[0] + t205[0] + t213[0] + t221[0] + t229[0];
     float o_new[8];
@@ -448,20 +448,20 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
     for (int vi = 0; vi < 8; ++vi) {
       o_new[vi] = o[vi] * alpha[0] + ((t59[0] > -INFINITY ? t60[vi] * t173[0] : 0.0f)) + ((t73[0] > -INFINITY ? t74[vi] * t181[0] : 0.0f)) + ((t87[0] > -INFINITY ? t88[vi] * t189[0] : 0.0f)) + ((t101[0] > -INFINITY ? t102[vi] * t197[0] : 0.0f)) + ((t115[0] > -INFINITY ? t116[vi] * t205[0] : 0.0f)) + ((t129[0] > -INFINITY ? t130[vi] * t213[0] : 0.0f)) + ((t143[0] > -INFINITY ? t144[vi] * t221[0] : 0.0f)) + ((t157[0] > -INFINITY ? t158[vi] * t229[0] : 0.0f));
     }
-    // attention_decode.lua:209: k:assign(l, l_new)
+    // attention_decode.lua:225: k:assign(l, l_new)
     l[0] = l_new[0];
-    // attention_decode.lua:210: k:assign(o, o_new)
+    // attention_decode.lua:226: k:assign(o, o_new)
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       o[vi] = o_new[vi];
     }
-    // attention_decode.lua:211: k:assign(m, m_new)
+    // attention_decode.lua:227: k:assign(m, m_new)
     m[0] = m_new[0];
   }
-  // attention_decode.lua:213: local seen = l:gt(0)
+  // attention_decode.lua:229: local seen = l:gt(0)
   bool seen[1];
   seen[0] = l[0] > 0.0f;
-  // attention_decode.lua:214: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  // attention_decode.lua:230: k:store(p.O:view({ b, s, h, 0 }, { 1, 1, CM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
   float t234[1];
   t234[0] = seen[0] ? 1.0f / l[0] : 0.0f;
   {
@@ -483,7 +483,7 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d128_combine_kernel
       }
     }
   }
-  // attention_decode.lua:215: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
+  // attention_decode.lua:231: k:store(p.LSE:view({ b, h, s, 0 }, { 1, 1, CM, 1 }), tile.where(seen, m + tile.log(l), math.huge),
   {
     const bool ok = b < B && b >= 0 && tx == 0;
     float *base = LSE + (int64_t)b * Sq * Hq;
@@ -517,8 +517,8 @@ extern "C" int attention_decode_bf16_d128_combine(void *O, void *LSE, const void
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 8 - 1) / 8 * (int64_t)B * (int64_t)Hkv;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
@@ -526,7 +526,7 @@ extern "C" int attention_decode_bf16_d128_combine(void *O, void *LSE, const void
   return (int)cudaGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:186) */
 extern "C" int64_t attention_decode_bf16_d128_combine_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

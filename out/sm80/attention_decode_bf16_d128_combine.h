@@ -24,8 +24,8 @@
  *          (Sq * (Hq / Hkv) + 8 - 1) / 8 != 0 (a divisor of the kernel's index math)
  *          Hq / Hkv != 0 (a divisor of the kernel's index math)
  *          (int)(Sq * (Hq / Hkv) <= 16 && lt_imax(1, lt_imin(64, (2 * 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64)) : 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1 != 0 (a divisor of the kernel's index math)
- *          Hq % Hkv == 0 (attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
- *          WR >= lt_imax(1, lt_imin(64, (2 * 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64)) : 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))))) * ((Sq * (Hq / Hkv) + 64 - 1) / 64) * 64 (attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives)
+ *          Hq % Hkv == 0 (attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
+ *          WR >= lt_imax(1, lt_imin(64, (2 * 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64)) : 2 * sm_count / (B * Hkv * ((Sq * (Hq / Hkv) + 64 - 1) / 64))))) * ((Sq * (Hq / Hkv) + 64 - 1) / 64) * 64 (attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives)
  * sm_count in a condition: the current device's multiprocessors (SMs, CUs), queried by the launcher.
  * int64_t attention_decode_bf16_d128_combine_workspace_rows(int B, int Sq, int Hq, int Hkv): the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32
  * Build: nvcc -O3 -arch=sm_80 -c attention_decode_bf16_d128_combine.cu

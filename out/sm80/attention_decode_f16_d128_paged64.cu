@@ -4,7 +4,9 @@
  *
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
- * Config: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=3 threads=128.
+ * Configs, one per build; the launcher runs the first whose sizes the call's are:
+ *   plain: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 OPTS=0 SUBS=3 WB=64 stages=3 threads=128
+ *   opts: BM=64 BN=64 CM=8 CU=8 KB=1 MAXS=64 OPTS=1 SUBS=3 WB=64 stages=3 threads=128
  * Build: nvcc -O3 -arch=sm_80 -c attention_decode_f16_d128_paged64.cu
  */
 #include <cuda_runtime.h>
@@ -119,8 +121,8 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
 static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* One block (128 threads) of attention_decode_f16_d128_paged64. */
-__global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+/* One block (128 threads) of attention_decode_f16_d128_paged64_plain. */
+__global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_plain_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -139,101 +141,122 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
   __half (*Ks)[64][128] = (__half (*)[64][128])(lt_smem + 16384);
   /* Vs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __half (*Vs)[64][128] = (__half (*)[64][128])(lt_smem + 65536);
-  // attention_decode.lua:58: local G = p.Hq // p.Hkv
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:61: local want = 2 * k:sm_count()
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:231: local rb = prog % ntb
+  // attention_decode.lua:256: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t33 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t35 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t35, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 64 - 1) / 64;
-  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
-  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
-  const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
-  const int first = lt_imin(nkb, kb0 + part * chunk);
-  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t51[2];
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t47[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t51[ri] = ri * 8 + row0 + rb * 64;
+    t47[ri] = ri * 8 + row0 + rb * 64;
   }
-  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    s0[ri] = lt_imin(t51[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t47[ri] / G, Sq - 1);
   }
   int h0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    h0[ri] = hk * G + t51[ri] % G;
+    h0[ri] = hk * G + t47[ri] % G;
   }
   bool inside[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    inside[ri] = t51[ri] < Sq * G;
+    inside[ri] = t47[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t57[64];
-  {
-    const bool ok = b < B && b >= 0;
-    const __half *base = Q + (int64_t)b * sqb;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const __half *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int ci = 0; ci < 16; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 8 + col0;
-        const __half *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
-          union { uint32_t v[1]; __half e[2]; } h;
-          h.v[0] = ((const uint32_t *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) t57[ri * 32 + ci * 2 + vi] = __half2float(h.e[vi]);
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 8 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const __half *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t57[ri * 32 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __half2float(ptr[vi]) : 0.0f;
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Hq ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
     }
-  }
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 16; ++ci) {
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t57[64];
+    {
+      const bool ok = b < B && b >= 0;
+      const __half *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int vi = 0; vi < 2; ++vi) {
-        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(t57[ri * 32 + ci * 2 + vi]);
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 8 + col0;
+          const __half *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __half e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t57[ri * 32 + ci * 2 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t57[ri * 32 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(t57[ri * 32 + ci * 2 + vi]);
+        }
       }
     }
   }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
   float o[64];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -245,27 +268,27 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
       }
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 2 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 2; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int page = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -292,7 +315,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -328,9 +351,9 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
     const int j_next = j + 2;
     const int j_next_stage = j_stage == 0 ? 2 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int page = b >= 0 && b < B && j_next * 64 / PS >= 0 && j_next * 64 / PS < MP ? BT[(int64_t)b * MP + j_next * 64 / PS] : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -357,7 +380,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -387,7 +410,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
     float s[32];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -399,7 +422,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
         }
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -450,48 +473,34 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:365: local cuts = ((j + 1) * W):gt(len - p.Sq + 1)
+    const bool cuts = (j + 1) * 64 > len - Sq + 1;
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
+          for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
-            for (int ci = 0; ci < 8; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                s[ri * 16 + ci * 2 + vi] = tanhf(s[ri * 16 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-              }
-            }
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 8; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
-              }
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
             }
           }
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 64);
         }
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
         int col[32];
+        bool vis[32];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -499,40 +508,51 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
               col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
-              s[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci * 2 + vi] >= diag[ri] - window_left) ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
+              vis[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] <= diag[ri];
             }
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t102[2];
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t102[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t102[ri] = fmaxf(t102[ri], s[ri * 16 + ci * 2 + vi]);
+              s[ri * 16 + ci * 2 + vi] = vis[ri * 16 + ci * 2 + vi] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
+            }
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t83[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t83[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t83[ri] = fmaxf(t83[ri], s[ri * 16 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t102[ei] = fmaxf(t102[ei], __shfl_xor_sync(0xffffffffu, t102[ei], 2));
-          t102[ei] = fmaxf(t102[ei], __shfl_xor_sync(0xffffffffu, t102[ei], 1));
+          t83[ei] = fmaxf(t83[ei], __shfl_xor_sync(0xffffffffu, t83[ei], 2));
+          t83[ei] = fmaxf(t83[ei], __shfl_xor_sync(0xffffffffu, t83[ei], 1));
         }
         float m_new[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t102[ri]);
+          m_new[ri] = fmaxf(m[ri], t83[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -543,36 +563,36 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t108[2];
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t89[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t108[ri] = 0.0f;
+          t89[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t108[ri] = t108[ri] + s[ri * 16 + ci * 2 + vi];
+              t89[ri] = t89[ri] + s[ri * 16 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t108[ei] = t108[ei] + __shfl_xor_sync(0xffffffffu, t108[ei], 2);
-          t108[ei] = t108[ei] + __shfl_xor_sync(0xffffffffu, t108[ei], 1);
+          t89[ei] = t89[ei] + __shfl_xor_sync(0xffffffffu, t89[ei], 2);
+          t89[ei] = t89[ei] + __shfl_xor_sync(0xffffffffu, t89[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t108[ri];
+          l[ri] = l[ri] * alpha[ri] + t89[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -583,7 +603,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           uint32_t s_frag[1][4];
@@ -616,68 +636,53 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 8; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                s[ri * 16 + ci * 2 + vi] = tanhf(s[ri * 16 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-              }
-            }
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 8; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
-              }
-            }
-          }
-        }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t120[2];
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t120[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t120[ri] = fmaxf(t120[ri], s[ri * 16 + ci * 2 + vi]);
+              s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t95[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t95[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t95[ri] = fmaxf(t95[ri], s[ri * 16 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t120[ei] = fmaxf(t120[ei], __shfl_xor_sync(0xffffffffu, t120[ei], 2));
-          t120[ei] = fmaxf(t120[ei], __shfl_xor_sync(0xffffffffu, t120[ei], 1));
+          t95[ei] = fmaxf(t95[ei], __shfl_xor_sync(0xffffffffu, t95[ei], 2));
+          t95[ei] = fmaxf(t95[ei], __shfl_xor_sync(0xffffffffu, t95[ei], 1));
         }
         float m_new_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t120[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t95[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -688,36 +693,36 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t126[2];
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t101[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t126[ri] = 0.0f;
+          t101[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 8; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t126[ri] = t126[ri] + s[ri * 16 + ci * 2 + vi];
+              t101[ri] = t101[ri] + s[ri * 16 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t126[ei] = t126[ei] + __shfl_xor_sync(0xffffffffu, t126[ei], 2);
-          t126[ei] = t126[ei] + __shfl_xor_sync(0xffffffffu, t126[ei], 1);
+          t101[ei] = t101[ei] + __shfl_xor_sync(0xffffffffu, t101[ei], 2);
+          t101[ei] = t101[ei] + __shfl_xor_sync(0xffffffffu, t101[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t126[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t101[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -728,7 +733,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 64; kk += 16) {
           uint32_t s_frag[1][4];
@@ -761,7 +766,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
@@ -770,19 +775,19 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:378: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t134[2];
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t109[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t134[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t109[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -797,18 +802,18 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t134[ri];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t109[ri];
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t134[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t109[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
@@ -821,8 +826,8 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_kernel(
   }
 }
 
-/* Checks the arguments, then runs attention_decode_f16_d128_paged64 over its grid on `stream`. */
-extern "C" int attention_decode_f16_d128_paged64(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+/* Checks the arguments, then runs attention_decode_f16_d128_paged64_plain over its grid on `stream` (build plain). */
+static int attention_decode_f16_d128_paged64_plain(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
   if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return cudaErrorInvalidValue;
   if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return cudaErrorInvalidValue;
@@ -844,24 +849,809 @@ extern "C" int attention_decode_f16_d128_paged64(const void *Q, const void *K, c
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 64 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 64 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 64 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 64 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* 114688 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_decode_f16_d128_paged64_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 114688);
+  const cudaError_t err = cudaFuncSetAttribute(attention_decode_f16_d128_paged64_plain_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 114688);
   if (err != cudaSuccess) return (int)err;
-  attention_decode_f16_d128_paged64_kernel<<<grid, dim3(128), 114688, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
+  attention_decode_f16_d128_paged64_plain_kernel<<<grid, dim3(128), 114688, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
   return (int)cudaGetLastError();
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
+/* One block (128 threads) of attention_decode_f16_d128_paged64_opts. */
+__global__ void __launch_bounds__(128) attention_decode_f16_d128_paged64_opts_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 64] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int prog = blockIdx.x;
+  const int part = blockIdx.y;
+  extern __shared__ __align__(16) unsigned char lt_smem[];
+  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __half (*Qs)[128] = (__half (*)[128])(lt_smem + 0);
+  /* Ks (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __half (*Ks)[64][128] = (__half (*)[64][128])(lt_smem + 16384);
+  /* Vs (a ring of 3 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __half (*Vs)[64][128] = (__half (*)[64][128])(lt_smem + 65536);
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
+  const int G = Hq / Hkv;
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  const int nrb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
+  const int progs = B * Hkv * nrb;
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  const int ntb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:256: local rb = prog % ntb
+  const int rb = prog % ntb;
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  const int b = prog / ntb / Hkv;
+  const int hk = prog / ntb % Hkv;
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  const int Sk = MP * PS;
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t33 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t33, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
+  const int nkb = (len + 64 - 1) / 64;
+  // attention_decode.lua:273: local kb0 = opts and tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb)) or 0
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 64, nkb);
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
+  const int last = lt_imin(nkb, first + chunk);
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t51[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t51[ri] = ri * 8 + row0 + rb * 64;
+  }
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  int s0[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    s0[ri] = lt_imin(t51[ri] / G, Sq - 1);
+  }
+  int h0[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    h0[ri] = hk * G + t51[ri] % G;
+  }
+  bool inside[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    inside[ri] = t51[ri] < Sq * G;
+  }
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const __half *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 8; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 8 + tid / 16;
+        const int gc = tid % 16 * 8;
+        const __half *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < Hq ? ptr[vi] : __float2half_rn(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t61[64];
+    {
+      const bool ok = b < B && b >= 0;
+      const __half *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 16; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 8 + col0;
+          const __half *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __half e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t61[ri * 32 + ci * 2 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t61[ri * 32 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(t61[ri * 32 + ci * 2 + vi]);
+        }
+      }
+    }
+  }
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
+  float o[64];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 16; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        o[ri * 32 + ci * 2 + vi] = 0.0f;
+      }
+    }
+  }
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  float m[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    m[ri] = -INFINITY;
+  }
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    l[ri] = 0.0f;
+  }
+  __syncthreads();
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
+  /* prologue: start the copies of the first 2 iterations, one commit group each */
+  for (int j_stage = 0; j_stage < 2; ++j_stage) {
+    const int j = first + j_stage;
+    if (j < last) {
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int page = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+        if (ok && j * 64 % PS >= 0 && j * 64 % PS + 64 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 % PS + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 64 % PS + ri * 8 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+        if (ok && j * 64 % PS >= 0 && j * 64 % PS + 64 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j * 64 % PS + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j * 64 % PS + ri * 8 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 2 ? 0 : j_stage + 1) {
+    lt_cp_async_wait<1>();   /* this thread's copies for iteration j have landed */
+    __syncthreads();   /* everyone's have; and stage j - 1 is free again */
+    const int j_next = j + 2;
+    const int j_next_stage = j_stage == 0 ? 2 : j_stage - 1;
+    if (j_next < last) {
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int page = b >= 0 && b < B && j_next * 64 / PS >= 0 && j_next * 64 / PS < MP ? BT[(int64_t)b * MP + j_next * 64 / PS] : -1;
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+        if (ok && j_next * 64 % PS >= 0 && j_next * 64 % PS + 64 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 % PS + tid / 16) * sks + (int64_t)(ri * 8) * sks + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 64 % PS + ri * 8 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+        if (ok && j_next * 64 % PS >= 0 && j_next * 64 % PS + 64 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], base + (int64_t)(j_next * 64 % PS + tid / 16) * svs + (int64_t)(ri * 8) * svs + tid % 16 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 8; ++ri) {
+            const int gr = j_next * 64 % PS + ri * 8 + tid / 16;
+            const int gc = tid % 16 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+    const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[32];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          s[ri * 16 + ci * 2 + vi] = 0.0f;
+        }
+      }
+    }
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    uint32_t Qs_frag[2][1][4], Ks_frag[2][8][2];   /* [16 of K: even, odd] */
+    #pragma unroll
+    for (int mi = 0; mi < 1; ++mi) {
+      const int r = warp_row + mi * 16 + (j_lane & 15);
+      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+    }
+    #pragma unroll
+    for (int ni = 0; ni < 8; ni += 2) {
+      uint32_t t[4];
+      const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+      lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
+      Ks_frag[0][ni][0] = t[0];
+      Ks_frag[0][ni][1] = t[1];
+      Ks_frag[0][ni + 1][0] = t[2];
+      Ks_frag[0][ni + 1][1] = t[3];
+    }
+    #pragma unroll
+    for (int kk = 0; kk < 128; kk += 16) {
+      const int cur = kk / 16 % 2;
+      if (kk + 16 < 128) {   /* the next 16 of K into the other set */
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int r = warp_row + mi * 16 + (j_lane & 15);
+          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+          lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+          Ks_frag[cur ^ 1][ni][0] = t[0];
+          Ks_frag[cur ^ 1][ni][1] = t[1];
+          Ks_frag[cur ^ 1][ni + 1][0] = t[2];
+          Ks_frag[cur ^ 1][ni + 1][1] = t[3];
+        }
+      }
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        #pragma unroll
+        for (int ni = 0; ni < 8; ++ni) {
+          const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+          float d[4] = {s[i], s[i + 1], s[i + 16], s[i + 17]};
+          lt_mma_16816_f16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
+          s[i] = d[0];
+          s[i + 1] = d[1];
+          s[i + 16] = d[2];
+          s[i + 17] = d[3];
+        }
+      }
+    }
+    // attention_decode.lua:366: if opts then cuts = tile.either(cuts, tile.both(wl:ge(0), (j * W):lt(len - 1 - wl))) end
+    const bool cuts = (j + 1) * 64 > len - Sq + 1 || (window_left >= 0 && j * 64 < len - 1 - window_left);
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 64 / PS >= 0 && j * 64 / PS < MP ? BT[(int64_t)b * MP + j * 64 / PS] : -1;
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 8; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 16 + ci * 2 + vi] = tanhf(s[ri * 16 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+              }
+            }
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 8; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+              }
+            }
+          }
+        }
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        int diag[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 64);
+        }
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
+        int col[32];
+        bool vis[32];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              col[ri * 16 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              vis[ri * 16 + ci * 2 + vi] = col[ri * 16 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 16 + ci * 2 + vi] >= diag[ri] - window_left);
+            }
+          }
+        }
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 16 + ci * 2 + vi] = vis[ri * 16 + ci * 2 + vi] ? s[ri * 16 + ci * 2 + vi] : -INFINITY;
+            }
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t105[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t105[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t105[ri] = fmaxf(t105[ri], s[ri * 16 + ci * 2 + vi]);
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t105[ei] = fmaxf(t105[ei], __shfl_xor_sync(0xffffffffu, t105[ei], 2));
+          t105[ei] = fmaxf(t105[ei], __shfl_xor_sync(0xffffffffu, t105[ei], 1));
+        }
+        float m_new[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t105[ri]);
+        }
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+        }
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - mc[ri]);
+            }
+          }
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha[ri] = lt_exp2(m[ri] - mc[ri]);
+        }
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t111[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t111[ri] = 0.0f;
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t111[ri] = t111[ri] + s[ri * 16 + ci * 2 + vi];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 2);
+          t111[ei] = t111[ei] + __shfl_xor_sync(0xffffffffu, t111[ei], 1);
+        }
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t111[ri];
+        }
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha[ri];
+            }
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          uint32_t s_frag[1][4];
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+            s_frag[mi][1] = lt_pack_f16x2(s[i + 16], s[i + 16 + 1]);
+            s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[mi][3] = lt_pack_f16x2(s[i + 18], s[i + 18 + 1]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 16; ni += 2) {
+            uint32_t t[4];
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              #pragma unroll
+              for (int nj = 0; nj < 2; ++nj) {
+                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+                float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
+                lt_mma_16816_f16(d, s_frag[mi], b2);
+                o[i] = d[0];
+                o[i + 1] = d[1];
+                o[i + 32] = d[2];
+                o[i + 33] = d[3];
+              }
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new[ri];
+        }
+      } else {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 8; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 16 + ci * 2 + vi] = tanhf(s[ri * 16 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+              }
+            }
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 8; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 16 + ci * 2 + vi] = s[ri * 16 + ci * 2 + vi] * (scale * 1.442695f);
+              }
+            }
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t123[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t123[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t123[ri] = fmaxf(t123[ri], s[ri * 16 + ci * 2 + vi]);
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t123[ei] = fmaxf(t123[ei], __shfl_xor_sync(0xffffffffu, t123[ei], 2));
+          t123[ei] = fmaxf(t123[ei], __shfl_xor_sync(0xffffffffu, t123[ei], 1));
+        }
+        float m_new_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t123[ri]);
+        }
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+        }
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 16 + ci * 2 + vi] = lt_exp2(s[ri * 16 + ci * 2 + vi] - mc_2[ri]);
+            }
+          }
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+        }
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t129[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t129[ri] = 0.0f;
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t129[ri] = t129[ri] + s[ri * 16 + ci * 2 + vi];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t129[ei] = t129[ei] + __shfl_xor_sync(0xffffffffu, t129[ei], 2);
+          t129[ei] = t129[ei] + __shfl_xor_sync(0xffffffffu, t129[ei], 1);
+        }
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t129[ri];
+        }
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 16; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 32 + ci * 2 + vi] = o[ri * 32 + ci * 2 + vi] * alpha_2[ri];
+            }
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          uint32_t s_frag[1][4];
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 32 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+            s_frag[mi][1] = lt_pack_f16x2(s[i + 16], s[i + 16 + 1]);
+            s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[mi][3] = lt_pack_f16x2(s[i + 18], s[i + 18 + 1]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 16; ni += 2) {
+            uint32_t t[4];
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              #pragma unroll
+              for (int nj = 0; nj < 2; ++nj) {
+                const int i = mi * 64 + (ni + nj) * 2;   /* rows 16 mi + {0, 8}, columns 8 (ni + nj) + {0, 1} */
+                const uint32_t b2[2] = {t[nj * 2], t[nj * 2 + 1]};
+                float d[4] = {o[i], o[i + 1], o[i + 32], o[i + 33]};
+                lt_mma_16816_f16(d, s_frag[mi], b2);
+                o[i] = d[0];
+                o[i + 1] = d[1];
+                o[i + 32] = d[2];
+                o[i + 33] = d[3];
+              }
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
+      }
+    }
+  }
+  lt_cp_async_wait<0>();
+  // attention_decode.lua:378: local seen = l:gt(0)
+  bool seen[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    seen[ri] = l[ri] > 0.0f;
+  }
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t137[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t137[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 16; ++ci) {
+        const int gr = ws_row + ri * 8 + row0;
+        const int gc = ci * 8 + col0;
+        float *ptr = base + (int64_t)gr * 132 + gc;
+        if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
+          union { uint2 v[1]; float e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 32 + ci * 2 + vi] * t137[ri];
+          ((uint2 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 32 + ci * 2 + vi] * t137[ri];
+          }
+        }
+      }
+    }
+  }
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
+    float *base = Ws + (int64_t)b * 132 * WR * Hkv + (int64_t)hk * 132 * WR + 128;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = ws_row + ri * 8 + row0;
+      float *ptr = base + (int64_t)gr * 132;
+      if (ok && gr >= 0 && gr < WR && (inside[ri] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[ri] && inside[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_decode_f16_d128_paged64_opts over its grid on `stream` (build opts). */
+static int attention_decode_f16_d128_paged64_opts(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return cudaErrorInvalidValue;
+  if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return cudaErrorInvalidValue;
+  if (B > 1073741823 || Sq > 1073741823 || Hq > 1073741823 || NP > 1073741823 || Hkv > 1073741823 || PS > 1073741823 || MP > 1073741823 || WR > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Sq - 1) * sqs + (double)(Hq - 1) * sqh + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(NP - 1) * skp + (double)(Hkv - 1) * skh + (double)(PS - 1) * sks + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(NP - 1) * svp + (double)(Hkv - 1) * svh + (double)(PS - 1) * svs + 127 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)B * Hkv * WR * 132 >= 0x1p62) return cudaErrorInvalidValue;
+  if (!(scale > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)BT % 4 != 0 || (uintptr_t)L % 4 != 0 || (uintptr_t)Ws % 4 != 0) return cudaErrorMisalignedAddress;
+  /* the device's multiprocessors (k:sm_count) */
+  int sm_count = 0;
+  int dev = 0;
+  cudaError_t sm_err = cudaGetDevice(&dev);
+  if (sm_err == cudaSuccess) sm_err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev);
+  if (sm_err != cudaSuccess) return (int)sm_err;
+  if (sm_count < 1) return cudaErrorInvalidValue;
+  if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 64 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 64 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* 114688 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_decode_f16_d128_paged64_opts_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 114688);
+  if (err != cudaSuccess) return (int)err;
+  attention_decode_f16_d128_paged64_opts_kernel<<<grid, dim3(128), 114688, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
+  return (int)cudaGetLastError();
+}
+
+/* Runs the first of attention_decode_f16_d128_paged64's builds whose k:runs_when holds for these sizes, else opts. */
+extern "C" int attention_decode_f16_d128_paged64(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if (softcap == 0.0f && window_left < 0)   /* attention_decode.lua:246: no softcap (0) and no window (window_left < 0) */
+    return attention_decode_f16_d128_paged64_plain(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
+  return attention_decode_f16_d128_paged64_opts(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
+}
+
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:186) */
 extern "C" int64_t attention_decode_f16_d128_paged64_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

@@ -5,8 +5,10 @@
  * Split-KV attention decode: Sq new queries against a contiguous or paged KV cache (GQA packed), then the partials combined by LSE.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 SUBS=3 WB=64 stages=4 threads=32
- *   rows64: BM=64 BN=16 CM=8 CU=8 KB=2 MAXS=64 SUBS=3 WB=64 stages=4 threads=128
+ *   rows16plain: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 OPTS=0 SUBS=3 WB=64 stages=4 threads=32
+ *   rows16: BM=16 BN=16 CM=8 CU=8 KB=1 MAXS=64 OPTS=1 SUBS=3 WB=64 stages=4 threads=32
+ *   rows64plain: BM=64 BN=16 CM=8 CU=8 KB=2 MAXS=64 OPTS=0 SUBS=3 WB=64 stages=4 threads=128
+ *   rows64: BM=64 BN=16 CM=8 CU=8 KB=2 MAXS=64 OPTS=1 SUBS=3 WB=64 stages=4 threads=128
  * Build: nvcc -O3 -arch=sm_80 -c attention_decode_f16_d64_paged.cu
  */
 #include <cuda_runtime.h>
@@ -121,8 +123,8 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
 static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) { return a > b ? a : b; }
 static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* One block (32 threads) of attention_decode_f16_d64_paged_rows16. */
-__global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+/* One block (32 threads) of attention_decode_f16_d64_paged_rows16plain. */
+__global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16plain_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -140,108 +142,129 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
   __shared__ __attribute__((aligned(16))) __half Ks[4][16][64];
   /* Vs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) __half Vs[4][16][64];
-  // attention_decode.lua:58: local G = p.Hq // p.Hkv
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:61: local want = 2 * k:sm_count()
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 16 - 1) / 16;
-  // attention_decode.lua:87: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  // attention_decode.lua:89: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
   const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
-  // attention_decode.lua:227: local parts = R and NS * R or NS
+  // attention_decode.lua:252: local parts = R and NS * R or NS
   const int parts = NS * R;
-  // attention_decode.lua:230: if R then split, sub = part // R, part % R end
+  // attention_decode.lua:255: if R then split, sub = part // R, part % R end
   const int split = part / R;
   const int sub = part % R;
-  // attention_decode.lua:231: local rb = prog % ntb
+  // attention_decode.lua:256: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t42 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t42, 0), Sk);
-  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t44 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t44, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 16 - 1) / 16;
-  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
-  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
-  const int chunk = (nkb - kb0 + parts - 1) / parts;
-  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
-  const int first = lt_imin(nkb, kb0 + part * chunk);
-  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb + parts - 1) / parts;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t60[2];
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t56[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t60[ri] = ri * 8 + row0 + rb * 16;
+    t56[ri] = ri * 8 + row0 + rb * 16;
   }
-  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    s0[ri] = lt_imin(t60[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t56[ri] / G, Sq - 1);
   }
   int h0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    h0[ri] = hk * G + t60[ri] % G;
+    h0[ri] = hk * G + t56[ri] % G;
   }
   bool inside[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    inside[ri] = t60[ri] < Sq * G;
+    inside[ri] = t56[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t66[32];
-  {
-    const bool ok = b < B && b >= 0;
-    const __half *base = Q + (int64_t)b * sqb;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const __half *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 8 + col0;
-        const __half *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
-          union { uint32_t v[1]; __half e[2]; } h;
-          h.v[0] = ((const uint32_t *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) t66[ri * 16 + ci * 2 + vi] = __half2float(h.e[vi]);
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 16 + ri * 4 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const __half *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t66[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __half2float(ptr[vi]) : 0.0f;
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 4 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 4 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Hq ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
     }
-  }
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t66[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const __half *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int vi = 0; vi < 2; ++vi) {
-        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(t66[ri * 16 + ci * 2 + vi]);
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 8 + col0;
+          const __half *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __half e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t66[ri * 16 + ci * 2 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t66[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(t66[ri * 16 + ci * 2 + vi]);
+        }
       }
     }
   }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -253,27 +276,27 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
       }
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 3 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 3; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -300,7 +323,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -336,9 +359,9 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
     const int j_next = j + 3;
     const int j_next_stage = j_stage == 0 ? 3 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int page = b >= 0 && b < B && j_next * 16 / PS >= 0 && j_next * 16 / PS < MP ? BT[(int64_t)b * MP + j_next * 16 / PS] : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -365,7 +388,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -395,7 +418,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -407,7 +430,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
         }
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -458,48 +481,34 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
         }
       }
     }
-    // attention_decode.lua:323: local cuts = tile.either(((j + 1) * W):gt(len - p.Sq + 1), tile.both(wl:ge(0), (j * W):lt(len - 1 - wl)))
-    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
-    // attention_decode.lua:329: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    // attention_decode.lua:365: local cuts = ((j + 1) * W):gt(len - p.Sq + 1)
+    const bool cuts = (j + 1) * 16 > len - Sq + 1;
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
     const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
-    // attention_decode.lua:330: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
     if (pg >= 0 && pg < NP) {
-      // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
       if (cuts) {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
+          for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-              }
-            }
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
-              }
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
             }
           }
         }
-        // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
         int diag[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           diag[ri] = (ri * 8 + row0 + rb * 16) / G + (len - Sq - j * 16);
         }
-        // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
         int col[8];
+        bool vis[8];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -507,40 +516,51 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
               col[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
-              s[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + ci * 2 + vi] >= diag[ri] - window_left) ? s[ri * 4 + ci * 2 + vi] : -INFINITY;
+              vis[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] <= diag[ri];
             }
           }
         }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t111[2];
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t111[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t111[ri] = fmaxf(t111[ri], s[ri * 4 + ci * 2 + vi]);
+              s[ri * 4 + ci * 2 + vi] = vis[ri * 4 + ci * 2 + vi] ? s[ri * 4 + ci * 2 + vi] : -INFINITY;
+            }
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t92[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t92[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t92[ri] = fmaxf(t92[ri], s[ri * 4 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t111[ei] = fmaxf(t111[ei], __shfl_xor_sync(0xffffffffu, t111[ei], 2));
-          t111[ei] = fmaxf(t111[ei], __shfl_xor_sync(0xffffffffu, t111[ei], 1));
+          t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 2));
+          t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 1));
         }
         float m_new[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new[ri] = fmaxf(m[ri], t111[ri]);
+          m_new[ri] = fmaxf(m[ri], t92[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -551,36 +571,36 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha[ri] = lt_exp2(m[ri] - mc[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t117[2];
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t98[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t117[ri] = 0.0f;
+          t98[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t117[ri] = t117[ri] + s[ri * 4 + ci * 2 + vi];
+              t98[ri] = t98[ri] + s[ri * 4 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t117[ei] = t117[ei] + __shfl_xor_sync(0xffffffffu, t117[ei], 2);
-          t117[ei] = t117[ei] + __shfl_xor_sync(0xffffffffu, t117[ei], 1);
+          t98[ei] = t98[ei] + __shfl_xor_sync(0xffffffffu, t98[ei], 2);
+          t98[ei] = t98[ei] + __shfl_xor_sync(0xffffffffu, t98[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha[ri] + t117[ri];
+          l[ri] = l[ri] * alpha[ri] + t98[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -591,7 +611,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           uint32_t s_frag[1][4];
@@ -628,68 +648,53 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new[ri];
         }
       } else {
-        // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-        if (softcap > 0.0f) {
-          // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-              }
-            }
-          }
-        } else {
-          // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-          #pragma unroll
-          for (int ri = 0; ri < 2; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 2; ++ci) {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
-              }
-            }
-          }
-        }
-        // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-        float t129[2];
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t129[ri] = -INFINITY;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t129[ri] = fmaxf(t129[ri], s[ri * 4 + ci * 2 + vi]);
+              s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t104[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t104[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t104[ri] = fmaxf(t104[ri], s[ri * 4 + ci * 2 + vi]);
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t129[ei] = fmaxf(t129[ei], __shfl_xor_sync(0xffffffffu, t129[ei], 2));
-          t129[ei] = fmaxf(t129[ei], __shfl_xor_sync(0xffffffffu, t129[ei], 1));
+          t104[ei] = fmaxf(t104[ei], __shfl_xor_sync(0xffffffffu, t104[ei], 2));
+          t104[ei] = fmaxf(t104[ei], __shfl_xor_sync(0xffffffffu, t104[ei], 1));
         }
         float m_new_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          m_new_2[ri] = fmaxf(m[ri], t129[ri]);
+          m_new_2[ri] = fmaxf(m[ri], t104[ri]);
         }
-        // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
         float mc_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
         }
-        // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -700,36 +705,36 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
         float alpha_2[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
         }
-        // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-        float t135[2];
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t110[2];
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          t135[ri] = 0.0f;
+          t110[ri] = 0.0f;
           #pragma unroll
           for (int ci = 0; ci < 2; ++ci) {
             #pragma unroll
             for (int vi = 0; vi < 2; ++vi) {
-              t135[ri] = t135[ri] + s[ri * 4 + ci * 2 + vi];
+              t110[ri] = t110[ri] + s[ri * 4 + ci * 2 + vi];
             }
           }
         }
         #pragma unroll
         for (int ei = 0; ei < 2; ++ei) {
-          t135[ei] = t135[ei] + __shfl_xor_sync(0xffffffffu, t135[ei], 2);
-          t135[ei] = t135[ei] + __shfl_xor_sync(0xffffffffu, t135[ei], 1);
+          t110[ei] = t110[ei] + __shfl_xor_sync(0xffffffffu, t110[ei], 2);
+          t110[ei] = t110[ei] + __shfl_xor_sync(0xffffffffu, t110[ei], 1);
         }
-        // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
-          l[ri] = l[ri] * alpha_2[ri] + t135[ri];
+          l[ri] = l[ri] * alpha_2[ri] + t110[ri];
         }
-        // attention_decode.lua:319: k:assign(o, o * alpha)
+        // attention_decode.lua:361: k:assign(o, o * alpha)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           #pragma unroll
@@ -740,7 +745,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
         #pragma unroll
         for (int kk = 0; kk < 16; kk += 16) {
           uint32_t s_frag[1][4];
@@ -777,7 +782,7 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
             }
           }
         }
-        // attention_decode.lua:321: k:assign(m, m_new)
+        // attention_decode.lua:363: k:assign(m, m_new)
         #pragma unroll
         for (int ri = 0; ri < 2; ++ri) {
           m[ri] = m_new_2[ri];
@@ -786,19 +791,19 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:378: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t145[2];
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t120[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t145[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t120[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -813,18 +818,808 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kern
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t145[ri];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t120[ri];
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t145[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t120[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:340: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  // attention_decode.lua:383: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
+    float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int64_t gr = (int64_t)ws_row + ri * 8 + row0;
+      float *ptr = base + (int64_t)gr * 68;
+      if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[0] = seen[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_decode_f16_d64_paged_rows16plain over its grid on `stream` (build rows16plain). */
+static int attention_decode_f16_d64_paged_rows16plain(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return cudaErrorInvalidValue;
+  if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return cudaErrorInvalidValue;
+  if (B > 1073741823 || Sq > 1073741823 || Hq > 1073741823 || NP > 1073741823 || Hkv > 1073741823 || PS > 1073741823 || MP > 1073741823 || WR > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Sq - 1) * sqs + (double)(Hq - 1) * sqh + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(NP - 1) * skp + (double)(Hkv - 1) * skh + (double)(PS - 1) * sks + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(NP - 1) * svp + (double)(Hkv - 1) * svh + (double)(PS - 1) * svs + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)B * Hkv * WR * 68 >= 0x1p62) return cudaErrorInvalidValue;
+  if (!(scale > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)BT % 4 != 0 || (uintptr_t)L % 4 != 0 || (uintptr_t)Ws % 4 != 0) return cudaErrorMisalignedAddress;
+  /* the device's multiprocessors (k:sm_count) */
+  int sm_count = 0;
+  int dev = 0;
+  cudaError_t sm_err = cudaGetDevice(&dev);
+  if (sm_err == cudaSuccess) sm_err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev);
+  if (sm_err != cudaSuccess) return (int)sm_err;
+  if (sm_count < 1) return cudaErrorInvalidValue;
+  if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1);
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  attention_decode_f16_d64_paged_rows16plain_kernel<<<grid, dim3(32), 0, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
+  return (int)cudaGetLastError();
+}
+
+/* One block (32 threads) of attention_decode_f16_d64_paged_rows16. */
+__global__ void __launch_bounds__(32) attention_decode_f16_d64_paged_rows16_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [16, 16] accumulator */
+  const int warp_row = 0;
+  const int warp_col = 0;
+  /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int prog = blockIdx.x;
+  const int part = blockIdx.y;
+  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __half Qs[16][64];
+  /* Ks (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __half Ks[4][16][64];
+  /* Vs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __half Vs[4][16][64];
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
+  const int G = Hq / Hkv;
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  const int nrb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
+  const int progs = B * Hkv * nrb;
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  const int ntb = (Sq * G + 16 - 1) / 16;
+  // attention_decode.lua:89: return tile.both((p.Sq * G):le(SUB), NS:le(SUBNS)):cast("i32") * (c.SUBS - 1) + 1
+  const int R = (int)(Sq * G <= 16 && NS <= 8) * 2 + 1;
+  // attention_decode.lua:252: local parts = R and NS * R or NS
+  const int parts = NS * R;
+  // attention_decode.lua:255: if R then split, sub = part // R, part % R end
+  const int split = part / R;
+  const int sub = part % R;
+  // attention_decode.lua:256: local rb = prog % ntb
+  const int rb = prog % ntb;
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  const int b = prog / ntb / Hkv;
+  const int hk = prog / ntb % Hkv;
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  const int Sk = MP * PS;
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t41 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t41, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
+  const int nkb = (len + 16 - 1) / 16;
+  // attention_decode.lua:273: local kb0 = opts and tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb)) or 0
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 16, nkb);
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + parts - 1) / parts;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
+  const int last = lt_imin(nkb, first + chunk);
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t59[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t59[ri] = ri * 8 + row0 + rb * 16;
+  }
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  int s0[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    s0[ri] = lt_imin(t59[ri] / G, Sq - 1);
+  }
+  int h0[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    h0[ri] = hk * G + t59[ri] % G;
+  }
+  bool inside[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    inside[ri] = t59[ri] < Sq * G;
+  }
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const __half *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 16 + ri * 4 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const __half *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 4 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 4 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Hq ? ptr[vi] : __float2half_rn(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t69[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const __half *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 8 + col0;
+          const __half *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __half e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t69[ri * 16 + ci * 2 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t69[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(t69[ri * 16 + ci * 2 + vi]);
+        }
+      }
+    }
+  }
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
+  float o[32];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        o[ri * 16 + ci * 2 + vi] = 0.0f;
+      }
+    }
+  }
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  float m[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    m[ri] = -INFINITY;
+  }
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    l[ri] = 0.0f;
+  }
+  __syncthreads();
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
+  /* prologue: start the copies of the first 3 iterations, one commit group each */
+  for (int j_stage = 0; j_stage < 3; ++j_stage) {
+    const int j = first + j_stage;
+    if (j < last) {
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int page = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+        if (ok && j * 16 % PS >= 0 && j * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Ks[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], base + (int64_t)(j * 16 % PS + tid / 8) * sks + (int64_t)(ri * 4) * sks + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j * 16 % PS + ri * 4 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_stage][ri * 4 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 4 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+        if (ok && j * 16 % PS >= 0 && j * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Vs[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], base + (int64_t)(j * 16 % PS + tid / 8) * svs + (int64_t)(ri * 4) * svs + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j * 16 % PS + ri * 4 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_stage][ri * 4 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 4 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 3 ? 0 : j_stage + 1) {
+    lt_cp_async_wait<2>();   /* this thread's copies for iteration j have landed */
+    __syncthreads();   /* everyone's have; and stage j - 1 is free again */
+    const int j_next = j + 3;
+    const int j_next_stage = j_stage == 0 ? 3 : j_stage - 1;
+    if (j_next < last) {
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int page = b >= 0 && b < B && j_next * 16 / PS >= 0 && j_next * 16 / PS < MP ? BT[(int64_t)b * MP + j_next * 16 / PS] : -1;
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+        if (ok && j_next * 16 % PS >= 0 && j_next * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 16 % PS + tid / 8) * sks + (int64_t)(ri * 4) * sks + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j_next * 16 % PS + ri * 4 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Ks[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 4 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+        if (ok && j_next * 16 % PS >= 0 && j_next * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], base + (int64_t)(j_next * 16 % PS + tid / 8) * svs + (int64_t)(ri * 4) * svs + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = j_next * 16 % PS + ri * 4 + tid / 8;
+            const int gc = tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+              lt_cp_async16(&Vs[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 4 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+    const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[8];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          s[ri * 4 + ci * 2 + vi] = 0.0f;
+        }
+      }
+    }
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
+    #pragma unroll
+    for (int mi = 0; mi < 1; ++mi) {
+      const int r = warp_row + mi * 16 + (j_lane & 15);
+      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+    }
+    #pragma unroll
+    for (int ni = 0; ni < 2; ni += 2) {
+      uint32_t t[4];
+      const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+      lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
+      Ks_frag[0][ni][0] = t[0];
+      Ks_frag[0][ni][1] = t[1];
+      Ks_frag[0][ni + 1][0] = t[2];
+      Ks_frag[0][ni + 1][1] = t[3];
+    }
+    #pragma unroll
+    for (int kk = 0; kk < 64; kk += 16) {
+      const int cur = kk / 16 % 2;
+      if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int r = warp_row + mi * 16 + (j_lane & 15);
+          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 2; ni += 2) {
+          uint32_t t[4];
+          const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+          lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+          Ks_frag[cur ^ 1][ni][0] = t[0];
+          Ks_frag[cur ^ 1][ni][1] = t[1];
+          Ks_frag[cur ^ 1][ni + 1][0] = t[2];
+          Ks_frag[cur ^ 1][ni + 1][1] = t[3];
+        }
+      }
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        #pragma unroll
+        for (int ni = 0; ni < 2; ++ni) {
+          const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+          float d[4] = {s[i], s[i + 1], s[i + 4], s[i + 5]};
+          lt_mma_16816_f16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
+          s[i] = d[0];
+          s[i + 1] = d[1];
+          s[i + 4] = d[2];
+          s[i + 5] = d[3];
+        }
+      }
+    }
+    // attention_decode.lua:366: if opts then cuts = tile.either(cuts, tile.both(wl:ge(0), (j * W):lt(len - 1 - wl))) end
+    const bool cuts = (j + 1) * 16 > len - Sq + 1 || (window_left >= 0 && j * 16 < len - 1 - window_left);
+    // attention_decode.lua:372: local pg = k:load(p.BT:at({ b, j * BN // p.PS }), -1)   -- (the copies' page is theirs only)
+    const int pg = b >= 0 && b < B && j * 16 / PS >= 0 && j * 16 / PS < MP ? BT[(int64_t)b * MP + j * 16 / PS] : -1;
+    // attention_decode.lua:373: k:when(tile.both(pg:ge(0), pg:lt(p.NP)), run)
+    if (pg >= 0 && pg < NP) {
+      // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
+      if (cuts) {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+              }
+            }
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+              }
+            }
+          }
+        }
+        // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+        int diag[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          diag[ri] = (ri * 8 + row0 + rb * 16) / G + (len - Sq - j * 16);
+        }
+        // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
+        int col[8];
+        bool vis[8];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              col[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
+              vis[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + ci * 2 + vi] >= diag[ri] - window_left);
+            }
+          }
+        }
+        // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 4 + ci * 2 + vi] = vis[ri * 4 + ci * 2 + vi] ? s[ri * 4 + ci * 2 + vi] : -INFINITY;
+            }
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t113[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t113[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t113[ri] = fmaxf(t113[ri], s[ri * 4 + ci * 2 + vi]);
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t113[ei] = fmaxf(t113[ei], __shfl_xor_sync(0xffffffffu, t113[ei], 2));
+          t113[ei] = fmaxf(t113[ei], __shfl_xor_sync(0xffffffffu, t113[ei], 1));
+        }
+        float m_new[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new[ri] = fmaxf(m[ri], t113[ri]);
+        }
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri];
+        }
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 4 + ci * 2 + vi] = lt_exp2(s[ri * 4 + ci * 2 + vi] - mc[ri]);
+            }
+          }
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha[ri] = lt_exp2(m[ri] - mc[ri]);
+        }
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t119[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t119[ri] = 0.0f;
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t119[ri] = t119[ri] + s[ri * 4 + ci * 2 + vi];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t119[ei] = t119[ei] + __shfl_xor_sync(0xffffffffu, t119[ei], 2);
+          t119[ei] = t119[ei] + __shfl_xor_sync(0xffffffffu, t119[ei], 1);
+        }
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha[ri] + t119[ri];
+        }
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 16 + ci * 2 + vi] = o[ri * 16 + ci * 2 + vi] * alpha[ri];
+            }
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        #pragma unroll
+        for (int kk = 0; kk < 16; kk += 16) {
+          uint32_t s_frag[1][4];
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+            s_frag[mi][1] = lt_pack_f16x2(s[i + 4], s[i + 4 + 1]);
+            s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[mi][3] = lt_pack_f16x2(s[i + 6], s[i + 6 + 1]);
+          }
+          uint32_t Vs_frag[8][2];
+          #pragma unroll
+          for (int ni = 0; ni < 8; ni += 2) {
+            uint32_t t[4];
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            Vs_frag[ni][0] = t[0];
+            Vs_frag[ni][1] = t[1];
+            Vs_frag[ni + 1][0] = t[2];
+            Vs_frag[ni + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 8; ++ni) {
+              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+              float d[4] = {o[i], o[i + 1], o[i + 16], o[i + 17]};
+              lt_mma_16816_f16(d, s_frag[mi], Vs_frag[ni]);
+              o[i] = d[0];
+              o[i + 1] = d[1];
+              o[i + 16] = d[2];
+              o[i + 17] = d[3];
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new[ri];
+        }
+      } else {
+        // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+        if (softcap > 0.0f) {
+          // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+              }
+            }
+          }
+        } else {
+          // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 2; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+              }
+            }
+          }
+        }
+        // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+        float t131[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t131[ri] = -INFINITY;
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t131[ri] = fmaxf(t131[ri], s[ri * 4 + ci * 2 + vi]);
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t131[ei] = fmaxf(t131[ei], __shfl_xor_sync(0xffffffffu, t131[ei], 2));
+          t131[ei] = fmaxf(t131[ei], __shfl_xor_sync(0xffffffffu, t131[ei], 1));
+        }
+        float m_new_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m_new_2[ri] = fmaxf(m[ri], t131[ri]);
+        }
+        // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+        float mc_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+        }
+        // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 4 + ci * 2 + vi] = lt_exp2(s[ri * 4 + ci * 2 + vi] - mc_2[ri]);
+            }
+          }
+        }
+        // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+        float alpha_2[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+        }
+        // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+        float t137[2];
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          t137[ri] = 0.0f;
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t137[ri] = t137[ri] + s[ri * 4 + ci * 2 + vi];
+            }
+          }
+        }
+        #pragma unroll
+        for (int ei = 0; ei < 2; ++ei) {
+          t137[ei] = t137[ei] + __shfl_xor_sync(0xffffffffu, t137[ei], 2);
+          t137[ei] = t137[ei] + __shfl_xor_sync(0xffffffffu, t137[ei], 1);
+        }
+        // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          l[ri] = l[ri] * alpha_2[ri] + t137[ri];
+        }
+        // attention_decode.lua:361: k:assign(o, o * alpha)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 8; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              o[ri * 16 + ci * 2 + vi] = o[ri * 16 + ci * 2 + vi] * alpha_2[ri];
+            }
+          }
+        }
+        // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+        #pragma unroll
+        for (int kk = 0; kk < 16; kk += 16) {
+          uint32_t s_frag[1][4];
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+            s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+            s_frag[mi][1] = lt_pack_f16x2(s[i + 4], s[i + 4 + 1]);
+            s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+            s_frag[mi][3] = lt_pack_f16x2(s[i + 6], s[i + 6 + 1]);
+          }
+          uint32_t Vs_frag[8][2];
+          #pragma unroll
+          for (int ni = 0; ni < 8; ni += 2) {
+            uint32_t t[4];
+            const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+            lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+            Vs_frag[ni][0] = t[0];
+            Vs_frag[ni][1] = t[1];
+            Vs_frag[ni + 1][0] = t[2];
+            Vs_frag[ni + 1][1] = t[3];
+          }
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            #pragma unroll
+            for (int ni = 0; ni < 8; ++ni) {
+              const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+              float d[4] = {o[i], o[i + 1], o[i + 16], o[i + 17]};
+              lt_mma_16816_f16(d, s_frag[mi], Vs_frag[ni]);
+              o[i] = d[0];
+              o[i + 1] = d[1];
+              o[i + 16] = d[2];
+              o[i + 17] = d[3];
+            }
+          }
+        }
+        // attention_decode.lua:363: k:assign(m, m_new)
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          m[ri] = m_new_2[ri];
+        }
+      }
+    }
+  }
+  lt_cp_async_wait<0>();
+  // attention_decode.lua:378: local seen = l:gt(0)
+  bool seen[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    seen[ri] = l[ri] > 0.0f;
+  }
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = split * nrb * 64 + rb * 16 + sub * 16;
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t147[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t147[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        const int64_t gr = (int64_t)ws_row + ri * 8 + row0;
+        const int gc = ci * 8 + col0;
+        float *ptr = base + (int64_t)gr * 68 + gc;
+        if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
+          union { uint2 v[1]; float e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t147[ri];
+          ((uint2 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t147[ri];
+          }
+        }
+      }
+    }
+  }
+  // attention_decode.lua:383: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }), tile.where(seen, m * LN2 + tile.log(l), -math.huge),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -862,12 +1657,12 @@ static int attention_decode_f16_d64_paged_rows16(const void *Q, const void *K, c
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 16 - 1) / 16 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * ((int)((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) <= 16 && lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) <= 8) * 2 + 1);
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -876,8 +1671,8 @@ static int attention_decode_f16_d64_paged_rows16(const void *Q, const void *K, c
   return (int)cudaGetLastError();
 }
 
-/* One block (128 threads) of attention_decode_f16_d64_paged_rows64. */
-__global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+/* One block (128 threads) of attention_decode_f16_d64_paged_rows64plain. */
+__global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64plain_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -899,101 +1694,122 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
   __shared__ __attribute__((aligned(16))) __half Ks_2[4][16][64];
   /* Vs_2 (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
   __shared__ __attribute__((aligned(16))) __half Vs_2[4][16][64];
-  // attention_decode.lua:58: local G = p.Hq // p.Hkv
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
   const int G = Hq / Hkv;
-  // attention_decode.lua:59: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
   const int nrb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:60: local progs = p.B * p.Hkv * nrb
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
   const int progs = B * Hkv * nrb;
-  // attention_decode.lua:61: local want = 2 * k:sm_count()
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
   const int t7 = 2 * sm_count;
-  // attention_decode.lua:64: local w1, w2 = want // progs, 2 * want // progs
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
   const int t8 = t7 / progs;
   const int t10 = 2 * t7 / progs;
-  // attention_decode.lua:65: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
   const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
-  // attention_decode.lua:224: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
   const int ntb = (Sq * G + 64 - 1) / 64;
-  // attention_decode.lua:231: local rb = prog % ntb
+  // attention_decode.lua:256: local rb = prog % ntb
   const int rb = prog % ntb;
-  // attention_decode.lua:232: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
   const int b = prog / ntb / Hkv;
   const int hk = prog / ntb % Hkv;
-  // attention_decode.lua:234: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
   const int Sk = MP * PS;
-  // attention_decode.lua:244: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
-  const int t33 = b >= 0 && b < B ? L[b] : 0;
-  const int len = lt_imin(lt_imax(t33, 0), Sk);
-  // attention_decode.lua:245: local nkb = tile.cdiv(len, W)
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t35 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t35, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
   const int nkb = (len + 32 - 1) / 32;
-  // attention_decode.lua:248: local kb0 = tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb))
-  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
-  // attention_decode.lua:249: local chunk = tile.cdiv(nkb - kb0, parts)
-  const int chunk = (nkb - kb0 + NS - 1) / NS;
-  // attention_decode.lua:250: local first = tile.min(nkb, kb0 + part * chunk)
-  const int first = lt_imin(nkb, kb0 + part * chunk);
-  // attention_decode.lua:251: local last = tile.min(nkb, first + chunk)
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
   const int last = lt_imin(nkb, first + chunk);
-  // attention_decode.lua:253: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
-  int t51[2];
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t47[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t51[ri] = ri * 8 + row0 + rb * 64;
+    t47[ri] = ri * 8 + row0 + rb * 64;
   }
-  // attention_decode.lua:93: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
   int s0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    s0[ri] = lt_imin(t51[ri] / G, Sq - 1);
+    s0[ri] = lt_imin(t47[ri] / G, Sq - 1);
   }
   int h0[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    h0[ri] = hk * G + t51[ri] % G;
+    h0[ri] = hk * G + t47[ri] % G;
   }
   bool inside[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    inside[ri] = t51[ri] < Sq * G;
+    inside[ri] = t47[ri] < Sq * G;
   }
-  // attention_decode.lua:255: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
-  float t57[32];
-  {
-    const bool ok = b < B && b >= 0;
-    const __half *base = Q + (int64_t)b * sqb;
-    #pragma unroll
-    for (int ri = 0; ri < 2; ++ri) {
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const __half *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int ci = 0; ci < 8; ++ci) {
-        const int g1 = s0[ri];
-        const int gr = h0[ri];
-        const int gc = ci * 8 + col0;
-        const __half *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
-        if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
-          union { uint32_t v[1]; __half e[2]; } h;
-          h.v[0] = ((const uint32_t *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) t57[ri * 16 + ci * 2 + vi] = __half2float(h.e[vi]);
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const __half *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
         } else {
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            t57[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __half2float(ptr[vi]) : 0.0f;
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Hq ? ptr[vi] : __float2half_rn(0.0f);
           }
         }
       }
     }
-  }
-  #pragma unroll
-  for (int ri = 0; ri < 2; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t57[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const __half *base = Q + (int64_t)b * sqb;
       #pragma unroll
-      for (int vi = 0; vi < 2; ++vi) {
-        Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(t57[ri * 16 + ci * 2 + vi]);
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 8 + col0;
+          const __half *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __half e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t57[ri * 16 + ci * 2 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t57[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(t57[ri * 16 + ci * 2 + vi]);
+        }
       }
     }
   }
-  // attention_decode.lua:262: local o = k:fragment("f32", { BM, D }, 0)
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
   float o[32];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1005,31 +1821,31 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
       }
     }
   }
-  // attention_decode.lua:263: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
   float m[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     m[ri] = -INFINITY;
   }
-  // attention_decode.lua:264: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
   float l[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     l[ri] = 0.0f;
   }
   __syncthreads();
-  // attention_decode.lua:271: k:pipelined(first, last, c.stages, function(j)
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
   /* prologue: start the copies of the first 3 iterations, one commit group each */
   for (int j_stage = 0; j_stage < 3; ++j_stage) {
     const int j = first + j_stage;
     if (j < last) {
-      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:310: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb = j * 2;
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int t61 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
-      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
       const int page = jb * 16 < len ? t61 : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -1050,7 +1866,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -1071,13 +1887,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:310: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb_2 = j * 2 + 1;
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int t71 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
-      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
       const int page_2 = jb_2 * 16 < len ? t71 : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
@@ -1098,7 +1914,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
@@ -1128,13 +1944,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
     const int j_next = j + 3;
     const int j_next_stage = j_stage == 0 ? 3 : j_stage - 1;
     if (j_next < last) {
-      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:310: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb = j_next * 2;
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int t61 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
-      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
       const int page = jb * 16 < len ? t61 : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
@@ -1155,7 +1971,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
@@ -1176,13 +1992,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:274: local jb = KB == 1 and j or j * KB + (q - 1)
+      // attention_decode.lua:310: local jb = KB == 1 and j or j * KB + (q - 1)
       const int jb_2 = j_next * 2 + 1;
-      // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
       const int t71 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
-      // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
       const int page_2 = jb_2 * 16 < len ? t71 : -1;
-      // attention_decode.lua:276: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __half *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
@@ -1203,7 +2019,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:277: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
       {
         const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
         const __half *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
@@ -1227,7 +2043,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
     }
     lt_cp_async_commit();
     const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
     float s[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1239,7 +2055,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     {
       uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
       #pragma unroll
@@ -1292,13 +2108,13 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:290: local pg = page_of(j * KB + (q - 1))
+    // attention_decode.lua:326: local pg = page_of(j * KB + (q - 1))
     const int jb_3 = j * 2;
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int t81 = b >= 0 && b < B && jb_3 * 16 / PS >= 0 && jb_3 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_3 * 16 / PS] : -1;
-    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
     const int t84 = jb_3 * 16 < len ? t81 : -1;
-    // attention_decode.lua:286: local s = k:fragment("f32", { BM, BN }, 0)
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
     float s_2[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1310,7 +2126,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:287: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
     uint32_t Qs_frag[2][1][4], Ks_2_frag[2][2][2];   /* [16 of K: even, odd] */
     #pragma unroll
     for (int mi = 0; mi < 1; ++mi) {
@@ -1361,50 +2177,36 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         }
       }
     }
-    // attention_decode.lua:290: local pg = page_of(j * KB + (q - 1))
+    // attention_decode.lua:326: local pg = page_of(j * KB + (q - 1))
     const int jb_4 = j * 2 + 1;
-    // attention_decode.lua:268: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
     const int t94 = b >= 0 && b < B && jb_4 * 16 / PS >= 0 && jb_4 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_4 * 16 / PS] : -1;
-    // attention_decode.lua:269: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
     const int t97 = jb_4 * 16 < len ? t94 : -1;
-    // attention_decode.lua:324: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
-    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left) || (t84 < 0 || t84 >= NP) || (t97 < 0 || t97 >= NP);
-    // attention_decode.lua:326: k:when(cuts, function() step(true) end, function() step(false) end)
+    // attention_decode.lua:367: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
+    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (t84 < 0 || t84 >= NP) || (t97 < 0 || t97 >= NP);
+    // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
     if (cuts) {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-            }
-          }
-        }
-      } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
-            }
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
           }
         }
       }
-      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 2 * 16);
       }
-      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
       int col[8];
+      bool vis[8];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1412,44 +2214,41 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             col[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
-            s[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + ci * 2 + vi] >= diag[ri] - window_left) && (t84 >= 0 && t84 < NP) ? s[ri * 4 + ci * 2 + vi] : -INFINITY;
+            vis[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] <= diag[ri];
           }
         }
       }
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+      // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
+        for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s_2[ri * 4 + ci * 2 + vi] = tanhf(s_2[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-            }
-          }
-        }
-      } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s_2[ri * 4 + ci * 2 + vi] = s_2[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
-            }
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 4 + ci * 2 + vi] = vis[ri * 4 + ci * 2 + vi] && (t84 >= 0 && t84 < NP) ? s[ri * 4 + ci * 2 + vi] : -INFINITY;
           }
         }
       }
-      // attention_decode.lua:303: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s_2[ri * 4 + ci * 2 + vi] = s_2[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
       int diag_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         diag_2[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - (j * 2 + 1) * 16);
       }
-      // attention_decode.lua:304: local col = k:iota({ BM, BN }, 2)
+      // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
       int col_2[8];
+      bool vis_2[8];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1457,62 +2256,73 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
             col_2[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
-            s_2[ri * 4 + ci * 2 + vi] = col_2[ri * 4 + ci * 2 + vi] <= diag_2[ri] && (window_left < 0 || col_2[ri * 4 + ci * 2 + vi] >= diag_2[ri] - window_left) && (t97 >= 0 && t97 < NP) ? s_2[ri * 4 + ci * 2 + vi] : -INFINITY;
+            vis_2[ri * 4 + ci * 2 + vi] = col_2[ri * 4 + ci * 2 + vi] <= diag_2[ri];
           }
         }
       }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t167[2];
+      // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t167[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t167[ri] = fmaxf(t167[ri], s[ri * 4 + ci * 2 + vi]);
+            s_2[ri * 4 + ci * 2 + vi] = vis_2[ri * 4 + ci * 2 + vi] && (t97 >= 0 && t97 < NP) ? s_2[ri * 4 + ci * 2 + vi] : -INFINITY;
+          }
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t136[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t136[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t136[ri] = fmaxf(t136[ri], s[ri * 4 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t167[ei] = fmaxf(t167[ei], __shfl_xor_sync(0xffffffffu, t167[ei], 2));
-        t167[ei] = fmaxf(t167[ei], __shfl_xor_sync(0xffffffffu, t167[ei], 1));
+        t136[ei] = fmaxf(t136[ei], __shfl_xor_sync(0xffffffffu, t136[ei], 2));
+        t136[ei] = fmaxf(t136[ei], __shfl_xor_sync(0xffffffffu, t136[ei], 1));
       }
       float m_new[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new[ri] = fmaxf(m[ri], t167[ri]);
+        m_new[ri] = fmaxf(m[ri], t136[ri]);
       }
-      float t168[2];
+      float t137[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t168[ri] = -INFINITY;
+        t137[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t168[ri] = fmaxf(t168[ri], s_2[ri * 4 + ci * 2 + vi]);
+            t137[ri] = fmaxf(t137[ri], s_2[ri * 4 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t168[ei] = fmaxf(t168[ei], __shfl_xor_sync(0xffffffffu, t168[ei], 2));
-        t168[ei] = fmaxf(t168[ei], __shfl_xor_sync(0xffffffffu, t168[ei], 1));
+        t137[ei] = fmaxf(t137[ei], __shfl_xor_sync(0xffffffffu, t137[ei], 2));
+        t137[ei] = fmaxf(t137[ei], __shfl_xor_sync(0xffffffffu, t137[ei], 1));
       }
       float m_new_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_2[ri] = fmaxf(m_new[ri], t168[ri]);
+        m_new_2[ri] = fmaxf(m_new[ri], t137[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1533,53 +2343,53 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
       float alpha[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha[ri] = lt_exp2(m[ri] - mc[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t176[2];
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t145[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t176[ri] = 0.0f;
+        t145[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t176[ri] = t176[ri] + s[ri * 4 + ci * 2 + vi];
+            t145[ri] = t145[ri] + s[ri * 4 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t176[ei] = t176[ei] + __shfl_xor_sync(0xffffffffu, t176[ei], 2);
-        t176[ei] = t176[ei] + __shfl_xor_sync(0xffffffffu, t176[ei], 1);
+        t145[ei] = t145[ei] + __shfl_xor_sync(0xffffffffu, t145[ei], 2);
+        t145[ei] = t145[ei] + __shfl_xor_sync(0xffffffffu, t145[ei], 1);
       }
-      float t177[2];
+      float t146[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t177[ri] = 0.0f;
+        t146[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t177[ri] = t177[ri] + s_2[ri * 4 + ci * 2 + vi];
+            t146[ri] = t146[ri] + s_2[ri * 4 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t177[ei] = t177[ei] + __shfl_xor_sync(0xffffffffu, t177[ei], 2);
-        t177[ei] = t177[ei] + __shfl_xor_sync(0xffffffffu, t177[ei], 1);
+        t146[ei] = t146[ei] + __shfl_xor_sync(0xffffffffu, t146[ei], 2);
+        t146[ei] = t146[ei] + __shfl_xor_sync(0xffffffffu, t146[ei], 1);
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha[ri] + (t176[ri] + t177[ri]);
+        l[ri] = l[ri] * alpha[ri] + (t145[ri] + t146[ri]);
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:361: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1590,7 +2400,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
         uint32_t s_frag[1][4];
@@ -1663,116 +2473,85 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:363: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_2[ri];
       }
     } else {
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-            }
-          }
-        }
-      } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
-            }
-          }
-        }
-      }
-      // attention_decode.lua:299: k:when(p.softcap:gt(0), function()   -- to log2 units, through the softcap where there is one
-      if (softcap > 0.0f) {
-        // attention_decode.lua:300: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s_2[ri * 4 + ci * 2 + vi] = tanhf(s_2[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
-            }
-          }
-        }
-      } else {
-        // attention_decode.lua:301: end, function() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end)
-        #pragma unroll
-        for (int ri = 0; ri < 2; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 2; ++ci) {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              s_2[ri * 4 + ci * 2 + vi] = s_2[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
-            }
-          }
-        }
-      }
-      // attention_decode.lua:311: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
-      float t199[2];
+      // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t199[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t199[ri] = fmaxf(t199[ri], s[ri * 4 + ci * 2 + vi]);
+            s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s_2[ri * 4 + ci * 2 + vi] = s_2[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+          }
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t156[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t156[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t156[ri] = fmaxf(t156[ri], s[ri * 4 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t199[ei] = fmaxf(t199[ei], __shfl_xor_sync(0xffffffffu, t199[ei], 2));
-        t199[ei] = fmaxf(t199[ei], __shfl_xor_sync(0xffffffffu, t199[ei], 1));
+        t156[ei] = fmaxf(t156[ei], __shfl_xor_sync(0xffffffffu, t156[ei], 2));
+        t156[ei] = fmaxf(t156[ei], __shfl_xor_sync(0xffffffffu, t156[ei], 1));
       }
       float m_new_3[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_3[ri] = fmaxf(m[ri], t199[ri]);
+        m_new_3[ri] = fmaxf(m[ri], t156[ri]);
       }
-      float t200[2];
+      float t157[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t200[ri] = -INFINITY;
+        t157[ri] = -INFINITY;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t200[ri] = fmaxf(t200[ri], s_2[ri * 4 + ci * 2 + vi]);
+            t157[ri] = fmaxf(t157[ri], s_2[ri * 4 + ci * 2 + vi]);
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t200[ei] = fmaxf(t200[ei], __shfl_xor_sync(0xffffffffu, t200[ei], 2));
-        t200[ei] = fmaxf(t200[ei], __shfl_xor_sync(0xffffffffu, t200[ei], 1));
+        t157[ei] = fmaxf(t157[ei], __shfl_xor_sync(0xffffffffu, t157[ei], 2));
+        t157[ei] = fmaxf(t157[ei], __shfl_xor_sync(0xffffffffu, t157[ei], 1));
       }
       float m_new_4[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        m_new_4[ri] = fmaxf(m_new_3[ri], t200[ri]);
+        m_new_4[ri] = fmaxf(m_new_3[ri], t157[ri]);
       }
-      // attention_decode.lua:312: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
       float mc_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         mc_2[ri] = m_new_4[ri] == -INFINITY ? 0.0f : m_new_4[ri];
       }
-      // attention_decode.lua:313: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1793,53 +2572,53 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:314: local alpha = tile.exp2(m - mc)
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
       float alpha_2[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
       }
-      // attention_decode.lua:316: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
-      float t208[2];
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t165[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t208[ri] = 0.0f;
+        t165[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t208[ri] = t208[ri] + s[ri * 4 + ci * 2 + vi];
+            t165[ri] = t165[ri] + s[ri * 4 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t208[ei] = t208[ei] + __shfl_xor_sync(0xffffffffu, t208[ei], 2);
-        t208[ei] = t208[ei] + __shfl_xor_sync(0xffffffffu, t208[ei], 1);
+        t165[ei] = t165[ei] + __shfl_xor_sync(0xffffffffu, t165[ei], 2);
+        t165[ei] = t165[ei] + __shfl_xor_sync(0xffffffffu, t165[ei], 1);
       }
-      float t209[2];
+      float t166[2];
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        t209[ri] = 0.0f;
+        t166[ri] = 0.0f;
         #pragma unroll
         for (int ci = 0; ci < 2; ++ci) {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            t209[ri] = t209[ri] + s_2[ri * 4 + ci * 2 + vi];
+            t166[ri] = t166[ri] + s_2[ri * 4 + ci * 2 + vi];
           }
         }
       }
       #pragma unroll
       for (int ei = 0; ei < 2; ++ei) {
-        t209[ei] = t209[ei] + __shfl_xor_sync(0xffffffffu, t209[ei], 2);
-        t209[ei] = t209[ei] + __shfl_xor_sync(0xffffffffu, t209[ei], 1);
+        t166[ei] = t166[ei] + __shfl_xor_sync(0xffffffffu, t166[ei], 2);
+        t166[ei] = t166[ei] + __shfl_xor_sync(0xffffffffu, t166[ei], 1);
       }
-      // attention_decode.lua:318: k:assign(l, l * alpha + total(KB))
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
-        l[ri] = l[ri] * alpha_2[ri] + (t208[ri] + t209[ri]);
+        l[ri] = l[ri] * alpha_2[ri] + (t165[ri] + t166[ri]);
       }
-      // attention_decode.lua:319: k:assign(o, o * alpha)
+      // attention_decode.lua:361: k:assign(o, o * alpha)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1850,7 +2629,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:320: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
       #pragma unroll
       for (int kk = 0; kk < 16; kk += 16) {
         uint32_t s_frag[1][4];
@@ -1923,7 +2702,7 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
           }
         }
       }
-      // attention_decode.lua:321: k:assign(m, m_new)
+      // attention_decode.lua:363: k:assign(m, m_new)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         m[ri] = m_new_4[ri];
@@ -1931,19 +2710,19 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
     }
   }
   lt_cp_async_wait<0>();
-  // attention_decode.lua:335: local seen = l:gt(0)
+  // attention_decode.lua:378: local seen = l:gt(0)
   bool seen[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
     seen[ri] = l[ri] > 0.0f;
   }
-  // attention_decode.lua:337: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
   const int ws_row = part * nrb * 64 + rb * 64;
-  // attention_decode.lua:338: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
-  float t219[2];
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t176[2];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
-    t219[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+    t176[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
   }
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
@@ -1958,18 +2737,1208 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_ker
         if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
           union { uint2 v[1]; float e[2]; } h;
           #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t219[ri];
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t176[ri];
           ((uint2 *)ptr)[0] = h.v[0];
         } else {
           #pragma unroll
           for (int vi = 0; vi < 2; ++vi) {
-            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t219[ri];
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t176[ri];
           }
         }
       }
     }
   }
-  // attention_decode.lua:343: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
+    float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = ws_row + ri * 8 + row0;
+      float *ptr = base + (int64_t)gr * 68;
+      if (ok && gr >= 0 && gr < WR && (inside[ri] || (int)(Sq * G <= 16 && NS <= 8) * 2 + 1 > 1)) ptr[0] = seen[ri] && inside[ri] ? m[ri] * 0.6931472f + logf(l[ri]) : -INFINITY;
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_decode_f16_d64_paged_rows64plain over its grid on `stream` (build rows64plain). */
+static int attention_decode_f16_d64_paged_rows64plain(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || BT == NULL || L == NULL || Ws == NULL) return cudaErrorInvalidValue;
+  if (B <= 0 || Sq <= 0 || Hq <= 0 || NP <= 0 || Hkv <= 0 || PS <= 0 || MP <= 0 || WR <= 0 || sqb < 0 || sqs < 0 || sqh < 0 || skp < 0 || skh < 0 || sks < 0 || svp < 0 || svh < 0 || svs < 0) return cudaErrorInvalidValue;
+  if (B > 1073741823 || Sq > 1073741823 || Hq > 1073741823 || NP > 1073741823 || Hkv > 1073741823 || PS > 1073741823 || MP > 1073741823 || WR > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Sq - 1) * sqs + (double)(Hq - 1) * sqh + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(NP - 1) * skp + (double)(Hkv - 1) * skh + (double)(PS - 1) * sks + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(NP - 1) * svp + (double)(Hkv - 1) * svh + (double)(PS - 1) * svs + 63 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)B * Hkv * WR * 68 >= 0x1p62) return cudaErrorInvalidValue;
+  if (!(scale > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)BT % 4 != 0 || (uintptr_t)L % 4 != 0 || (uintptr_t)Ws % 4 != 0) return cudaErrorMisalignedAddress;
+  /* the device's multiprocessors (k:sm_count) */
+  int sm_count = 0;
+  int dev = 0;
+  cudaError_t sm_err = cudaGetDevice(&dev);
+  if (sm_err == cudaSuccess) sm_err = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, dev);
+  if (sm_err != cudaSuccess) return (int)sm_err;
+  if (sm_count < 1) return cudaErrorInvalidValue;
+  if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
+  const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  attention_decode_f16_d64_paged_rows64plain_kernel<<<grid, dim3(128), 0, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (const int *)BT, (const int *)L, (float *)Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, sm_count);
+  return (int)cudaGetLastError();
+}
+
+/* One block (128 threads) of attention_decode_f16_d64_paged_rows64. */
+__global__ void __launch_bounds__(128) attention_decode_f16_d64_paged_rows64_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, const int *__restrict__ BT, const int *__restrict__ L, float *__restrict__ Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 16] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* mma.sync m16n8k16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int prog = blockIdx.x;
+  const int part = blockIdx.y;
+  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __half Qs[64][64];
+  /* Ks (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __half Ks[4][16][64];
+  /* Vs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __half Vs[4][16][64];
+  /* Ks_2 (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __half Ks_2[4][16][64];
+  /* Vs_2 (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8), so ldmatrix is conflict-free */
+  __shared__ __attribute__((aligned(16))) __half Vs_2[4][16][64];
+  // attention_decode.lua:60: local G = p.Hq // p.Hkv
+  const int G = Hq / Hkv;
+  // attention_decode.lua:61: local nrb = tile.cdiv(p.Sq * G, c.WB)
+  const int nrb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:62: local progs = p.B * p.Hkv * nrb
+  const int progs = B * Hkv * nrb;
+  // attention_decode.lua:63: local want = 2 * k:sm_count()
+  const int t7 = 2 * sm_count;
+  // attention_decode.lua:66: local w1, w2 = want // progs, 2 * want // progs
+  const int t8 = t7 / progs;
+  const int t10 = 2 * t7 / progs;
+  // attention_decode.lua:67: return tile.max(1, tile.min(c.MAXS, tile.where(w2:gt(2 * w1), w2, w1))), nrb, G
+  const int NS = lt_imax(1, lt_imin(64, (t10 > 2 * t8 ? t10 : t8)));
+  // attention_decode.lua:249: local ntb = tile.cdiv(p.Sq * G, BM)   -- the row tiles of a KV head
+  const int ntb = (Sq * G + 64 - 1) / 64;
+  // attention_decode.lua:256: local rb = prog % ntb
+  const int rb = prog % ntb;
+  // attention_decode.lua:257: local b, hk = prog // ntb // p.Hkv, prog // ntb % p.Hkv
+  const int b = prog / ntb / Hkv;
+  const int hk = prog / ntb % Hkv;
+  // attention_decode.lua:259: local Sk = paged and p.MP * p.PS or p.Smax   -- the keys the cache can hold
+  const int Sk = MP * PS;
+  // attention_decode.lua:269: local len = tile.min(tile.max(k:load(p.L:at({ b })), 0), Sk)
+  const int t33 = b >= 0 && b < B ? L[b] : 0;
+  const int len = lt_imin(lt_imax(t33, 0), Sk);
+  // attention_decode.lua:270: local nkb = tile.cdiv(len, W)
+  const int nkb = (len + 32 - 1) / 32;
+  // attention_decode.lua:273: local kb0 = opts and tile.where(wl:lt(0), 0, tile.min(tile.max(len - p.Sq - wl, 0) // W, nkb)) or 0
+  const int kb0 = window_left < 0 ? 0 : lt_imin(lt_imax(len - Sq - window_left, 0) / 32, nkb);
+  // attention_decode.lua:274: local chunk = tile.cdiv(nkb - kb0, parts)
+  const int chunk = (nkb - kb0 + NS - 1) / NS;
+  // attention_decode.lua:275: local first = tile.min(nkb, kb0 + part * chunk)
+  const int first = lt_imin(nkb, kb0 + part * chunk);
+  // attention_decode.lua:276: local last = tile.min(nkb, first + chunk)
+  const int last = lt_imin(nkb, first + chunk);
+  // attention_decode.lua:278: local s0, h0, inside = rows(p, G, hk, k:iota({ BM, 1 }, 1) + rb * BM)
+  int t51[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t51[ri] = ri * 8 + row0 + rb * 64;
+  }
+  // attention_decode.lua:95: return tile.min(r // G, p.Sq - 1), hk * G + r % G, r:lt(p.Sq * G)
+  int s0[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    s0[ri] = lt_imin(t51[ri] / G, Sq - 1);
+  }
+  int h0[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    h0[ri] = hk * G + t51[ri] % G;
+  }
+  bool inside[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    inside[ri] = t51[ri] < Sq * G;
+  }
+  // attention_decode.lua:287: k:when(p.Sq:eq(1), function()
+  if (Sq == 1) {
+    // attention_decode.lua:288: k:copy(p.Q:view({ b, 0, hk * G + rb * BM, 0 }, { 1, 1, BM, D }), Qs)
+    {
+      const bool ok = b < B && b >= 0 && 0 < Sq;
+      const __half *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        const int gr = hk * G + rb * 64 + ri * 16 + tid / 8;
+        const int gc = tid % 8 * 8;
+        const __half *ptr = base + (int64_t)gr * sqh + gc;
+        if (ok && gr >= 0 && gr < Hq && (uintptr_t)ptr % 16 == 0) {
+          ((uint4 *)&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3])[0] = ((const uint4 *)ptr)[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < Hq ? ptr[vi] : __float2half_rn(0.0f);
+          }
+        }
+      }
+    }
+  } else {
+    // attention_decode.lua:290: k:copy(k:load(p.Q:view({ b, s0, h0, 0 }, { 1, 1, BM, D }), 0, { mask = inside }), Qs)
+    float t61[32];
+    {
+      const bool ok = b < B && b >= 0;
+      const __half *base = Q + (int64_t)b * sqb;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          const int g1 = s0[ri];
+          const int gr = h0[ri];
+          const int gc = ci * 8 + col0;
+          const __half *ptr = base + (int64_t)g1 * sqs + (int64_t)gr * sqh + gc;
+          if (ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __half e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t61[ri * 16 + ci * 2 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t61[ri * 16 + ci * 2 + vi] = ok && g1 >= 0 && g1 < Sq && gr >= 0 && gr < Hq && inside[ri] ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+        }
+      }
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          Qs[ri * 8 + row0][(ci * 8 + col0 + vi) ^ ((ri * 8 + row0) & 7) << 3] = __float2half_rn(t61[ri * 16 + ci * 2 + vi]);
+        }
+      }
+    }
+  }
+  // attention_decode.lua:298: local o = k:fragment("f32", { BM, D }, 0)
+  float o[32];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 8; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        o[ri * 16 + ci * 2 + vi] = 0.0f;
+      }
+    }
+  }
+  // attention_decode.lua:299: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of the logits, log2 units
+  float m[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    m[ri] = -INFINITY;
+  }
+  // attention_decode.lua:300: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    l[ri] = 0.0f;
+  }
+  __syncthreads();
+  // attention_decode.lua:307: k:pipelined(first, last, c.stages, function(j)
+  /* prologue: start the copies of the first 3 iterations, one commit group each */
+  for (int j_stage = 0; j_stage < 3; ++j_stage) {
+    const int j = first + j_stage;
+    if (j < last) {
+      // attention_decode.lua:310: local jb = KB == 1 and j or j * KB + (q - 1)
+      const int jb = j * 2;
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int t65 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
+      // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      const int page = jb * 16 < len ? t65 : -1;
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+        if (ok && jb * 16 % PS >= 0 && jb * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          lt_cp_async16(&Ks[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(jb * 16 % PS + tid / 8) * sks + tid % 8 * 8, 16);
+        } else {
+          const int gr = jb * 16 % PS + tid / 8;
+          const int gc = tid % 8 * 8;
+          const __half *ptr = base + (int64_t)gr * sks + gc;
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+            lt_cp_async16(&Ks[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Ks[j_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+            }
+          }
+        }
+      }
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+        if (ok && jb * 16 % PS >= 0 && jb * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          lt_cp_async16(&Vs[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(jb * 16 % PS + tid / 8) * svs + tid % 8 * 8, 16);
+        } else {
+          const int gr = jb * 16 % PS + tid / 8;
+          const int gc = tid % 8 * 8;
+          const __half *ptr = base + (int64_t)gr * svs + gc;
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+            lt_cp_async16(&Vs[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Vs[j_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+            }
+          }
+        }
+      }
+      // attention_decode.lua:310: local jb = KB == 1 and j or j * KB + (q - 1)
+      const int jb_2 = j * 2 + 1;
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int t75 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
+      // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      const int page_2 = jb_2 * 16 < len ? t75 : -1;
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      {
+        const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
+        if (ok && jb_2 * 16 % PS >= 0 && jb_2 * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          lt_cp_async16(&Ks_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(jb_2 * 16 % PS + tid / 8) * sks + tid % 8 * 8, 16);
+        } else {
+          const int gr = jb_2 * 16 % PS + tid / 8;
+          const int gc = tid % 8 * 8;
+          const __half *ptr = base + (int64_t)gr * sks + gc;
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+            lt_cp_async16(&Ks_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Ks_2[j_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+            }
+          }
+        }
+      }
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      {
+        const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
+        if (ok && jb_2 * 16 % PS >= 0 && jb_2 * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          lt_cp_async16(&Vs_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(jb_2 * 16 % PS + tid / 8) * svs + tid % 8 * 8, 16);
+        } else {
+          const int gr = jb_2 * 16 % PS + tid / 8;
+          const int gc = tid % 8 * 8;
+          const __half *ptr = base + (int64_t)gr * svs + gc;
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+            lt_cp_async16(&Vs_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Vs_2[j_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 3 ? 0 : j_stage + 1) {
+    lt_cp_async_wait<2>();   /* this thread's copies for iteration j have landed */
+    __syncthreads();   /* everyone's have; and stage j - 1 is free again */
+    const int j_next = j + 3;
+    const int j_next_stage = j_stage == 0 ? 3 : j_stage - 1;
+    if (j_next < last) {
+      // attention_decode.lua:310: local jb = KB == 1 and j or j * KB + (q - 1)
+      const int jb = j_next * 2;
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int t65 = b >= 0 && b < B && jb * 16 / PS >= 0 && jb * 16 / PS < MP ? BT[(int64_t)b * MP + jb * 16 / PS] : -1;
+      // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      const int page = jb * 16 < len ? t65 : -1;
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page * skp + (int64_t)hk * skh;
+        if (ok && jb * 16 % PS >= 0 && jb * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          lt_cp_async16(&Ks[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(jb * 16 % PS + tid / 8) * sks + tid % 8 * 8, 16);
+        } else {
+          const int gr = jb * 16 % PS + tid / 8;
+          const int gc = tid % 8 * 8;
+          const __half *ptr = base + (int64_t)gr * sks + gc;
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+            lt_cp_async16(&Ks[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Ks[j_next_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+            }
+          }
+        }
+      }
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      {
+        const bool ok = page < NP && page >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)page * svp + (int64_t)hk * svh;
+        if (ok && jb * 16 % PS >= 0 && jb * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          lt_cp_async16(&Vs[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(jb * 16 % PS + tid / 8) * svs + tid % 8 * 8, 16);
+        } else {
+          const int gr = jb * 16 % PS + tid / 8;
+          const int gc = tid % 8 * 8;
+          const __half *ptr = base + (int64_t)gr * svs + gc;
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+            lt_cp_async16(&Vs[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Vs[j_next_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+            }
+          }
+        }
+      }
+      // attention_decode.lua:310: local jb = KB == 1 and j or j * KB + (q - 1)
+      const int jb_2 = j_next * 2 + 1;
+      // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+      const int t75 = b >= 0 && b < B && jb_2 * 16 / PS >= 0 && jb_2 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_2 * 16 / PS] : -1;
+      // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+      const int page_2 = jb_2 * 16 < len ? t75 : -1;
+      // attention_decode.lua:312: k:copy(p.K:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Kq[q])
+      {
+        const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)page_2 * skp + (int64_t)hk * skh;
+        if (ok && jb_2 * 16 % PS >= 0 && jb_2 * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          lt_cp_async16(&Ks_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(jb_2 * 16 % PS + tid / 8) * sks + tid % 8 * 8, 16);
+        } else {
+          const int gr = jb_2 * 16 % PS + tid / 8;
+          const int gc = tid % 8 * 8;
+          const __half *ptr = base + (int64_t)gr * sks + gc;
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+            lt_cp_async16(&Ks_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Ks_2[j_next_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+            }
+          }
+        }
+      }
+      // attention_decode.lua:313: k:copy(p.V:view({ page, hk, jb * BN % p.PS, 0 }, { 1, 1, BN, D }), Vq[q])
+      {
+        const bool ok = page_2 < NP && page_2 >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)page_2 * svp + (int64_t)hk * svh;
+        if (ok && jb_2 * 16 % PS >= 0 && jb_2 * 16 % PS + 16 <= PS && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          lt_cp_async16(&Vs_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], base + (int64_t)(jb_2 * 16 % PS + tid / 8) * svs + tid % 8 * 8, 16);
+        } else {
+          const int gr = jb_2 * 16 % PS + tid / 8;
+          const int gc = tid % 8 * 8;
+          const __half *ptr = base + (int64_t)gr * svs + gc;
+          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
+            lt_cp_async16(&Vs_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 8; ++vi) {
+              Vs_2[j_next_stage][tid / 8][(tid % 8 * 8 + vi) ^ ((tid / 8) & 7) << 3] = ok && gr >= 0 && gr < PS ? ptr[vi] : __float2half_rn(0.0f);
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+    const int j_lane = lt_opaque(lane);   /* the ldmatrix addresses below are made from it in each iteration, not held in registers across the loop */
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[8];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          s[ri * 4 + ci * 2 + vi] = 0.0f;
+        }
+      }
+    }
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    {
+      uint32_t Qs_frag[2][1][4], Ks_frag[2][2][2];   /* [16 of K: even, odd] */
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        const int r = warp_row + mi * 16 + (j_lane & 15);
+        lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+      }
+      #pragma unroll
+      for (int ni = 0; ni < 2; ni += 2) {
+        uint32_t t[4];
+        const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+        lt_ldmatrix_x4(t, &Ks[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
+        Ks_frag[0][ni][0] = t[0];
+        Ks_frag[0][ni][1] = t[1];
+        Ks_frag[0][ni + 1][0] = t[2];
+        Ks_frag[0][ni + 1][1] = t[3];
+      }
+      #pragma unroll
+      for (int kk = 0; kk < 64; kk += 16) {
+        const int cur = kk / 16 % 2;
+        if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+          #pragma unroll
+          for (int mi = 0; mi < 1; ++mi) {
+            const int r = warp_row + mi * 16 + (j_lane & 15);
+            lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          }
+          #pragma unroll
+          for (int ni = 0; ni < 2; ni += 2) {
+            uint32_t t[4];
+            const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+            lt_ldmatrix_x4(t, &Ks[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+            Ks_frag[cur ^ 1][ni][0] = t[0];
+            Ks_frag[cur ^ 1][ni][1] = t[1];
+            Ks_frag[cur ^ 1][ni + 1][0] = t[2];
+            Ks_frag[cur ^ 1][ni + 1][1] = t[3];
+          }
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          #pragma unroll
+          for (int ni = 0; ni < 2; ++ni) {
+            const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {s[i], s[i + 1], s[i + 4], s[i + 5]};
+            lt_mma_16816_f16(d, Qs_frag[cur][mi], Ks_frag[cur][ni]);
+            s[i] = d[0];
+            s[i + 1] = d[1];
+            s[i + 4] = d[2];
+            s[i + 5] = d[3];
+          }
+        }
+      }
+    }
+    // attention_decode.lua:326: local pg = page_of(j * KB + (q - 1))
+    const int jb_3 = j * 2;
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int t85 = b >= 0 && b < B && jb_3 * 16 / PS >= 0 && jb_3 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_3 * 16 / PS] : -1;
+    // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    const int t88 = jb_3 * 16 < len ? t85 : -1;
+    // attention_decode.lua:322: local s = k:fragment("f32", { BM, BN }, 0)
+    float s_2[8];
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 2; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          s_2[ri * 4 + ci * 2 + vi] = 0.0f;
+        }
+      }
+    }
+    // attention_decode.lua:323: k:gemm(Qs, Kq[q], s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    uint32_t Qs_frag[2][1][4], Ks_2_frag[2][2][2];   /* [16 of K: even, odd] */
+    #pragma unroll
+    for (int mi = 0; mi < 1; ++mi) {
+      const int r = warp_row + mi * 16 + (j_lane & 15);
+      lt_ldmatrix_x4(Qs_frag[0][mi], &Qs[r][(j_lane >> 4) * 8 ^ (j_lane & 7) << 3]);
+    }
+    #pragma unroll
+    for (int ni = 0; ni < 2; ni += 2) {
+      uint32_t t[4];
+      const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+      lt_ldmatrix_x4(t, &Ks_2[j_stage][r][(j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3]);
+      Ks_2_frag[0][ni][0] = t[0];
+      Ks_2_frag[0][ni][1] = t[1];
+      Ks_2_frag[0][ni + 1][0] = t[2];
+      Ks_2_frag[0][ni + 1][1] = t[3];
+    }
+    #pragma unroll
+    for (int kk = 0; kk < 64; kk += 16) {
+      const int cur = kk / 16 % 2;
+      if (kk + 16 < 64) {   /* the next 16 of K into the other set */
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int r = warp_row + mi * 16 + (j_lane & 15);
+          lt_ldmatrix_x4(Qs_frag[cur ^ 1][mi], &Qs[r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+        }
+        #pragma unroll
+        for (int ni = 0; ni < 2; ni += 2) {
+          uint32_t t[4];
+          const int r = warp_col + ni * 8 + (j_lane & 7) + (j_lane >> 4) * 8;
+          lt_ldmatrix_x4(t, &Ks_2[j_stage][r][((kk + 16) & ~56) | (((kk + 16) & 56) ^ ((j_lane >> 3 & 1) * 8 ^ (j_lane & 7) << 3))]);
+          Ks_2_frag[cur ^ 1][ni][0] = t[0];
+          Ks_2_frag[cur ^ 1][ni][1] = t[1];
+          Ks_2_frag[cur ^ 1][ni + 1][0] = t[2];
+          Ks_2_frag[cur ^ 1][ni + 1][1] = t[3];
+        }
+      }
+      #pragma unroll
+      for (int mi = 0; mi < 1; ++mi) {
+        #pragma unroll
+        for (int ni = 0; ni < 2; ++ni) {
+          const int i = mi * 8 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+          float d[4] = {s_2[i], s_2[i + 1], s_2[i + 4], s_2[i + 5]};
+          lt_mma_16816_f16(d, Qs_frag[cur][mi], Ks_2_frag[cur][ni]);
+          s_2[i] = d[0];
+          s_2[i + 1] = d[1];
+          s_2[i + 4] = d[2];
+          s_2[i + 5] = d[3];
+        }
+      }
+    }
+    // attention_decode.lua:326: local pg = page_of(j * KB + (q - 1))
+    const int jb_4 = j * 2 + 1;
+    // attention_decode.lua:304: local page = k:load(p.BT:at({ b, jb * BN // p.PS }), -1)
+    const int t98 = b >= 0 && b < B && jb_4 * 16 / PS >= 0 && jb_4 * 16 / PS < MP ? BT[(int64_t)b * MP + jb_4 * 16 / PS] : -1;
+    // attention_decode.lua:305: return KB == 1 and page or tile.where((jb * BN):lt(len), page, -1)
+    const int t101 = jb_4 * 16 < len ? t98 : -1;
+    // attention_decode.lua:367: for q = 1, #lost do cuts = tile.either(cuts, lost[q]) end
+    const bool cuts = (j + 1) * 32 > len - Sq + 1 || (window_left >= 0 && j * 32 < len - 1 - window_left) || (t88 < 0 || t88 >= NP) || (t101 < 0 || t101 >= NP);
+    // attention_decode.lua:369: k:when(cuts, function() step(true) end, function() step(false) end)
+    if (cuts) {
+      // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+      if (softcap > 0.0f) {
+        // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        }
+      } else {
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+      }
+      // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      int diag[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        diag[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - j * 2 * 16);
+      }
+      // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
+      int col[8];
+      bool vis[8];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            col[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            vis[ri * 4 + ci * 2 + vi] = col[ri * 4 + ci * 2 + vi] <= diag[ri] && (window_left < 0 || col[ri * 4 + ci * 2 + vi] >= diag[ri] - window_left);
+          }
+        }
+      }
+      // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 4 + ci * 2 + vi] = vis[ri * 4 + ci * 2 + vi] && (t88 >= 0 && t88 < NP) ? s[ri * 4 + ci * 2 + vi] : -INFINITY;
+          }
+        }
+      }
+      // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+      if (softcap > 0.0f) {
+        // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s_2[ri * 4 + ci * 2 + vi] = tanhf(s_2[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        }
+      } else {
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s_2[ri * 4 + ci * 2 + vi] = s_2[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+      }
+      // attention_decode.lua:345: local diag = (k:iota({ BM, 1 }, 1) + rb * BM) // G + (len - p.Sq - (j * KB + (q - 1)) * BN)   -- its own key, in block columns
+      int diag_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        diag_2[ri] = (ri * 8 + row0 + rb * 64) / G + (len - Sq - (j * 2 + 1) * 16);
+      }
+      // attention_decode.lua:346: local col = k:iota({ BM, BN }, 2)
+      int col_2[8];
+      bool vis_2[8];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            col_2[ri * 4 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            vis_2[ri * 4 + ci * 2 + vi] = col_2[ri * 4 + ci * 2 + vi] <= diag_2[ri] && (window_left < 0 || col_2[ri * 4 + ci * 2 + vi] >= diag_2[ri] - window_left);
+          }
+        }
+      }
+      // attention_decode.lua:349: k:assign(sq[q], tile.where(seen(vis), sq[q], -math.huge))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s_2[ri * 4 + ci * 2 + vi] = vis_2[ri * 4 + ci * 2 + vi] && (t101 >= 0 && t101 < NP) ? s_2[ri * 4 + ci * 2 + vi] : -INFINITY;
+          }
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t169[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t169[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t169[ri] = fmaxf(t169[ri], s[ri * 4 + ci * 2 + vi]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t169[ei] = fmaxf(t169[ei], __shfl_xor_sync(0xffffffffu, t169[ei], 2));
+        t169[ei] = fmaxf(t169[ei], __shfl_xor_sync(0xffffffffu, t169[ei], 1));
+      }
+      float m_new[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_new[ri] = fmaxf(m[ri], t169[ri]);
+      }
+      float t170[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t170[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t170[ri] = fmaxf(t170[ri], s_2[ri * 4 + ci * 2 + vi]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t170[ei] = fmaxf(t170[ei], __shfl_xor_sync(0xffffffffu, t170[ei], 2));
+        t170[ei] = fmaxf(t170[ei], __shfl_xor_sync(0xffffffffu, t170[ei], 1));
+      }
+      float m_new_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_new_2[ri] = fmaxf(m_new[ri], t170[ri]);
+      }
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      float mc[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        mc[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri];
+      }
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 4 + ci * 2 + vi] = lt_exp2(s[ri * 4 + ci * 2 + vi] - mc[ri]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s_2[ri * 4 + ci * 2 + vi] = lt_exp2(s_2[ri * 4 + ci * 2 + vi] - mc[ri]);
+          }
+        }
+      }
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+      float alpha[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        alpha[ri] = lt_exp2(m[ri] - mc[ri]);
+      }
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t178[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t178[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t178[ri] = t178[ri] + s[ri * 4 + ci * 2 + vi];
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t178[ei] = t178[ei] + __shfl_xor_sync(0xffffffffu, t178[ei], 2);
+        t178[ei] = t178[ei] + __shfl_xor_sync(0xffffffffu, t178[ei], 1);
+      }
+      float t179[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t179[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t179[ri] = t179[ri] + s_2[ri * 4 + ci * 2 + vi];
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t179[ei] = t179[ei] + __shfl_xor_sync(0xffffffffu, t179[ei], 2);
+        t179[ei] = t179[ei] + __shfl_xor_sync(0xffffffffu, t179[ei], 1);
+      }
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        l[ri] = l[ri] * alpha[ri] + (t178[ri] + t179[ri]);
+      }
+      // attention_decode.lua:361: k:assign(o, o * alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            o[ri * 16 + ci * 2 + vi] = o[ri * 16 + ci * 2 + vi] * alpha[ri];
+          }
+        }
+      }
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        uint32_t s_frag[1][4];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+          s_frag[mi][1] = lt_pack_f16x2(s[i + 4], s[i + 4 + 1]);
+          s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+          s_frag[mi][3] = lt_pack_f16x2(s[i + 6], s[i + 6 + 1]);
+        }
+        uint32_t Vs_frag[8][2];
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          Vs_frag[ni][0] = t[0];
+          Vs_frag[ni][1] = t[1];
+          Vs_frag[ni + 1][0] = t[2];
+          Vs_frag[ni + 1][1] = t[3];
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          #pragma unroll
+          for (int ni = 0; ni < 8; ++ni) {
+            const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {o[i], o[i + 1], o[i + 16], o[i + 17]};
+            lt_mma_16816_f16(d, s_frag[mi], Vs_frag[ni]);
+            o[i] = d[0];
+            o[i + 1] = d[1];
+            o[i + 16] = d[2];
+            o[i + 17] = d[3];
+          }
+        }
+      }
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        uint32_t s_2_frag[1][4];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          s_2_frag[mi][0] = lt_pack_f16x2(s_2[i], s_2[i + 1]);
+          s_2_frag[mi][1] = lt_pack_f16x2(s_2[i + 4], s_2[i + 4 + 1]);
+          s_2_frag[mi][2] = lt_pack_f16x2(s_2[i + 2], s_2[i + 2 + 1]);
+          s_2_frag[mi][3] = lt_pack_f16x2(s_2[i + 6], s_2[i + 6 + 1]);
+        }
+        uint32_t Vs_2_frag[8][2];
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs_2[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          Vs_2_frag[ni][0] = t[0];
+          Vs_2_frag[ni][1] = t[1];
+          Vs_2_frag[ni + 1][0] = t[2];
+          Vs_2_frag[ni + 1][1] = t[3];
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          #pragma unroll
+          for (int ni = 0; ni < 8; ++ni) {
+            const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {o[i], o[i + 1], o[i + 16], o[i + 17]};
+            lt_mma_16816_f16(d, s_2_frag[mi], Vs_2_frag[ni]);
+            o[i] = d[0];
+            o[i + 1] = d[1];
+            o[i + 16] = d[2];
+            o[i + 17] = d[3];
+          }
+        }
+      }
+      // attention_decode.lua:363: k:assign(m, m_new)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m[ri] = m_new_2[ri];
+      }
+    } else {
+      // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+      if (softcap > 0.0f) {
+        // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 4 + ci * 2 + vi] = tanhf(s[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        }
+      } else {
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s[ri * 4 + ci * 2 + vi] = s[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+      }
+      // attention_decode.lua:338: k:when(p.softcap:gt(0), function()
+      if (softcap > 0.0f) {
+        // attention_decode.lua:339: k:assign(sq[q], tile.tanh(sq[q] * (p.scale / p.softcap)) * (p.softcap * LOG2E))
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s_2[ri * 4 + ci * 2 + vi] = tanhf(s_2[ri * 4 + ci * 2 + vi] * (scale / softcap)) * (softcap * 1.442695f);
+            }
+          }
+        }
+      } else {
+        // attention_decode.lua:336: local function scaled() k:assign(sq[q], sq[q] * (p.scale * LOG2E)) end
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          #pragma unroll
+          for (int ci = 0; ci < 2; ++ci) {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              s_2[ri * 4 + ci * 2 + vi] = s_2[ri * 4 + ci * 2 + vi] * (scale * 1.442695f);
+            }
+          }
+        }
+      }
+      // attention_decode.lua:353: for q = 1, KB do m_new = tile.max(m_new, k:reduce_max(sq[q], 2)) end
+      float t201[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t201[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t201[ri] = fmaxf(t201[ri], s[ri * 4 + ci * 2 + vi]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t201[ei] = fmaxf(t201[ei], __shfl_xor_sync(0xffffffffu, t201[ei], 2));
+        t201[ei] = fmaxf(t201[ei], __shfl_xor_sync(0xffffffffu, t201[ei], 1));
+      }
+      float m_new_3[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_new_3[ri] = fmaxf(m[ri], t201[ri]);
+      }
+      float t202[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t202[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t202[ri] = fmaxf(t202[ri], s_2[ri * 4 + ci * 2 + vi]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t202[ei] = fmaxf(t202[ei], __shfl_xor_sync(0xffffffffu, t202[ei], 2));
+        t202[ei] = fmaxf(t202[ei], __shfl_xor_sync(0xffffffffu, t202[ei], 1));
+      }
+      float m_new_4[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_new_4[ri] = fmaxf(m_new_3[ri], t202[ri]);
+      }
+      // attention_decode.lua:354: local mc = tile.where(m_new:eq(-math.huge), 0, m_new)   -- 0: a row with nothing visible yet
+      float mc_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        mc_2[ri] = m_new_4[ri] == -INFINITY ? 0.0f : m_new_4[ri];
+      }
+      // attention_decode.lua:355: for q = 1, KB do k:assign(sq[q], tile.exp2(sq[q] - mc)) end
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 4 + ci * 2 + vi] = lt_exp2(s[ri * 4 + ci * 2 + vi] - mc_2[ri]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s_2[ri * 4 + ci * 2 + vi] = lt_exp2(s_2[ri * 4 + ci * 2 + vi] - mc_2[ri]);
+          }
+        }
+      }
+      // attention_decode.lua:356: local alpha = tile.exp2(m - mc)
+      float alpha_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        alpha_2[ri] = lt_exp2(m[ri] - mc_2[ri]);
+      }
+      // attention_decode.lua:358: return n == 1 and k:reduce_sum(sq[1], 2) or total(n - 1) + k:reduce_sum(sq[n], 2)
+      float t210[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t210[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t210[ri] = t210[ri] + s[ri * 4 + ci * 2 + vi];
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t210[ei] = t210[ei] + __shfl_xor_sync(0xffffffffu, t210[ei], 2);
+        t210[ei] = t210[ei] + __shfl_xor_sync(0xffffffffu, t210[ei], 1);
+      }
+      float t211[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t211[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 2; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t211[ri] = t211[ri] + s_2[ri * 4 + ci * 2 + vi];
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t211[ei] = t211[ei] + __shfl_xor_sync(0xffffffffu, t211[ei], 2);
+        t211[ei] = t211[ei] + __shfl_xor_sync(0xffffffffu, t211[ei], 1);
+      }
+      // attention_decode.lua:360: k:assign(l, l * alpha + total(KB))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        l[ri] = l[ri] * alpha_2[ri] + (t210[ri] + t211[ri]);
+      }
+      // attention_decode.lua:361: k:assign(o, o * alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 8; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            o[ri * 16 + ci * 2 + vi] = o[ri * 16 + ci * 2 + vi] * alpha_2[ri];
+          }
+        }
+      }
+      // attention_decode.lua:362: for q = 1, KB do k:gemm(sq[q]:cast(v.dtype), Vq[q], o) end
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        uint32_t s_frag[1][4];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          s_frag[mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+          s_frag[mi][1] = lt_pack_f16x2(s[i + 4], s[i + 4 + 1]);
+          s_frag[mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+          s_frag[mi][3] = lt_pack_f16x2(s[i + 6], s[i + 6 + 1]);
+        }
+        uint32_t Vs_frag[8][2];
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          Vs_frag[ni][0] = t[0];
+          Vs_frag[ni][1] = t[1];
+          Vs_frag[ni + 1][0] = t[2];
+          Vs_frag[ni + 1][1] = t[3];
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          #pragma unroll
+          for (int ni = 0; ni < 8; ++ni) {
+            const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {o[i], o[i + 1], o[i + 16], o[i + 17]};
+            lt_mma_16816_f16(d, s_frag[mi], Vs_frag[ni]);
+            o[i] = d[0];
+            o[i + 1] = d[1];
+            o[i + 16] = d[2];
+            o[i + 17] = d[3];
+          }
+        }
+      }
+      #pragma unroll
+      for (int kk = 0; kk < 16; kk += 16) {
+        uint32_t s_2_frag[1][4];
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 8 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          s_2_frag[mi][0] = lt_pack_f16x2(s_2[i], s_2[i + 1]);
+          s_2_frag[mi][1] = lt_pack_f16x2(s_2[i + 4], s_2[i + 4 + 1]);
+          s_2_frag[mi][2] = lt_pack_f16x2(s_2[i + 2], s_2[i + 2 + 1]);
+          s_2_frag[mi][3] = lt_pack_f16x2(s_2[i + 6], s_2[i + 6 + 1]);
+        }
+        uint32_t Vs_2_frag[8][2];
+        #pragma unroll
+        for (int ni = 0; ni < 8; ni += 2) {
+          uint32_t t[4];
+          const int r = kk + (j_lane & 7) + (j_lane >> 3 & 1) * 8;
+          lt_ldmatrix_x4_trans(t, &Vs_2[j_stage][r][((warp_col + ni * 8) & ~56) | (((warp_col + ni * 8) & 56) ^ ((j_lane >> 4) * 8 ^ (j_lane & 7) << 3))]);
+          Vs_2_frag[ni][0] = t[0];
+          Vs_2_frag[ni][1] = t[1];
+          Vs_2_frag[ni + 1][0] = t[2];
+          Vs_2_frag[ni + 1][1] = t[3];
+        }
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          #pragma unroll
+          for (int ni = 0; ni < 8; ++ni) {
+            const int i = mi * 32 + ni * 2;   /* rows 16 mi + {0, 8}, columns 8 ni + {0, 1} */
+            float d[4] = {o[i], o[i + 1], o[i + 16], o[i + 17]};
+            lt_mma_16816_f16(d, s_2_frag[mi], Vs_2_frag[ni]);
+            o[i] = d[0];
+            o[i + 1] = d[1];
+            o[i + 16] = d[2];
+            o[i + 17] = d[3];
+          }
+        }
+      }
+      // attention_decode.lua:363: k:assign(m, m_new)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m[ri] = m_new_4[ri];
+      }
+    }
+  }
+  lt_cp_async_wait<0>();
+  // attention_decode.lua:378: local seen = l:gt(0)
+  bool seen[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    seen[ri] = l[ri] > 0.0f;
+  }
+  // attention_decode.lua:380: local ws_row = R and split * nrb * WB + rb * BM + sub * SUB or split * nrb * WB + rb * BM
+  const int ws_row = part * nrb * 64 + rb * 64;
+  // attention_decode.lua:381: k:store(p.Ws:view({ b, hk, ws_row, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0), { mask = inside })
+  float t221[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t221[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
+  {
+    const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+    float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      #pragma unroll
+      for (int ci = 0; ci < 8; ++ci) {
+        const int gr = ws_row + ri * 8 + row0;
+        const int gc = ci * 8 + col0;
+        float *ptr = base + (int64_t)gr * 68 + gc;
+        if (ok && gr >= 0 && gr < WR && inside[ri] && (uintptr_t)ptr % 8 == 0) {
+          union { uint2 v[1]; float e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = o[ri * 16 + ci * 2 + vi] * t221[ri];
+          ((uint2 *)ptr)[0] = h.v[0];
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            if (ok && gr >= 0 && gr < WR && inside[ri]) ptr[vi] = o[ri * 16 + ci * 2 + vi] * t221[ri];
+          }
+        }
+      }
+    }
+  }
+  // attention_decode.lua:386: k:store(p.Ws:view({ b, hk, ws_row, D }, { 1, 1, BM, 1 }),
   {
     const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0 && col0 == 0;
     float *base = Ws + (int64_t)b * 68 * WR * Hkv + (int64_t)hk * 68 * WR + 64;
@@ -2005,12 +3974,12 @@ static int attention_decode_f16_d64_paged_rows64(const void *Q, const void *K, c
   if ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
   if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
-  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:165: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
-  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:171: the workspace has the rows <launcher>_workspace_rows gives */
-  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:236: the page size is a multiple of 16 */
-  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:237: a sequence's pages hold below 2^30 keys */
-  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:239: softcap is 0 (none) or positive */
-  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:240: window_left below 2^30, as sizes */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:181: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if ((int64_t)WR < lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))))) * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64) * 64) return cudaErrorInvalidValue;   /* attention_decode.lua:187: the workspace has the rows <launcher>_workspace_rows gives */
+  if ((int64_t)PS % 16 != 0) return cudaErrorInvalidValue;   /* attention_decode.lua:261: the page size is a multiple of 16 */
+  if ((int64_t)MP * (int64_t)PS >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:262: a sequence's pages hold below 2^30 keys */
+  if (softcap < 0.0f) return cudaErrorInvalidValue;   /* attention_decode.lua:264: softcap is 0 (none) or positive */
+  if (window_left >= 1073741824) return cudaErrorInvalidValue;   /* attention_decode.lua:265: window_left below 2^30, as sizes */
   const int64_t grid_x = ((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64 * (int64_t)B * (int64_t)Hkv;
   const int64_t grid_y = lt_wide_max(1, lt_wide_min(64, (2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) > 2 * (2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64))) ? 2 * 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)) : 2 * sm_count / ((int64_t)B * (int64_t)Hkv * (((int64_t)Sq * ((int64_t)Hq / (int64_t)Hkv) + 64 - 1) / 64)))));
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -2022,12 +3991,16 @@ static int attention_decode_f16_d64_paged_rows64(const void *Q, const void *K, c
 /* Runs the first of attention_decode_f16_d64_paged's builds whose k:runs_when holds for these sizes, else rows64. */
 extern "C" int attention_decode_f16_d64_paged(const void *Q, const void *K, const void *V, const void *BT, const void *L, void *Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, void *stream)
 {
-  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:221: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv && (softcap == 0.0f && window_left < 0))   /* attention_decode.lua:244: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer, and no softcap and no window */
+    return attention_decode_f16_d64_paged_rows16plain(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
+  if ((int64_t)Sq * (int64_t)Hq <= 16 * (int64_t)Hkv)   /* attention_decode.lua:246: the Sq x Hq / Hkv query rows of a KV head are 16 or fewer */
     return attention_decode_f16_d64_paged_rows16(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
+  if (softcap == 0.0f && window_left < 0)   /* attention_decode.lua:246: no softcap (0) and no window (window_left < 0) */
+    return attention_decode_f16_d64_paged_rows64plain(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
   return attention_decode_f16_d64_paged_rows64(Q, K, V, BT, L, Ws, B, Sq, Hq, NP, Hkv, PS, MP, WR, sqb, sqs, sqh, skp, skh, sks, svp, svh, svs, scale, softcap, window_left, stream);
 }
 
-/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:170) */
+/* the rows WR of Ws a call needs: Ws holds B x Hkv x WR x (D + 4) f32 (attention_decode.lua:186) */
 extern "C" int64_t attention_decode_f16_d64_paged_workspace_rows(int B, int Sq, int Hq, int Hkv)
 {
   /* the device's multiprocessors (k:sm_count) */

@@ -40,7 +40,8 @@ ATTENTION="attention_bf16_d128 attention_f16_d64_softcap attention_bf16_d32 atte
 # until taken off the list.
 # attention_decode's split kernels at d128 on gfx1100 (wave32: a 64 x 128
 # f32 accumulator is 64 VGPRs a lane before the 64 x 64 scores): 30-35
-# VGPRs spilled (contig), 15 (paged64).
+# VGPRs spilled (contig), 14-15 (paged64; each has a build with and one
+# without the softcap and window code).
 # An entry is "target:file-without-extension".
 KNOWN="gfx1100:attention_decode_bf16_d128_contig gfx1100:attention_decode_bf16_d128_paged64"
 known() {
