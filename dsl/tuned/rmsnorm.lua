@@ -14,6 +14,9 @@
 -- threads, its r4096 build (256 threads spilled 4 bytes there; 512: none, 1.01-1.03x the 256-thread build).
 -- bf16 and f16 C=1024 (2 rows a program) and C=2048 (resident): set by hand from the sweep and A/B of
 -- bench/results/2026-11-26-h200-rowops-rows.txt (1.08-1.17x main at C = 600-2000).
+-- off_grid of bf16 and f16 C=1024 -> C=4096 (C=1024's twin, 2 rows a program, ran rows of 700-1020 at
+-- 0.84-0.92x 18af9692's; C=4096's at 1.00x bf16, 0.84-0.96x f16), by hand from
+-- bench/results/2026-11-26-h200-rowops-offgrid.txt.
 return {
   kernel = "rmsnorm",
   entries = {
@@ -63,6 +66,7 @@ return {
         RB = 2,
         threads = 128,
       },
+      off_grid = "C=4096",
       device = "NVIDIA H200",
       gbps = 3910.0,
       shape = "C=1000",
@@ -227,6 +231,7 @@ return {
         RB = 2,
         threads = 128,
       },
+      off_grid = "C=4096",
       device = "NVIDIA H200",
       gbps = 3922.1,
       shape = "C=1000",

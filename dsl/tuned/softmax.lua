@@ -18,6 +18,9 @@
 -- the grid to C=12288) and C=12288 (new: BC 2048, resident; C=8192's rows off the grid now run C=5120's):
 -- set by hand from the sweep and A/B of bench/results/2026-11-26-h200-rowops-rows.txt
 -- (1.06-1.32x main at C = 2100-12288).
+-- off_grid of bf16 and f16 C=3072 -> C=5120 (its twin ran rows of 3001 at 0.96x 18af9692's; C=5120's at
+-- 1.00x, 1.03-1.10x at 2052-3070, but 0.78-0.95x C=3072's twin at the even rows of those), by hand from
+-- bench/results/2026-11-26-h200-rowops-offgrid.txt.
 return {
   kernel = "softmax",
   entries = {
@@ -93,6 +96,7 @@ return {
         RB = 1,
         threads = 128,
       },
+      off_grid = "C=5120",
       device = "NVIDIA H200",
       gbps = 4110.3,
       shape = "C=3000",
@@ -294,6 +298,7 @@ return {
         RB = 1,
         threads = 128,
       },
+      off_grid = "C=5120",
       device = "NVIDIA H200",
       gbps = 4119.6,
       shape = "C=3000",

@@ -6513,13 +6513,18 @@ static int rmsnorm_f16_C128(const void *X, const void *W, void *Y, int R, int C,
 }
 
 /* Runs the config tuned for the bucket of C: the smallest bucket that is at least C,
-** or, where the next is more than twice as large, the nearer in powers of two (ties: the larger). */
+** or, where the next is more than twice as large, the nearer in powers of two (ties: the larger);
+** where the bucket's entry says so, rows off the 16-byte grid run another bucket's. */
 extern "C" int rmsnorm_f16(const void *X, const void *W, void *Y, int R, int C, float eps, void *stream)
 {
   if (C <= 128) return rmsnorm_f16_C128(X, W, Y, R, C, eps, stream);
   if (C <= 256) return rmsnorm_f16_C256(X, W, Y, R, C, eps, stream);
   if (C <= 512) return rmsnorm_f16_C512(X, W, Y, R, C, eps, stream);
-  if (C <= 1024) return rmsnorm_f16_C1024(X, W, Y, R, C, eps, stream);
+  if (C <= 1024) {
+    if (C % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)Y % 16 != 0)   /* a row off the 16-byte grid: bucket C=4096's config */
+      return rmsnorm_f16_C4096(X, W, Y, R, C, eps, stream);
+    return rmsnorm_f16_C1024(X, W, Y, R, C, eps, stream);
+  }
   if (C <= 2048) return rmsnorm_f16_C2048(X, W, Y, R, C, eps, stream);
   if (C <= 4096) return rmsnorm_f16_C4096(X, W, Y, R, C, eps, stream);
   if (C <= 6144) return rmsnorm_f16_C6144(X, W, Y, R, C, eps, stream);
