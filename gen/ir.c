@@ -19,16 +19,28 @@
 
 #include "lt.h"
 
+/* The 8-bit float formats: OCP's e4m3 (bias 7, no infinity, S.1111.111
+** NaN) and e5m2 (bias 15, IEEE's infinities and NaNs), and their FNUZ
+** twins (bias 8 and 16, no infinity, no -0, one NaN 0x80).  CDNA3's MFMA
+** fp8 (e4m3) and bf8 (e5m2) read FNUZ bytes: OCP ones are mapped to them
+** first; wgmma reads OCP bytes only. */
+static const Fp8Format e4m3 = {3, -6, 448, 0, "fp8", "lt_fp8e4m3x4_fnuz", "e4m3"};
+static const Fp8Format e5m2 = {2, -14, 57344, 0, "bf8", "lt_fp8e5m2x4_fnuz", "e5m2"};
+static const Fp8Format e4m3fnuz = {3, -7, 240, 1, "fp8", NULL, NULL};
+static const Fp8Format e5m2fnuz = {2, -15, 57344, 1, "bf8", NULL, NULL};
+
 const DtypeInfo ltI_dtypes[DT_COUNT] = {
-  [DT_F32] = {"f32", 4, 1},
-  [DT_F16] = {"f16", 2, 1},
-  [DT_BF16] = {"bf16", 2, 1},
-  [DT_I32] = {"i32", 4, 0},
-  [DT_I64] = {"i64", 8, 0},
-  [DT_U32] = {"u32", 4, 0},
-  [DT_FP8E4M3] = {"fp8e4m3", 1, 1},
-  [DT_FP8E5M2] = {"fp8e5m2", 1, 1},
-  [DT_BOOL] = {"bool", 1, 0},
+  [DT_F32] = {"f32", 4, 1, NULL},
+  [DT_F16] = {"f16", 2, 1, NULL},
+  [DT_BF16] = {"bf16", 2, 1, NULL},
+  [DT_I32] = {"i32", 4, 0, NULL},
+  [DT_I64] = {"i64", 8, 0, NULL},
+  [DT_U32] = {"u32", 4, 0, NULL},
+  [DT_FP8E4M3] = {"fp8e4m3", 1, 1, &e4m3},
+  [DT_FP8E5M2] = {"fp8e5m2", 1, 1, &e5m2},
+  [DT_FP8E4M3FNUZ] = {"fp8e4m3fnuz", 1, 1, &e4m3fnuz},
+  [DT_FP8E5M2FNUZ] = {"fp8e5m2fnuz", 1, 1, &e5m2fnuz},
+  [DT_BOOL] = {"bool", 1, 0, NULL},
 };
 
 const char *const ltI_unop_names[U_COUNT] = {
@@ -53,14 +65,23 @@ int ltI_dtype_from_name(const char *s) {
   return -1;
 }
 
+/* The names of the dtypes a tensor may have, quoted, for messages:
+** "\"f32\", \"f16\", ... or \"fp8e5m2fnuz\"". */
+const char *ltI_dtype_list(void) {
+  const char *s = "";
+  for (int i = 0; i < DT_BOOL; i++)
+    s = ltU_fmt("%s%s\"%s\"", s, i == 0 ? "" : i == DT_BOOL - 1 ? " or " : ", ", ltI_dtypes[i].name);
+  return s;
+}
+
 /* The type arithmetic on t is carried out in (fp8: the type its values are held in). */
 Dtype ltI_compute_type(Dtype t) {
   return (t == DT_F16 || t == DT_BF16 || ltI_is_fp8(t)) ? DT_F32 : t;
 }
 
-/* Is t an fp8 dtype? */
+/* Is t an fp8 dtype (OCP or FNUZ)? */
 int ltI_is_fp8(Dtype t) {
-  return t == DT_FP8E4M3 || t == DT_FP8E5M2;
+  return ltI_dtypes[t].fp8 != NULL;
 }
 
 /* Reports at line an fp8 operand of `what` (an operation on values): fp8
@@ -207,16 +228,18 @@ static void broadcast(Expr *e, const Expr *a, const Expr *b, const char *op) {
 
 /* v cast to fp8 dtype dt as the kernels do (templates/fp8.h): rounded to
 ** nearest even at its binade's quantum (the subnormals' below the smallest
-** normal 2^emin), past the largest finite value saturated, NaN kept. */
+** normal 2^emin), past the largest finite value saturated, NaN kept; a
+** zero of an FNUZ dtype is +0 (it has no -0). */
 static double fp8_value(double v, Dtype dt) {
-  int man = dt == DT_FP8E4M3 ? 3 : 2, emin = dt == DT_FP8E4M3 ? -6 : -14, e;
-  double max = dt == DT_FP8E4M3 ? 448 : 57344;
+  const Fp8Format *f = ltI_dtypes[dt].fp8;
+  int e;
   if (isnan(v)) return v;
-  if (isinf(v)) return copysign(max, v);
+  if (isinf(v)) return copysign(f->max, v);
   frexp(v, &e);   /* |v| = f * 2^e, f in [0.5, 1): its leading bit is 2^(e - 1) */
-  int q = (e - 1 > emin ? e - 1 : emin) - man;
+  int q = (e - 1 > f->emin ? e - 1 : f->emin) - f->man;
   double r = ldexp(nearbyint(ldexp(v, -q)), q);
-  return fabs(r) > max ? copysign(max, v) : r;
+  if (r == 0 && f->fnuz) return 0;
+  return fabs(r) > f->max ? copysign(f->max, v) : r;
 }
 
 /* Converts a weak constant to the type of its partner (an fp8 one rounded

@@ -55,21 +55,39 @@ extern const char *ltU_file;                /* kernel file, as given */
 
 /* ---- ir.c: data types ---- */
 
-/* fp8e4m3 and fp8e5m2 are the OCP 8-bit floats (PyTorch's float8_e4m3fn and float8_e5m2): storage
-** types, held as f32 in registers; a value of them is cast, stored or fed to k:gemm, no arithmetic. */
-typedef enum { DT_F32, DT_F16, DT_BF16, DT_I32, DT_I64, DT_U32, DT_FP8E4M3, DT_FP8E5M2, DT_BOOL, DT_COUNT } Dtype;   /* BOOL last of the named */
+/* fp8e4m3 and fp8e5m2 are the OCP 8-bit floats (PyTorch's float8_e4m3fn and float8_e5m2), fp8e4m3fnuz
+** and fp8e5m2fnuz AMD's FNUZ ones (float8_e4m3fnuz, float8_e5m2fnuz): storage types, held as f32 in
+** registers; a value of them is cast, stored or fed to k:gemm, no arithmetic. */
+typedef enum {
+  DT_F32, DT_F16, DT_BF16, DT_I32, DT_I64, DT_U32, DT_FP8E4M3, DT_FP8E5M2, DT_FP8E4M3FNUZ, DT_FP8E5M2FNUZ,
+  DT_BOOL, DT_COUNT   /* BOOL last of the named */
+} Dtype;
+
+/* An 8-bit float format (templates/fp8.h, templates/fp8_fnuz_dtypes.h): what gen's constant
+** folding and its choice of matrix instruction read of it. */
+typedef struct Fp8Format {
+  int man, emin;       /* mantissa bits; the smallest normal value is 2^emin */
+  double max;          /* the largest finite value */
+  int fnuz;            /* FNUZ: no infinity, no -0, 0x80 the one NaN (else OCP's) */
+  const char *mfma;    /* CDNA3's MFMA operand type of this width ("fp8": e4m3, "bf8": e5m2), on FNUZ bytes */
+  const char *remap;   /* OCP: the helper mapping four bytes to those MFMA's FNUZ (templates/fp8_fnuz.h);
+                          FNUZ: NULL, the bytes go as they are */
+  const char *wgmma;   /* wgmma's operand type, or NULL: wgmma reads OCP bytes only */
+} Fp8Format;
 
 typedef struct DtypeInfo {
   const char *name;   /* DSL spelling */
   int bytes;
   int is_float;
+  const Fp8Format *fp8;   /* an 8-bit float's format, else NULL */
 } DtypeInfo;
 
 extern const DtypeInfo ltI_dtypes[DT_COUNT];
 int ltI_dtype_from_name(const char *s);     /* -1 if unknown */
+const char *ltI_dtype_list(void);           /* the tensor dtypes' names, quoted, for messages */
 Dtype ltI_compute_type(Dtype t);            /* f16/bf16 compute in f32 */
 int ltI_is_int(Dtype t);                    /* i32, i64, u32 */
-int ltI_is_fp8(Dtype t);                    /* fp8e4m3, fp8e5m2 */
+int ltI_is_fp8(Dtype t);                    /* fp8e4m3, fp8e5m2 and their FNUZ twins */
 void ltI_int_range(Dtype t, double *lo, double *hi);   /* the values an integer dtype holds (i64: +-2^53, exact in a double) */
 void ltI_check_fits(double v, Dtype t, int line);      /* an error at line when constant v is not a value of t */
 
@@ -298,9 +316,10 @@ struct Stmt {
   int own_lane;         /* S_FOR SCHED_RING / REFILL / TURNS: makes its ldmatrix addresses from its own copy of
                            the lane index (two gemms or more) */
   MmaKind inst;         /* S_GEMM: its instruction */
-  int fnuz;             /* S_GEMM MFMA of fp8 operands (gfx942): the matrix cores read FNUZ bytes, so the OCP bytes
-                           are mapped as they are gathered and each K tile's sum, in a fresh accumulator, is added
-                           to dst times 4 (mma.c, lower/gemm_amd.c) */
+  int fnuz;             /* S_GEMM MFMA of fp8 operands (gfx942): the matrix cores read FNUZ bytes, so OCP bytes
+                           (Fp8Format.remap) are mapped as they are gathered and each K tile's sum, in a fresh
+                           accumulator, is added to dst times 4; FNUZ dtypes' bytes go as they are (mma.c,
+                           lower/gemm_amd.c) */
   const char *why_inst; /* S_GEMM of fp8 or tf32 operands on a wgmma target, or of fp8 on an AMD one, not taking
                            the target's fp8 or tf32 instruction: why not (--explain) */
   int a_words;          /* S_GEMM wgmma of tf32 operands, A stored [K, M] (or, swapped, B stored [K, N]): each
@@ -705,6 +724,7 @@ extern const char ltX_hip_wmma[];   /* templates/hip_wmma.h: WMMA */
 extern const char ltX_bits[];       /* templates/bits.h: i64, u32 and shift helpers, Philox */
 extern const char ltX_fp8[];        /* templates/fp8.h: fp8 conversions */
 extern const char ltX_fp8_fnuz[];   /* templates/fp8_fnuz.h: OCP fp8 bytes for CDNA3's FNUZ matrix cores */
+extern const char ltX_fp8_fnuz_dtypes[];   /* templates/fp8_fnuz_dtypes.h: the FNUZ fp8 dtypes' conversions */
 extern const char ltX_hip_mfma_fp8[];   /* templates/hip_mfma_fp8.h: MFMA fp8 (gfx942) */
 extern const char ltX_vec[];        /* templates/vec.h: 16-byte pieces of rows not 16-byte aligned */
 extern const char ltX_wide[];       /* templates/wide.h: the launcher's 64-bit max and min */

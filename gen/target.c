@@ -15,10 +15,17 @@
    [U_RSQRT] = rsqrt, [U_TANH] = "tanhf", [U_ERF] = "erff", [U_ABS] = "fabsf",      \
    [U_SIN] = "sinf", [U_COS] = "cosf", [U_FLOOR] = "floorf"}
 
-/* fp8 is the same on every target: bytes, converted by templates/fp8.h. */
-#define FP8_NAMES [DT_FP8E4M3] = "lt_fp8e4m3", [DT_FP8E5M2] = "lt_fp8e5m2"
-#define FP8_TO_F32 [DT_FP8E4M3] = "lt_fp8e4m3_to_f32(%s)", [DT_FP8E5M2] = "lt_fp8e5m2_to_f32(%s)"
-#define FP8_FROM_F32 [DT_FP8E4M3] = "lt_f32_to_fp8e4m3(%s)", [DT_FP8E5M2] = "lt_f32_to_fp8e5m2(%s)"
+/* fp8 is the same on every target: bytes, converted by templates/fp8.h
+** (OCP) and templates/fp8_fnuz_dtypes.h (FNUZ). */
+#define FP8_NAMES                                                                                        \
+  [DT_FP8E4M3] = "lt_fp8e4m3", [DT_FP8E5M2] = "lt_fp8e5m2", [DT_FP8E4M3FNUZ] = "lt_fp8e4m3fnuz",         \
+  [DT_FP8E5M2FNUZ] = "lt_fp8e5m2fnuz"
+#define FP8_TO_F32                                                                                       \
+  [DT_FP8E4M3] = "lt_fp8e4m3_to_f32(%s)", [DT_FP8E5M2] = "lt_fp8e5m2_to_f32(%s)",                       \
+  [DT_FP8E4M3FNUZ] = "lt_fp8e4m3fnuz_to_f32(%s)", [DT_FP8E5M2FNUZ] = "lt_fp8e5m2fnuz_to_f32(%s)"
+#define FP8_FROM_F32                                                                                     \
+  [DT_FP8E4M3] = "lt_f32_to_fp8e4m3(%s)", [DT_FP8E5M2] = "lt_f32_to_fp8e5m2(%s)",                       \
+  [DT_FP8E4M3FNUZ] = "lt_f32_to_fp8e4m3fnuz(%s)", [DT_FP8E5M2FNUZ] = "lt_f32_to_fp8e5m2fnuz(%s)"
 
 #define CUDA_COMMON                                                              \
   .lang = LANG_CUDA, .ext = ".cu", .warp = 32, .max_threads = 1024,              \
@@ -238,30 +245,44 @@ static int block_bits(const Block *bl) {
   return 0;
 }
 
-/* Does kernel k use templates/fp8.h: an fp8 tensor or shared tile, or a
-** cast to fp8 (the only fp8 values that are not read from one of those)? */
+/* The fp8 helpers a value of dtype dt needs: FP8_OCP for an OCP fp8
+** dtype (templates/fp8.h), FP8_FNUZ for an FNUZ one (templates/
+** fp8_fnuz_dtypes.h, which builds on templates/fp8.h), else none. */
+enum { FP8_OCP = 1, FP8_FNUZ = 2 };
+static int dtype_fp8(Dtype dt) {
+  return !ltI_is_fp8(dt) ? 0 : ltI_dtypes[dt].fp8->fnuz ? FP8_FNUZ : FP8_OCP;
+}
+
+/* The fp8 helpers expression x and those inside it need (dtype_fp8). */
 static int expr_fp8(const Expr *x) {
   if (!x) return 0;
-  if (ltI_is_fp8(x->dt)) return 1;
-  return expr_fp8(x->a) || expr_fp8(x->b) || expr_fp8(x->c);
+  return dtype_fp8(x->dt) | expr_fp8(x->a) | expr_fp8(x->b) | expr_fp8(x->c);
 }
 
+/* The fp8 helpers the statements of block bl (and the blocks in it) need. */
 static int block_fp8(const Block *bl) {
+  int used = 0;
   for (const Stmt *s = bl->first; s; s = s->next)
-    if (expr_fp8(s->val) || expr_fp8(s->other) || block_fp8(&s->body) || block_fp8(&s->orelse)) return 1;
-  return 0;
+    used |= expr_fp8(s->val) | expr_fp8(s->other) | block_fp8(&s->body) | block_fp8(&s->orelse);
+  return used;
 }
 
+/* The fp8 helpers kernel k needs (FP8_OCP, FP8_FNUZ): those of its fp8
+** tensors and shared tiles, and of its casts to fp8 (the only fp8 values
+** that are not read from one of those). */
 static int kernel_fp8(const Kernel *k) {
-  for (int i = 0; i < k->nsyms; i++)
-    if (ltI_is_fp8(k->syms[i]->dt)) return 1;
-  return block_fp8(&k->body);
+  int used = 0;
+  for (int i = 0; i < k->nsyms; i++) used |= dtype_fp8(k->syms[i]->dt);
+  return used | block_fp8(&k->body);
 }
 
-/* Does block bl hold a gemm on FNUZ bytes (Stmt.fnuz: templates/fp8_fnuz.h)? */
-static int block_fnuz(const Block *bl) {
+/* Does block bl hold a gemm by MFMA fp8 (Stmt.fnuz: templates/hip_mfma_fp8.h)?
+** `remap`: one on OCP bytes, mapped to FNUZ (templates/fp8_fnuz.h). */
+static int block_fnuz(const Block *bl, int remap) {
   for (const Stmt *s = bl->first; s; s = s->next)
-    if ((s->kind == S_GEMM && s->fnuz) || block_fnuz(&s->body) || block_fnuz(&s->orelse)) return 1;
+    if ((s->kind == S_GEMM && s->fnuz && (!remap || ltI_dtypes[s->shared_b->dt].fp8->remap)) ||
+        block_fnuz(&s->body, remap) || block_fnuz(&s->orelse, remap))
+      return 1;
   return 0;
 }
 
@@ -282,12 +303,14 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
     if (block_bits(&ks[j]->body)) bits = ltX_bits;
     if (split(&ks[j]->body)) vec = ltX_vec;
   }
-  int fnuz = 0;
+  int fp8_used = 0, mfma_fp8 = 0, remap = 0;
   for (int j = 0; j < n; j++) {
-    if (kernel_fp8(ks[j])) fp8 = ltX_fp8;
-    fnuz |= block_fnuz(&ks[j]->body);
+    fp8_used |= kernel_fp8(ks[j]);
+    mfma_fp8 |= block_fnuz(&ks[j]->body, 0);
+    remap |= block_fnuz(&ks[j]->body, 1);
   }
-  if (fnuz) fp8 = ltU_fmt("%s%s", ltX_fp8, ltX_fp8_fnuz);   /* after the fp8 helpers: LT_FN */
+  if (fp8_used)   /* after the fp8 helpers (LT_FN, the bits of a float): the FNUZ dtypes', the OCP-to-FNUZ map */
+    fp8 = ltU_fmt("%s%s%s", ltX_fp8, fp8_used & FP8_FNUZ ? ltX_fp8_fnuz_dtypes : "", remap ? ltX_fp8_fnuz : "");
   if (emulate) {
     for (int j = 0; j < n; j++)
       if (ks[j]->mma == MMA_WGMMA) wgmma_helpers(&wg, &ks[j]->body, seen, 1);
@@ -304,7 +327,7 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
       wgmma_helpers(&wg, &k->body, seen, 0);
     }
     else if (k->mma == MMA_MFMA32 || k->mma == MMA_MFMA16)
-      amd = fnuz ? ltU_fmt("%s%s", ltX_hip_mfma, ltX_hip_mfma_fp8) : ltX_hip_mfma;
+      amd = mfma_fp8 ? ltU_fmt("%s%s", ltX_hip_mfma, ltX_hip_mfma_fp8) : ltX_hip_mfma;
     else if (k->mma == MMA_WMMA) amd = ltX_hip_wmma;
     for (int i = 0; i < k->nsyms; i++)   /* a stage ring is filled with cp.async */
       if (k->syms[i]->kind == SYM_SHARED && k->syms[i]->stages > 1 && t->async_copy) cuda = ltX_cuda_mma;

@@ -164,8 +164,7 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
       if (s->inst == MMA_WGMMA && ltI_dtypes[s->shared_b->dt].bytes != 2)
         inst = ltU_fmt("wgmma m64nNk%d %s", 32 / ltI_dtypes[s->shared_b->dt].bytes, ltP_wgmma_type(s->shared_b->dt));
       if (s->fnuz)
-        inst = ltU_fmt("MFMA %s %s", s->inst == MMA_MFMA32 ? "32x32x16" : "16x16x32",
-                       s->shared_b->dt == DT_FP8E4M3 ? "fp8" : "bf8");
+        inst = ltU_fmt("MFMA %s %s", s->inst == MMA_MFMA32 ? "32x32x16" : "16x16x32", ltI_dtypes[s->shared_b->dt].fp8->mfma);
       ltU_printf(b, "  matrix instruction (%s:%d): %s for %s [%d, %d] += %s%s @ %s%s", e->base, s->line, inst,
                  s->dst->name, s->dst->shape[0], s->dst->shape[1], a, s->trans_a ? "^T" : "", s->shared_b->name,
                  s->trans_b ? "^T" : "");
@@ -184,9 +183,13 @@ static void explain_ops(const E *e, const Block *bl, Buf *b, int *ngemm, int *np
       else if (s->inst != MMA_FMA)
         ltU_printf(b, "; %d x %d warps of [%d, %d], [%d, %d] per instruction", l->rows / l->wtm, l->cols / l->wtn,
                    l->wtm, l->wtn, l->im, l->in);
-      if (s->fnuz)
-        ltU_put(b, "; FNUZ operands: the OCP bytes mapped as gathered (-0 to 0, NaN and infinity to NaN), each K "
-                   "tile's sum, a quarter of the OCP one, added times 4");
+      const DtypeInfo *bt = &ltI_dtypes[s->shared_b->dt];
+      if (s->fnuz && bt->fp8->remap)
+        ltU_printf(b, "; %s operands read as FNUZ: the OCP bytes mapped as gathered (-0 to 0, NaN and infinity to "
+                      "NaN), each K tile's sum, a quarter of the OCP one, added times 4", bt->name);
+      else if (s->fnuz) ltU_printf(b, "; %s operands: the FNUZ bytes as they are", bt->name);
+      else if (bt->fp8 && s->inst == MMA_SYNC) ltU_printf(b, "; %s operands converted to f16 pairs as read", bt->name);
+      else if (bt->fp8 && s->inst == MMA_FMA) ltU_printf(b, "; %s operands converted to f32 as read", bt->name);
       if (s->why_inst) ltU_printf(b, "; %s: %s", e->t->wgmma ? "not wgmma" : "no matrix instruction", s->why_inst);
       ltU_put(b, "\n");
       (*ngemm)++;

@@ -7,8 +7,9 @@
 ** tile that is itself an MFMA result.  MFMA computes (B^T A^T)^T, so that
 ** its result registers are the accumulator's in order (pass/mma.c).
 ** MFMA fp8 (gfx942: 32x32x16, 16x16x32, Stmt.fnuz) takes eight bytes of
-** K a lane, mapped from OCP to FNUZ bytes as gathered, and sums the K tile
-** in a fresh accumulator that it adds to the gemm's times 4
+** K a lane: the bytes of an FNUZ dtype as they are; those of an OCP one
+** mapped to FNUZ as gathered (Fp8Format.remap), the K tile then summed in
+** a fresh accumulator that it adds to the gemm's times 4
 ** (templates/fp8_fnuz.h).
 */
 #include "emit/emit.h"
@@ -42,10 +43,13 @@ void ltL_gemm_amd(E *e, Stmt *s, int BK) {
   const char *inst = m == MMA_MFMA32 ? "mfma_32x32x8" : m == MMA_MFMA16 ? "mfma_16x16x16" : "wmma_16x16x16";
   const char *sum = acc->name;   /* the registers the instructions add to */
   int nacc = l->nr * l->nc * l->vec;
-  if (s->fnuz) {   /* eight bytes a lane, a fresh sum of FNUZ products */
+  const char *remap = s->fnuz ? ltI_dtypes[b->dt].fp8->remap : NULL;   /* OCP bytes to FNUZ */
+  if (s->fnuz) {   /* eight bytes a lane */
     ik *= 2, per = 8;
-    ty = b->dt == DT_FP8E4M3 ? "fp8" : "bf8";
+    ty = ltI_dtypes[b->dt].fp8->mfma;
     inst = m == MMA_MFMA32 ? "mfma_32x32x16" : "mfma_16x16x32";
+  }
+  if (remap) {   /* a fresh sum of the mapped bytes' products */
     sum = ltU_fmt("%s_ktile", acc->name);
     ltE_line(e, "{");
     e->depth++;
@@ -87,13 +91,12 @@ void ltL_gemm_amd(E *e, Stmt *s, int BK) {
     ltE_line(e, "for (int v = 0; v < 8; ++v) %s[(mi * 8 + v) * %d + ni] = d[v];", acc->name, NI);
   } else {   /* B^T A^T: the result's registers are the accumulator's, in order */
     gather(e, b, !s->trans_b, ltU_fmt("%s_frag", b->name), NI, per, "ni", b_at, kx);
-    if (s->fnuz) {   /* OCP bytes to FNUZ (templates/fp8_fnuz.h) */
-      const char *fn = b->dt == DT_FP8E4M3 ? "lt_fp8e4m3x4_fnuz" : "lt_fp8e5m2x4_fnuz";
+    if (remap) {   /* OCP bytes to FNUZ (templates/fp8_fnuz.h) */
       const Sym *ops[2] = {a, b};
       for (int j = 0; j < 2; j++) {
         const char *i = j ? "ni" : "mi";
         ltE_open_for(e, i, j ? NI : MI, 1);
-        ltE_line(e, "for (int w = 0; w < 2; ++w) %s_frag[%s].u[w] = %s(%s_frag[%s].u[w]);", ops[j]->name, i, fn,
+        ltE_line(e, "for (int w = 0; w < 2; ++w) %s_frag[%s].u[w] = %s(%s_frag[%s].u[w]);", ops[j]->name, i, remap,
                  ops[j]->name, i);
         ltE_close_for(e);
       }
@@ -107,7 +110,7 @@ void ltL_gemm_amd(E *e, Stmt *s, int BK) {
   ltE_close_for(e);
   ltE_close_for(e);
   ltE_close_for(e);
-  if (s->fnuz) {
+  if (remap) {
     ltE_line(e, "for (int v = 0; v < %d; ++v) %s[v] += 4.0f * %s[v];", nacc, acc->name, sum);
     e->depth--;
     ltE_line(e, "}");

@@ -424,8 +424,7 @@ Dtype ltF_arg_dtype(int idx) {
   const char *s = lua_tostring(L, idx);
   int dt = s ? ltI_dtype_from_name(s) : -1;
   if (dt < 0)
-    ltF_error("unknown dtype '%s'; use \"f32\", \"f16\", \"bf16\", \"i32\", \"i64\", \"u32\", \"fp8e4m3\" or \"fp8e5m2\"",
-              s ? s : luaL_typename(L, idx));
+    ltF_error("unknown dtype '%s'; use %s", s ? s : luaL_typename(L, idx), ltI_dtype_list());
   return (Dtype)dt;
 }
 

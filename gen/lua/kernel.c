@@ -325,8 +325,7 @@ static void build_params(int fn_line) {
     int dt = dts ? ltI_dtype_from_name(dts) : -1;
     if (dt < 0 || (scalar && !ltI_is_int(dt) && dt != DT_F32))
       ltF_error("params.%s.dtype is %s; a %s is %s", ents[i].name, ltF_show(-1), scalar ? "scalar" : "tensor",
-                scalar ? "\"f32\", \"i32\", \"i64\" or \"u32\""
-                       : "\"f32\", \"f16\", \"bf16\", \"i32\", \"i64\", \"u32\", \"fp8e4m3\" or \"fp8e5m2\"");
+                scalar ? "\"f32\", \"i32\", \"i64\" or \"u32\"" : ltI_dtype_list());
     lua_pop(L, 1);
     Sym *had;
     const char *why = ltF_name_clash(ents[i].name, &had);

@@ -824,6 +824,11 @@ static int k_gemm(lua_State *l) {
   if (acc->shape[0] != M || acc->shape[1] != N)
     return ltF_error("k:gemm: the accumulator is [%d, %d] but a @ b is [%d, %d]", acc->shape[0], acc->shape[1], M, N);
   if (acc->dt != DT_F32) return ltF_error("k:gemm accumulates in f32; declare the accumulator k:fragment(\"f32\", ...)");
+  const Fp8Format *fa = ltI_dtypes[adt].fp8, *fb = ltI_dtypes[b->dt].fp8;
+  if (adt != b->dt && fa && fb && fa->fnuz != fb->fnuz)   /* no instruction reads both: the FNUZ bytes are AMD's */
+    return ltF_error("k:gemm: the operands are %s and %s, an FNUZ and an OCP fp8; convert one as it is copied to "
+                     "its shared tile: k:copy(k:load(view):cast(\"%s\"), tile)", ltI_dtypes[adt].name,
+                     ltI_dtypes[b->dt].name, ltI_dtypes[fa->fnuz ? adt : b->dt].name);
   if (adt != b->dt)
     return ltF_error("k:gemm: the operands are %s and %s; both must have one dtype%s", ltI_dtypes[adt].name,
                      ltI_dtypes[b->dt].name, areg ? ltU_fmt(" (cast the register tile: x:cast(\"%s\"))",

@@ -466,7 +466,8 @@ void ltP_mma(Kernel *k, const Target *t) {
   if (m != MMA_FMA) {
     Sym *acc = k->gemm->dst;
     int nwarps = k->threads / t->warp;
-    int wg = (m == MMA_SYNC || m == MMA_TF32) && t->wgmma;   /* tf32 and fp8: wgmma_layout_why */
+    const Fp8Format *f8 = ltI_dtypes[k->gemm->shared_b->dt].fp8;
+    int wg = (m == MMA_SYNC || m == MMA_TF32) && t->wgmma && (!f8 || f8->wgmma);   /* tf32 and OCP fp8: wgmma_layout_why */
     if (wg && !k->warps_m && wgmma_grid(k, nwarps, sites, n)) m = MMA_WGMMA;
     if (wg && m != MMA_WGMMA && swap_fits(k, k->gemm, nwarps, n)) {   /* the operands swapped: warps across N */
       k->warps_m = 1;
@@ -494,7 +495,9 @@ void ltP_mma(Kernel *k, const Target *t) {
   for (int i = 0; i < n && t->wgmma && m != MMA_WGMMA; i++) {   /* --explain: why an fp8 or tf32 gemm is not wgmma */
     Stmt *g = *sites[i].link;
     int fp8 = ltI_is_fp8(g->shared_b->dt), tf32 = g->shared_b->dt == DT_F32 && g->tf32;
-    if ((fp8 || tf32) && !(g->why_inst = wgmma_layout_why(g)))
+    if (fp8 && !ltI_dtypes[g->shared_b->dt].fp8->wgmma)
+      g->why_inst = ltU_fmt("wgmma's 8-bit operands are OCP's e4m3 and e5m2, not %s", ltI_dtypes[g->shared_b->dt].name);
+    else if ((fp8 || tf32) && !(g->why_inst = wgmma_layout_why(g)))
       g->why_inst = ltU_fmt("the warp grid %d x %d does not split the accumulator into m64 warpgroup tiles of N "
                             "8 to 256", k->warps_m, k->warps_n);
   }
@@ -523,15 +526,11 @@ void ltP_mma(Kernel *k, const Target *t) {
   if (m == MMA_WGMMA) mark_register_staged(k, sites, n);
 }
 
-/* wgmma's name of operand type dt (f32: tf32); its K step is 32 bytes. */
+/* wgmma's name of operand type dt (f32: tf32; fp8: Fp8Format.wgmma); its
+** K step is 32 bytes. */
 const char *ltP_wgmma_type(Dtype dt) {
-  switch (dt) {
-  case DT_BF16: return "bf16";
-  case DT_FP8E4M3: return "e4m3";
-  case DT_FP8E5M2: return "e5m2";
-  case DT_F32: return "tf32";
-  default: return "f16";
-  }
+  if (ltI_is_fp8(dt)) return ltI_dtypes[dt].fp8->wgmma;
+  return dt == DT_BF16 ? "bf16" : dt == DT_F32 ? "tf32" : "f16";
 }
 
 /* Name of the instruction a layout comes from, for --explain. */

@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # tests/emu/drivers.sh: kernels checked by a C driver of their own, run as
 # each GPU target's code on the CPU (gen --emulate): the docs examples of
-# the number types (docs/examples/types.lua, random_bits.lua, fp8.lua) with
-# their drivers in tests/docs/drivers/, dsl/kernels/bias_dropout_add.lua and
-# matmul_fp8.lua with tests/cpu/dropout.c and matmul_fp8.c (matmul_fp8 also
-# with BM = 32: warp tiles of 16 rows, gfx942's MFMA 16x16x32 fp8), grouped_matmul.lua
-# with tests/cpu/grouped.c, tests/cpu/column_origin.lua (a stage-ring copy
+# the number types (docs/examples/types.lua, random_bits.lua, fp8.lua,
+# fp8_fnuz.lua) with their drivers in tests/docs/drivers/,
+# dsl/kernels/bias_dropout_add.lua and matmul_fp8.lua with
+# tests/cpu/dropout.c and matmul_fp8.c (matmul_fp8 also with BM = 32: warp
+# tiles of 16 rows, gfx942's MFMA 16x16x32 fp8), tests/cpu/fnuz_gemm.lua
+# (a gemm on the FNUZ fp8 dtypes, gfx942's MFMA fp8 on their bytes; BM = 32
+# too) with tests/cpu/fnuz_gemm.c, grouped_matmul.lua with
+# tests/cpu/grouped.c, tests/cpu/column_origin.lua (a stage-ring copy
 # from a column read from memory) with tests/cpu/column_origin.c,
 # tests/cpu/rows_batched.lua (a store of X:rows with a batch index: sm90a's
 # row-clipped TMA store of a 3-D tensor) with tests/cpu/rows_batched.c,
@@ -50,9 +53,12 @@ build() {
 for entry in docs/examples/types.lua:tests/docs/drivers/types.c \
              docs/examples/random_bits.lua:tests/docs/drivers/random_bits.c \
              docs/examples/fp8.lua:tests/docs/drivers/fp8.c \
+             docs/examples/fp8_fnuz.lua:tests/docs/drivers/fp8_fnuz.c \
              dsl/kernels/bias_dropout_add.lua:tests/cpu/dropout.c \
              dsl/kernels/matmul_fp8.lua:tests/cpu/matmul_fp8.c \
              dsl/kernels/matmul_fp8.lua:tests/cpu/matmul_fp8.c:BM=32:bm32 \
+             tests/cpu/fnuz_gemm.lua:tests/cpu/fnuz_gemm.c \
+             tests/cpu/fnuz_gemm.lua:tests/cpu/fnuz_gemm.c:BM=32:bm32 \
              dsl/kernels/grouped_matmul.lua:tests/cpu/grouped.c \
              tests/cpu/column_origin.lua:tests/cpu/column_origin.c \
              tests/cpu/rows_batched.lua:tests/cpu/rows_batched.c \

@@ -1,4 +1,4 @@
--- expect: tests/negative/bad_define_variant.lua:9: error: unknown dtype 'f64'; use "f32", "f16", "bf16", "i32", "i64", "u32", "fp8e4m3" or "fp8e5m2"
+-- expect: tests/negative/bad_define_variant.lua:9: error: unknown dtype 'f64'; use "f32", "f16", "bf16", "i32", "i64", "u32", "fp8e4m3", "fp8e5m2", "fp8e4m3fnuz" or "fp8e5m2fnuz"
 -- args: --target gfx942 -D dtype=f64
 local tile = require "tile"
 return tile.kernel {

@@ -1,4 +1,4 @@
--- expect: tests/negative/params_dtype_reassigned.lua:8: error: params.W.dtype is table; a tensor is "f32", "f16", "bf16", "i32", "i64", "u32", "fp8e4m3" or "fp8e5m2"
+-- expect: tests/negative/params_dtype_reassigned.lua:8: error: params.W.dtype is table; a tensor is "f32", "f16", "bf16", "i32", "i64", "u32", "fp8e4m3", "fp8e5m2", "fp8e4m3fnuz" or "fp8e5m2fnuz"
 local tile = require "tile"
 -- a tensor's dtype changed after tile.tensor checked it
 return tile.kernel {
