@@ -447,6 +447,12 @@ typedef struct Kernel {
   int fallback;         /* built with the TMA schedule off: the cp.async twin of the kernel before it (lua/) */
   struct Kernel *twin;  /* of a kernel with a SCHED_WARPSPEC loop: that twin, which its launcher runs when a
                            tensor map cannot be made (main.c) */
+  int as_row;           /* the row twin of the kernel before it: its gemm's A, stored [K, M], read as [M, K] rows
+                           (pass/row.c, lua/kernel.c); named NAME_row */
+  struct Kernel *row;   /* that row twin, which its launcher runs where row_when holds (main.c), or NULL */
+  Expr *row_when;       /* where the gemm's A is stored [K, M] and the gemm runs on the swapped operands: the test,
+                           M == 1 and K's stride 1, under which A's bytes are one row [1, K] (pass/row.c) */
+  const Sym *row_a;     /* with row_when: that A tensor */
   Stmt *ws;             /* the SCHED_WARPSPEC loop, or NULL */
   int producers;        /* threads of the producer warpgroup, after the `threads` consumers (128) */
   int reg_producer, reg_consumer;   /* setmaxnreg's per-thread limits of each role (0: none) */
@@ -648,6 +654,9 @@ void ltP_plan_join(Kernel *k);                 /* join.c: no wgmmas in flight ac
 void ltP_fast(Kernel *k, Stmt *first);         /* fast.c: fast arithmetic in a warp-specialized loop's epilogue */
 void ltP_gelu(Expr *x);                        /* gelu.c: GELU's erf form as lt_gelu, where its erf is fast */
 void ltP_fastdiv(Kernel *k);                   /* fastdiv.c: a persistent grid's index divisions by multiply and shift */
+void ltP_row(Kernel *k);                       /* row.c: a one-row A stored [K, M] read as a row (the row twin) */
+void ltP_row_keep(Kernel *k);                  /* row.c: the row twin only for the swapped operands */
+void ltP_row_group(Kernel **ks, int n);        /* row.c: only the buckets of the fewest rows keep theirs */
 void ltP_share(Kernel **ks, int n, const char *const *texts);   /* share.c: tuned buckets whose kernels' texts
                                                                   (ltE_bucket_texts) are equal share one */
 int ltP_waits_for(const Sym *const *inflight, int n, const Stmt *s, int chain);  /* must wgmmas in flight be done

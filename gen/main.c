@@ -41,8 +41,10 @@ extern jmp_buf ltU_jmp;
 
 /* The passes, in order, for one variant (gen/pass/); then emit/ prints it. */
 static void run_passes(Kernel *k, const Target *t) {
+  ltP_row(k);                       /* row.c: a row twin's A read as rows; another's test for one */
   ltP_inline(k);                    /* inline.c: unnamed temporaries into their one use */
   ltP_mma(k, t);                    /* mma.c: the gemms' instruction, warp grid, accumulator layouts */
+  ltP_row_keep(k);                  /* row.c: that test kept for the swapped operands only */
   ltP_layout(k, t);                 /* layout.c: every register tile's layout */
   ltP_colshift(k);                  /* colshift.c: shifted columns read their definition, not a let */
   ltP_resident(k, t);               /* resident.c: rows read twice kept in shared memory (config resident) */
@@ -94,6 +96,7 @@ static void print_notes(const Gen *g) {
 static void emit_group(Gen *g) {
   Kernel *k = g->group[0];
   if (g->n == 256) ltU_error(k->line, "more than 256 variants; pick some with -D, or split the kernel");
+  ltP_row_group(g->group, g->ngroup);   /* row.c: the row twins that M = 1 reaches */
   BucketTexts bt;   /* share.c: buckets whose kernels print alike share one */
   if (!g->no_share) ltE_bucket_texts(g->group, g->ngroup, g->target, g->emulate, &bt);
   ltP_share(g->group, g->ngroup, g->no_share ? NULL : bt.text);
@@ -105,23 +108,37 @@ static void emit_group(Gen *g) {
   g->ngroup = 0;
 }
 
+/* Is k, a build of bucket kernel first (first itself, or one of its
+** twins), the last of first's builds, and first's bucket the variant's
+** last?  Each bucket comes as its kernel, then on a target with TMA its
+** cp.async twin, then where it has a row twin's test (Kernel.row_when)
+** the row twin and on a target with TMA that one's cp.async twin. */
+static int last_build(const Gen *g, const Kernel *first, const Kernel *k) {
+  return g->ngroup == first->nbuckets + !first->nbuckets && (!first->row_when || k->as_row) &&
+         (!g->target->tma || k->fallback);
+}
+
 /* Called by the front end (lua/) once per variant with its IR, or once per
 ** tuned shape bucket of a variant that has several (k->nbuckets): those are
 ** written into one file when the last arrives, buckets of one resolved
 ** config sharing one kernel (pass/share.c).  On a target with TMA each
 ** comes twice, the second time as its cp.async twin (k->fallback): kept,
 ** as the first's twin, only when the first took the warp-specialized TMA
-** schedule (k->ws), and neither explained nor noted on its own.  Under
+** schedule (k->ws), and neither explained nor noted on its own.  A kernel
+** with a row twin's test (pass/row.c) is followed by its row twin (and
+** that one's cp.async twin), kept as Kernel.row.  Under
 ** --explain, a variant's config and where it came from follow its plan
 ** when a tuned file was read (lua/variants.c puts the origin into
 ** config_desc). */
 static void on_variant(Kernel *k, void *ud) {
   Gen *g = ud;
   run_passes(k, g->target);
-  if (k->fallback) {
+  if (k->fallback || k->as_row) {
     Kernel *first = g->last;
-    if (first->ws) first->twin = k;
-    if (!g->explain && g->ngroup == first->nbuckets + !first->nbuckets) emit_group(g);
+    if (!k->fallback) first->row = k;
+    else if (k->as_row && first->row->ws) first->row->twin = k;
+    else if (!k->as_row && first->ws) first->twin = k;
+    if (!g->explain && last_build(g, first, k)) emit_group(g);
     return;
   }
   g->last = k;
@@ -132,7 +149,7 @@ static void on_variant(Kernel *k, void *ud) {
     return;
   }
   g->group[g->ngroup++] = k;
-  if (g->ngroup == k->nbuckets + !k->nbuckets && !g->target->tma) emit_group(g);   /* else at its twin */
+  if (last_build(g, k, k)) emit_group(g);   /* else at its last twin */
 }
 
 /* Prints the usage text (--help) to f. */

@@ -12,7 +12,8 @@
 ** per distinct kernel code (pass/share.c), static, and dispatch.c's picks
 ** among them.  A kernel with split views (Kernel.split_of) launches its
 ** split twin instead where a row of one of those tensors starts off the
-** 16-byte grid (off_grid).
+** 16-byte grid (off_grid), and one with a row twin (pass/row.c) that twin
+** where A is one row (row_twin).
 */
 #include "emit/emit.h"
 
@@ -448,6 +449,20 @@ static const char *off_grid(E *e) {
   return b.p;
 }
 
+/* The launcher's first lines where kernel e->k has a row twin (pass/row.c):
+** where A's bytes are one row [1, K] (Kernel.row_when: M == 1 and K's
+** stride 1), the twin, which reads them as rows, runs instead, with the
+** same arguments (and the workspace, ws). */
+static void row_twin(E *e, Sym **ps, int n, int ws) {
+  const Kernel *k = e->k;
+  Buf args = {0};
+  for (int i = 0; i < n; i++)
+    if (!ps[i]->device) ltU_printf(&args, "%s, ", ps[i]->name);
+  ltE_line(e, "if (%s)   /* %s:%d: %s is one row, unit-strided along K: the kernel that copies it as a row */",
+           ltE_itext(e, k->row_when), e->base, k->gemm->line, k->row_a->name);
+  ltE_line(e, "  return %s(%s%sstream);", k->row->name, args.p ? args.p : "", ws ? "workspace, workspace_bytes, " : "");
+}
+
 /* The launcher of kernel e->k, whose parameters are ps[0..n-1]. */
 void ltE_launcher(E *e, Sym **ps, int n) {
   Kernel *k = e->k;
@@ -458,13 +473,14 @@ void ltE_launcher(E *e, Sym **ps, int n) {
            : k->serves ? ltU_fmt(" (the config tuned for %s)", k->serves)
            : k->bucket ? ltU_fmt(" (the config tuned for %s)", k->bucket) : "");
   int ws = ltE_takes_ws(e, k);
-  if (k->bucket || k->fallback)
+  if (k->bucket || k->fallback || k->as_row)
     ltE_line(e, "static %s", ws ? ltE_launcher_proto_ws(e, k->name, ps, n) : ltE_launcher_proto(e, k->name, ps, n));
   else if (ws) ltE_line(e, "extern \"C\" %s", ltE_launcher_proto_ws(e, ltU_fmt("%s_ws", k->name), ps, n));
   else ltE_line(e, "%s%s", ltE_gpu(e) ? "extern \"C\" " : "", ltE_launcher_proto(e, k->name, ps, n));
   ltE_line(e, "{");
   e->depth++;
   if (!ltE_gpu(e)) ltE_line(e, "(void)stream;");
+  if (k->row) row_twin(e, ps, n, ws);
   check_args(e, ps, n);
   if (k->sm_count) sm_count(e, 0);
   check_preconds(e);

@@ -65,29 +65,42 @@ static int params(Kernel *k, Sym **out) {
   return n;
 }
 
+/* Kernel k and its twins, into out (room for 4): k, its cp.async twin,
+** its row twin and that one's cp.async twin, those it has; how many. */
+static int builds_of(Kernel *k, Kernel **out) {
+  int n = 0;
+  out[n++] = k;
+  if (k->twin) out[n++] = k->twin;
+  if (k->row) out[n++] = k->row;
+  if (k->row && k->row->twin) out[n++] = k->row->twin;
+  return n;
+}
+
 /* The printing state of the file of ks[0..n-1] for target t, printing
 ** into b: every symbol of every kernel named first, and lt_smem's
 ** alignment the largest any kernel of the file needs. */
 static E file_state(Kernel **ks, int n, const Target *t, int emulate, Buf *b) {
   for (int i = 0; i < n; i++) {
-    ltE_name_syms(ks[i]);
-    if (ks[i]->twin) ltE_name_syms(ks[i]->twin);
+    Kernel *kk[4];
+    for (int j = 0, m = builds_of(ks[i], kk); j < m; j++) ltE_name_syms(kk[j]);
   }
   E e = {.b = b, .k = ks[0], .t = t, .base = ltE_basename(ltU_file), .emu = emulate, .lane = "lane"};
   for (int i = 0; i < n; i++) {   /* lt_smem's alignment: the largest any kernel of the file needs */
-    const Kernel *kk[2] = {ks[i], ks[i]->twin};
-    for (int j = 0; j < 2; j++)
-      if (kk[j] && kk[j]->smem_dynamic && ltE_smem_align(kk[j]) > e.smem_align) e.smem_align = ltE_smem_align(kk[j]);
+    Kernel *kk[4];
+    for (int j = 0, m = builds_of(ks[i], kk); j < m; j++)
+      if (kk[j]->smem_dynamic && ltE_smem_align(kk[j]) > e.smem_align) e.smem_align = ltE_smem_align(kk[j]);
   }
   return e;
 }
 
 /* Prints kernel k of the file whose state is e into e->b, each function
-** after a blank line: its cp.async twin and that twin's launcher first
-** where it has one (k's launcher calls it), then k, its split twin where
-** it has one, and its launcher.  Raises e->scratch_bytes to the largest
-** any of them needs (for the header). */
+** after a blank line: its row twin first where it has one (pass/row.c),
+** then its cp.async twin and that twin's launcher where it has one (k's
+** launcher calls them), then k, its split twin where it has one, and its
+** launcher.  Raises e->scratch_bytes to the largest any of them needs
+** (for the header). */
 static void print_kernel(E *e, Kernel *k) {
+  if (k->row) print_kernel(e, k->row);
   Kernel *kk[2] = {k->twin, k};
   for (int j = !k->twin; j < 2; j++) {
     E ei = *e;
@@ -111,29 +124,30 @@ static void print_kernel(E *e, Kernel *k) {
 /* Fills bt, for each tuned bucket ks[i] of the variant ks[0..n-1] for
 ** target t (emulated or not), with the text print_kernel gives for it in
 ** the variant's file, its names marked (emit.h: LT_NAME_MARK for its name
-** and its cp.async twin's, whose name is its own and "_cp", LT_BUCKET_MARK
-** for its bucket in the launchers' comments, LT_SERVES_MARK where the
-** kernels' comments name the buckets it serves), and with the scratch
-** bytes it needs.  Two buckets whose texts are equal have kernels and
-** launchers that differ in those names alone (pass/share.c shares them);
-** ltE_emit prints the texts of the others with the marks replaced
+** and its twins', whose names are its own and "_cp", "_row" or "_row_cp",
+** LT_BUCKET_MARK for its bucket in the launchers' comments, LT_SERVES_MARK
+** where the kernels' comments name the buckets it serves), and with the
+** scratch bytes it needs.  Two buckets whose texts are equal have kernels
+** and launchers that differ in those names alone (pass/share.c shares
+** them); ltE_emit prints the texts of the others with the marks replaced
 ** (put_unmarked).  NULL for a build (Kernel.build) or a kernel of no
 ** bucket.  Each kernel's names are back as they were on return. */
 void ltE_bucket_texts(Kernel **ks, int n, const Target *t, int emulate, BucketTexts *bt) {
   E e = file_state(ks, n, t, emulate, NULL);
   e.marked = 1;
   for (int i = 0; i < n && i < LT_MAX_BUCKETS; i++) {
-    Kernel *k = ks[i], *tw = ks[i]->twin;
+    Kernel *k = ks[i], *kk[4];
     bt->text[i] = NULL;
     bt->scratch[i] = 0;
     if (k->build || !k->bucket) continue;
-    const char *name = k->name, *bucket = k->bucket, *serves = k->serves;
-    const char *tname = tw ? tw->name : NULL, *tbucket = tw ? tw->bucket : NULL, *tserves = tw ? tw->serves : NULL;
-    k->name = LT_NAME_MARK, k->bucket = LT_BUCKET_MARK, k->serves = NULL;
-    if (tw) {   /* (a twin named otherwise keeps its names: its text is then its own) */
-      if (strcmp(tname, ltU_fmt("%s_cp", name)) == 0) tw->name = LT_NAME_MARK "_cp";
-      if (tbucket && strcmp(tbucket, bucket) == 0) tw->bucket = LT_BUCKET_MARK;
-      tw->serves = NULL;
+    int m = builds_of(k, kk);
+    const char *name[4], *bucket[4], *serves[4];
+    size_t len = strlen(k->name);
+    for (int j = 0; j < m; j++) {   /* (a twin named otherwise keeps its names: its text is then its own) */
+      name[j] = kk[j]->name, bucket[j] = kk[j]->bucket, serves[j] = kk[j]->serves;
+      if (strncmp(name[j], name[0], len) == 0) kk[j]->name = ltU_fmt(LT_NAME_MARK "%s", name[j] + len);
+      if (bucket[j] && strcmp(bucket[j], bucket[0]) == 0) kk[j]->bucket = LT_BUCKET_MARK;
+      kk[j]->serves = NULL;
     }
     Buf b = {0};
     E ei = e;
@@ -141,8 +155,7 @@ void ltE_bucket_texts(Kernel **ks, int n, const Target *t, int emulate, BucketTe
     print_kernel(&ei, k);
     bt->text[i] = b.p ? b.p : "";
     bt->scratch[i] = ei.scratch_bytes;
-    k->name = name, k->bucket = bucket, k->serves = serves;
-    if (tw) tw->name = tname, tw->bucket = tbucket, tw->serves = tserves;
+    for (int j = 0; j < m; j++) kk[j]->name = name[j], kk[j]->bucket = bucket[j], kk[j]->serves = serves[j];
   }
 }
 

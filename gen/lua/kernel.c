@@ -370,9 +370,10 @@ const luaL_Reg ltF_kernel_funcs[] = {
 /* one variant                                                         */
 
 /* Builds and hands over one variant (build_variant, below); `fallback`:
-** its cp.async twin, named NAME_cp. */
+** its cp.async twin, named NAME_cp; `row`: its row twin (Kernel.as_row),
+** named NAME_row. */
 static void build_once(Run *run, int kt, int vt, int ct, const char *vname, const char *tname, const char *vdesc,
-                       const char *cdesc, const char *bucket, int nbuckets, int fallback) {
+                       const char *cdesc, const char *bucket, int nbuckets, int fallback, int row) {
   int kline = ltF_kernel_line(kt);
   K = ltU_alloc(sizeof *K);
   K->family = run->kname;
@@ -388,6 +389,8 @@ static void build_once(Run *run, int kt, int vt, int ct, const char *vname, cons
       if (*p != '=') ltU_printf(&b, "%c", *p == ',' ? '_' : *p);
     K->name = b.p;
   }
+  K->as_row = row;
+  if (row) K->name = ltU_fmt("%s_row", K->name);
   K->fallback = fallback;
   if (fallback) K->name = ltU_fmt("%s_cp", K->name);
   K->variant_desc = vdesc;
@@ -470,10 +473,16 @@ static void build_once(Run *run, int kt, int vt, int ct, const char *vname, cons
 ** sizes (softmax_bf16_C4096_R32768); the launcher keeps vname.  On a
 ** target with TMA it is built twice: the second time as the cp.async twin
 ** (Kernel.fallback) that its launcher runs where a tensor map cannot be
-** made; main.c keeps the twin only when the first took the TMA schedule. */
+** made; main.c keeps the twin only when the first took the TMA schedule.
+** Where the passes gave the first a test for a row twin (Kernel.row_when,
+** pass/row.c), the row twin follows, and its cp.async twin. */
 void ltF_build_variant(Run *run, int kt, int vt, int ct, const char *vname, const char *tname, const char *vdesc,
                        const char *cdesc, const char *bucket, int nbuckets) {
   int twins = ltF_target && ltF_target->tma ? 2 : 1;
-  for (int fallback = 0; fallback < twins; fallback++)
-    build_once(run, kt, vt, ct, vname, tname, vdesc, cdesc, bucket, nbuckets, fallback);
+  const Kernel *first = NULL;
+  for (int row = 0; row < 2 && (!row || first->row_when); row++)
+    for (int fallback = 0; fallback < twins; fallback++) {
+      build_once(run, kt, vt, ct, vname, tname, vdesc, cdesc, bucket, nbuckets, fallback, row);
+      if (!row && !fallback) first = K;
+    }
 }

@@ -41,7 +41,7 @@ static int shares(Kernel *const *ks, const char *const *texts, int i) {
 ** shared NULL, as do all where texts is NULL (gen --no-share), and a
 ** bucket whose text is NULL (a build, Kernel.build, or no bucket).  A
 ** kernel that serves other buckets gets their list, its own bucket first,
-** in Kernel.serves (its cp.async twin too), for the comments. */
+** in Kernel.serves (its twins too), for the comments. */
 void ltP_share(Kernel **ks, int n, const char *const *texts) {
   for (int i = 0; i < n && i < LT_MAX_BUCKETS; i++) {
     ks[i]->shared = NULL;
@@ -52,14 +52,17 @@ void ltP_share(Kernel **ks, int n, const char *const *texts) {
   for (int i = 0; i < n && i < LT_MAX_BUCKETS; i++) {   /* each kernel that serves other buckets: their list, its own first */
     int m = 0;
     for (int j = i + 1; j < n && j < LT_MAX_BUCKETS; j++) m += ks[j]->shared == ks[i];
+    Kernel *tw[3] = {ks[i]->twin, ks[i]->row, ks[i]->row ? ks[i]->row->twin : NULL};   /* its twins */
     ks[i]->serves = NULL;
-    if (ks[i]->twin) ks[i]->twin->serves = NULL;
+    for (int j = 0; j < 3; j++)
+      if (tw[j]) tw[j]->serves = NULL;
     if (!m) continue;
     Buf b = {0};
     ltU_put(&b, ks[i]->bucket);
     for (int j = i + 1, seen = 0; j < n && j < LT_MAX_BUCKETS; j++)
       if (ks[j]->shared == ks[i]) ltU_printf(&b, "%s%s", ++seen == m ? " and " : ", ", ks[j]->bucket);
     ks[i]->serves = b.p;
-    if (ks[i]->twin) ks[i]->twin->serves = b.p;
+    for (int j = 0; j < 3; j++)
+      if (tw[j]) tw[j]->serves = b.p;
   }
 }

@@ -32,18 +32,22 @@ static double act(int a, double x) {
   }
 }
 
-typedef struct Case { int batch, M, N, K; float alpha, beta; } Case;
+/* tight: A's rows without a gap, so that with M = 1 and A stored [K, M]
+** (tn, tt) lda is 1: A's bytes one row of K elements (sm90a runs the row
+** twin there, gen/pass/row.c; here the c kernel, the same numbers). */
+typedef struct Case { int batch, M, N, K; float alpha, beta; int tight; } Case;
 
 static const Case cases[] = {
-  {1, 1, 1, 1, 1.0f, 0.0f},      {1, 37, 45, 29, 1.5f, 0.5f}, {2, 130, 129, 70, 1.0f, 0.0f},
-  {3, 5, 200, 33, -0.5f, 1.0f},  {1, 1, 300, 100, 1.0f, 0.0f}, {1, 257, 3, 8, 2.0f, -1.0f},
+  {1, 1, 1, 1, 1.0f, 0.0f, 0},      {1, 37, 45, 29, 1.5f, 0.5f, 0}, {2, 130, 129, 70, 1.0f, 0.0f, 0},
+  {3, 5, 200, 33, -0.5f, 1.0f, 0},  {1, 1, 300, 100, 1.0f, 0.0f, 0}, {1, 257, 3, 8, 2.0f, -1.0f, 0},
+  {1, 1, 300, 136, 1.0f, 0.5f, 1},  {2, 1, 77, 131, -1.5f, 0.0f, 1},
 };
 
 static void run(const char *name, void *fn, int dt, int ta, int tb, int a_kind, int has_bias) {
   for (size_t ci = 0; ci < sizeof cases / sizeof cases[0]; ci++) {
     Case c = cases[ci];
     int ar = ta ? c.K : c.M, ac = ta ? c.M : c.K, br = tb ? c.N : c.K, bc = tb ? c.K : c.N;
-    int64_t lda = ac + 3, ldb = bc + 1, ldc = c.N + 2;   /* gaps between rows */
+    int64_t lda = ac + (c.tight ? 0 : 3), ldb = bc + 1, ldc = c.N + 2;   /* gaps between rows */
     int64_t sa = ar * lda + 5, sb = br * ldb + 7, sc = c.M * ldc + 1;
     size_t na = (size_t)(c.batch * sa), nb = (size_t)(c.batch * sb), nc = (size_t)(c.batch * sc);
     void *A = random_buf(dt, na, -1, 1), *B = random_buf(dt, nb, -1, 1);

@@ -243,6 +243,12 @@
 #if HAVE("gemm_colsum_bf16.h")
 #include "gemm_colsum_bf16.h"
 #endif
+#if HAVE("gemm_xt_f16.h")
+#include "gemm_xt_f16.h"
+#endif
+#if HAVE("gemm_xt_bf16.h")
+#include "gemm_xt_bf16.h"
+#endif
 
 /* run.sh writes attention_list.h: the attention variant groups to check
 ** (forward, Delta, dQ, dK/dV; then the backward with dQ by atomics: its
@@ -588,7 +594,10 @@ static double activation(int a, double x) {
 ** every layout): M = 7, 16, 31, 33, 64, 65 over two column tiles of 64
 ** and a K loop of two steps of 128 (the last short), rows tight (A's rows
 ** of 16 and 64 elements take the TMA kernel in tn and tt, the others its
-** cp.async twin) or padded. */
+** cp.async twin) or padded.  Last, M = 1: tight, A in tn and tt is one row
+** of K unit-strided elements (lda 1), which the small-M buckets' launchers
+** run through their row twins (pass/row.c; K = 136: its TMA kernel, 131:
+** its cp.async twin), and padded (lda 4: the tn and tt kernels). */
 struct MmCase {
   int batch, M, N, K;
   float alpha, beta;
@@ -600,6 +609,7 @@ static const MmCase mm_cases[] = {
   {1, 128, 256, 448, 0.5f, 1.0f, 0}, {2, 136, 8, 64, -1.0f, 0.25f, 0}, {1, 7, 72, 136, 1.0f, 0.5f, 0},
   {1, 16, 72, 136, 1.0f, 0.0f, 0},  {1, 31, 72, 136, 1.5f, 0.0f, 1}, {1, 33, 72, 136, 1.0f, 0.5f, 0},
   {1, 64, 72, 136, 1.0f, 0.0f, 0},  {1, 65, 72, 136, 0.5f, 0.0f, 1},
+  {1, 1, 72, 136, 1.0f, 0.5f, 0},   {2, 1, 72, 131, 1.5f, 0.0f, 0},  {2, 1, 72, 136, 1.0f, 0.0f, 1},
 };
 
 /* The elements of a buffer as doubles. */
@@ -769,6 +779,40 @@ static void test_tf32(const char *variant, Tf32Fn fn, int ta, int tb) {
     judge(name, rc, C, ref, slack);
     if (am != a) free(am);
     drop(A), drop(B), drop(C), free(a), free(b), free(ref), free(slack);
+  }
+}
+
+typedef int (*XtFn)(const void *X, const void *W, void *C, int K, int M, int N, void *stream);
+
+/* C = X^T W, X stored [K, M], W [K, N] (gemm_xt.lua): the user cases, then
+** M = 1, where X is one row of K contiguous elements: on sm90a the row
+** twin's TMA kernel (K = 136, 456) and its cp.async twin (K = 1 of the
+** user cases, 131, and 136 skewed). */
+static void test_xt(const char *variant, XtFn fn, Dt dt) {
+  if (!wanted(variant)) return;
+  static const UserCase one_row[] = {{1, 200, 136, 0}, {1, 72, 456, 0}, {1, 72, 131, 0}, {1, 136, 136, 1}};
+  for (int n = 0; n < (int)(sizeof user_cases / sizeof *user_cases + sizeof one_row / sizeof *one_row); n++) {
+    int nu = (int)(sizeof user_cases / sizeof *user_cases);
+    const UserCase &c = n < nu ? user_cases[n] : one_row[n - nu];
+    size_t na = (size_t)c.M * c.K, nb = (size_t)c.K * c.N, nc = (size_t)c.M * c.N;
+    Buf X = random_buf(dt, na, -1, 1, c.skew), W = random_buf(dt, nb, -1, 1, c.skew), C = poisoned(dt, nc, c.skew);
+    double *x = as_doubles(X), *w = as_doubles(W);
+    double *xm = (double *)malloc(sizeof(double) * (na ? na : 1));   /* X [K, M] as [M, K] for dot() */
+    for (int k = 0; k < c.K; k++)
+      for (int i = 0; i < c.M; i++) xm[(size_t)i * c.K + k] = x[(size_t)k * c.M + i];
+    double *ref = (double *)malloc(sizeof(double) * nc), *slack = (double *)malloc(sizeof(double) * nc);
+    for (int i = 0; i < c.M; i++)
+      for (int j = 0; j < c.N; j++) {
+        double mag, v = dot(xm, w, i, j, c.N, c.K, 0, &mag);
+        size_t o = (size_t)i * c.N + j;
+        ref[o] = v;
+        slack[o] = 1.2 * (c.K + 2) * 1.2e-7 * (mag + 1);
+      }
+    int rc = fn(X.p, W.p, C.p, c.K, c.M, c.N, NULL);
+    char name[128];
+    snprintf(name, sizeof name, "%s %dx%dx%d%s", variant, c.M, c.N, c.K, c.skew ? " skewed" : "");
+    judge(name, rc, C, ref, slack);
+    drop(X), drop(W), drop(C), free(x), free(w), free(xm), free(ref), free(slack);
   }
 }
 
@@ -1384,6 +1428,12 @@ int main(int argc, char **argv) {
 #endif
 #if HAVE("gemm_colsum_bf16.h")
   test_colsum("gemm_colsum_bf16", gemm_colsum_bf16, BF16);
+#endif
+#if HAVE("gemm_xt_f16.h")
+  test_xt("gemm_xt_f16", gemm_xt_f16, F16);
+#endif
+#if HAVE("gemm_xt_bf16.h")
+  test_xt("gemm_xt_bf16", gemm_xt_bf16, BF16);
 #endif
 #ifdef LT_ATTENTIONS
 #define RUN_ATT(fwd, pre, dq, dkdv, prea, dkdva, post, dt, D, cap, int_rows)                                         \

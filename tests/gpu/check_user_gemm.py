@@ -1,12 +1,13 @@
 """check_user_gemm.py: the user-style GEMMs of tests/emu/kernels (swiglu.lua,
-gemm_leaky.lua, gemm_colsum.lua, gemm_odd.lua, gemm_tf32.lua and
-gemm_tf32_wide.lua: written as a
+gemm_leaky.lua, gemm_colsum.lua, gemm_odd.lua, gemm_tf32.lua,
+gemm_tf32_wide.lua and gemm_xt.lua: written as a
 user writes a GEMM, not matmul.lua; gemm_colsum's 16-row tiles run wgmma on
 the swapped operands on sm90a, with a sum over each tile's rows; gemm_odd's
 tiles have a side that is not a power of two, bf16 only; gemm_tf32's f32
 matrices, an operand stored MN-major, run tf32 wgmma with that operand's
 words in registers; gemm_tf32_wide's, on 256 x 128 and 128 x 256 tiles,
-through fewer register slots) from a
+through fewer register slots; gemm_xt's X stored [K, M] on 16-row tiles,
+and with M = 1 X's one row through the kernel's row twin, gen/pass/row.c) from a
 shared library of their generated launchers, against a float64 reference
 (torch on upcast inputs), on fresh random inputs with NaN-poisoned outputs.
 On sm90a the shapes run both kernels of each file: rows of a multiple of 16
@@ -78,6 +79,12 @@ for dt in () if only_tf32 else ("f16", "bf16"):
                 v = A.double() @ (B.double().t() if lay == "nt" else B.double())
                 results.append(verdict(f"{target} gemm_odd_{lay}_{tile} {shape}", rc, C,
                                        torch.where(v > 0, v, v * 0.125), dt))
+        for m in (M, 1):   # gemm_xt: C = X^T W, X [K, M]; M = 1: the row twin (TMA but at K = 129 and skewed)
+            X, W, C = rand((K, m), dt, skew), rand((K, N), dt, skew), poisoned((m, N), dt, skew)
+            rc = lib(f"gemm_xt_{dt}", X, W, C, K, m, N)
+            torch.cuda.synchronize()
+            results.append(verdict(f"{target} gemm_xt_{dt} {m}x{N}x{K}{' skewed' if skew else ''}", rc, C,
+                                   X.double().t() @ W.double(), dt))
         T = (M + 15) // 16
         A, B, C = rand((M, K), dt, skew), rand((N, K), dt, skew), poisoned((M, N), dt, skew)
         S = torch.full((T, N), float("nan"), device="cuda", dtype=torch.float32)

@@ -51,7 +51,7 @@ for v in matmul_bf16_none_nn matmul_f16_bias_gelu_tt swiglu_bf16 gemm_leaky_bf16
 done >> $out/sass.txt
 grep -v ^PASS $out/sass.txt
 nvcc -shared $o/matmul_*.o -o $o/mm_sm90a.so || exit 1
-nvcc -shared $o/swiglu_*.o $o/gemm_leaky_*.o $o/gemm_colsum_*.o $o/gemm_odd_*.o $o/gemm_tf32_*.o -o $o/user_sm90a.so || exit 1
+nvcc -shared $o/swiglu_*.o $o/gemm_leaky_*.o $o/gemm_colsum_*.o $o/gemm_odd_*.o $o/gemm_tf32_*.o $o/gemm_xt_*.o -o $o/user_sm90a.so || exit 1
 export PYTHONPATH=tests/gpu
 python3 tests/gpu/check_matmul.py $o/mm_sm90a.so sm90a > $out/check_matmul_sm90a.txt; grep -v ^PASS $out/check_matmul_sm90a.txt
 python3 tests/gpu/check_user_gemm.py $o/user_sm90a.so sm90a > $out/check_user_sm90a.txt; grep -v ^PASS $out/check_user_sm90a.txt
