@@ -17,6 +17,8 @@ fraction within 5 sigma; then the old and the new library timed (an A/B)
 beside a device-to-device copy (16384 x 8192, 8192 x 4096 and the
 ragged 12289 x 4104): GB/s = (X, R read, Y written) bytes / time;
 copy: (read + written) / time of Y.copy_(X) on the same sizes.
+BDA_SHAPES="MxN ..." replaces those timed shapes; BDA_TIME=ab times only the
+BDAAB_ builds (each against BDA), not BDA against BDA_OLD.
 
 usage: python3 bench/moe.py GM=LIB.so [GM80=LIB.so] BDA=LIB.so [BDA_OLD=LIB.so] [AB_name=LIB.so ...]
 (AB_: a library of grouped_matmul_bf16_kn alone, in another config: checked, then timed on kn;
@@ -198,7 +200,7 @@ def bda_check(lib):
     for dt, t in (("bf16", torch.bfloat16), ("f16", torch.float16), ("f32", torch.float32)):
         f = bda_fn(lib, dt)
         for M, N, p, seed, off in ((37, 1000, 0.1, 1234, 0), (64, 4099, 0.5, -7, (1 << 33) + 3), (300, 2048, 0.9, 99, 12),
-                                  (51, 3072, 0.3, 5, 7)):
+                                  (51, 3072, 0.3, 5, 7), (33, 4104, 0.2, 11, 5), (19, 5000, 0.1, 3, 1)):
             X = torch.rand(M, N, device="cuda", dtype=t) + 1
             B = torch.rand(N, device="cuda", dtype=t) * 0.5 + 0.5
             R = torch.rand(M, N, device="cuda", dtype=t) * 2 - 1
@@ -220,6 +222,14 @@ def bda_check(lib):
             say(f"{'PASS' if ok else 'FAIL'} bias_dropout_add_{dt} {M}x{N} p={p}: rel err {err:.2e}, kept {kept:.4f}")
 
 
+def bda_shapes():
+    """The timed [M, N]: BDA_SHAPES="MxN ..." or the two regular ones and 12289 x 4104 (partial tiles both ways)."""
+    given = os.environ.get("BDA_SHAPES")
+    if not given:
+        return ((16384, 8192), (8192, 4096), (12289, 4104))
+    return tuple(tuple(int(x) for x in s.split("x")) for s in given.split())
+
+
 def bda_time(new, old, dts=("bf16", "f16", "f32")):
     say("")
     say("| bias_dropout_add | M x N | new | GB/s | vs copy | old | new vs old |")
@@ -227,7 +237,7 @@ def bda_time(new, old, dts=("bf16", "f16", "f32")):
     for dt, t in (("bf16", torch.bfloat16), ("f16", torch.float16), ("f32", torch.float32)):
         if dt not in dts:
             continue
-        for M, N in ((16384, 8192), (8192, 4096), (12289, 4104)):   # the last: partial tiles both ways
+        for M, N in bda_shapes():
             X = torch.randn(M, N, device="cuda", dtype=t)
             B = torch.randn(N, device="cuda", dtype=t)
             R = torch.randn(M, N, device="cuda", dtype=t)
@@ -263,7 +273,7 @@ else:
         gm_time(lib, ("kn",), k)
     if "GM" in gml:
         gm_time(gml["GM"])
-    if "BDA" in libs:
+    if "BDA" in libs and os.environ.get("BDA_TIME") != "ab":
         bda_time(ctypes.CDLL(libs["BDA"]), ctypes.CDLL(libs["BDA_OLD"]) if "BDA_OLD" in libs else None)
     for k, lib in bdaab.items():
         say(f"bias_dropout_add build {k} as 'new', the shipped build as 'old':")

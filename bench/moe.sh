@@ -8,6 +8,7 @@
 #   BDAAB="DIR ..." folders of other bias_dropout_add builds (timed against out's),
 #   LIB=where the objects and libraries go (default /tmp/moe_lib),
 #   ONLY=bda: bias_dropout_add alone (no grouped_matmul build, check or timing).
+#   BDA_SHAPES="MxN ...", BDA_DT="bf16 ...", BDA_TIME=ab: passed to moe.py (its doc).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=${DIR:-$here/../out}

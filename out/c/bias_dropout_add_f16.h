@@ -16,7 +16,7 @@
  *   offset   i64 scalar
  *   stream   unused (the CPU runs the blocks in turn)
  * Returns 0 on success, 1 for a null or misaligned pointer, a bad size or a grid too large.
- * Requires offset >= 0 && offset <= 9007199254740992LL (bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow))
+ * Requires offset >= 0 && offset <= 9007199254740992LL (bias_dropout_add.lua:58: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow))
  * Build: cc -O2 -std=c11 -c bias_dropout_add_f16.c
  */
 #ifndef LUATILE_BIAS_DROPOUT_ADD_F16_H

@@ -4,7 +4,7 @@
  *
  * Y = R + dropout(X + B, p) over [M, N] (B [N] broadcast over the rows): an element is kept, times 1 / (1 - p), where tile.rand(seed, 4 * (offset + m * ceil(N / 4)) + n) < 1 - p (Philox block offset + m * ceil(N / 4) + n // 4, word n % 4); 0 <= p < 1; a call takes M * ceil(N / 4) blocks.
  *
- * Config: BM=4 BN=1024 threads=256.
+ * Config: BM=4 BN=1024 ONGRID=0 threads=256.
  * Build: cc -O2 -std=c11 -c bias_dropout_add_f32.c
  */
 #include <math.h>
@@ -154,7 +154,7 @@ LT_FN int lt_rand_lt(uint32_t bits, float x) {
 /* One block of bias_dropout_add_f32: what one GPU block computes, with one thread. */
 static void bias_dropout_add_f32_block(int bn, int bm, const float *restrict X, const float *restrict B, const float *restrict R, float *restrict Y, int M, int N, float p, int64_t seed, int64_t offset)
 {
-  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float t10[4096];
   {
     const float *base = X;
@@ -182,7 +182,7 @@ static void bias_dropout_add_f32_block(int bn, int bm, const float *restrict X, 
       h_2[ri * 1024 + ci] = t10[ri * 1024 + ci] + t12[ci];
     }
   }
-  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[4096];
   {
     const float *base = R;
@@ -195,21 +195,21 @@ static void bias_dropout_add_f32_block(int bn, int bm, const float *restrict X, 
       }
     }
   }
-  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[4096];
   for (int ri = 0; ri < 4; ++ri) {
     for (int ci = 0; ci < 1024; ++ci) {
       row[ri * 1024 + ci] = (int64_t)(ri + bm * 4);
     }
   }
-  // bias_dropout_add.lua:57: local col = k:iota({ c.BM, c.BN }, 2) + bn * c.BN
+  // bias_dropout_add.lua:69: local col = k:iota({ c.BM, c.BN }, 2) + bn * c.BN
   int col[4096];
   for (int ri = 0; ri < 4; ++ri) {
     for (int ci = 0; ci < 1024; ++ci) {
       col[ri * 1024 + ci] = ci + bn * 1024;
     }
   }
-  // bias_dropout_add.lua:60: local block = row * tile.cdiv(p.N, 4) + p.offset + (col >> 2):cast("i64")
+  // bias_dropout_add.lua:72: local block = row * tile.cdiv(p.N, 4) + p.offset + (col >> 2):cast("i64")
   int64_t block_2[4096];
   bool keep[4096];
   for (int ri = 0; ri < 4; ++ri) {
@@ -218,9 +218,9 @@ static void bias_dropout_add_f32_block(int bn, int bm, const float *restrict X, 
       keep[ri * 1024 + ci] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 1024 + ci], col[ri * 1024 + ci] & 3), 1.0f - p);
     }
   }
-  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     float *base = Y;
     for (int ri = 0; ri < 4; ++ri) {
@@ -242,7 +242,7 @@ int bias_dropout_add_f32(const void *X, const void *B, const void *R, void *Y, i
   if (M <= 0 || N <= 0) return 1;
   if (M > 1073741823 || N > 1073741823) return 1;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)R % 4 != 0 || (uintptr_t)Y % 4 != 0) return 1;
-  if (!(offset >= 0 && offset <= 9007199254740992LL)) return 1;   /* bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
+  if (!(offset >= 0 && offset <= 9007199254740992LL)) return 1;   /* bias_dropout_add.lua:58: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
   const int64_t grid_x = ((int64_t)N + 1024 - 1) / 1024;
   const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
   if (grid_x > 2147483647 || grid_y > 2147483647) return 1;

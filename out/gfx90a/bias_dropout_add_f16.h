@@ -18,7 +18,7 @@
  * Returns 0 on success, else a hipError_t: hipErrorInvalidValue for a null pointer or a
  * bad size, hipErrorInvalidValue for a pointer not aligned to its element type,
  * hipErrorInvalidConfiguration for a grid too large, or the launch's own error.
- * Requires offset >= 0 && offset <= 9007199254740992LL (bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow))
+ * Requires offset >= 0 && offset <= 9007199254740992LL (bias_dropout_add.lua:58: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow))
  * Build: hipcc -O3 --offload-arch=gfx90a -c bias_dropout_add_f16.hip
  */
 #ifndef LUATILE_BIAS_DROPOUT_ADD_F16_H

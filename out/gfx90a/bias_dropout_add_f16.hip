@@ -4,7 +4,7 @@
  *
  * Y = R + dropout(X + B, p) over [M, N] (B [N] broadcast over the rows): an element is kept, times 1 / (1 - p), where tile.rand(seed, 4 * (offset + m * ceil(N / 4)) + n) < 1 - p (Philox block offset + m * ceil(N / 4) + n // 4, word n % 4); 0 <= p < 1; a call takes M * ceil(N / 4) blocks.
  *
- * Config: BM=4 BN=1024 threads=256.
+ * Config: BM=4 BN=1024 ONGRID=0 threads=256.
  * Build: hipcc -O3 --offload-arch=gfx90a -c bias_dropout_add_f16.hip
  */
 #include <hip/hip_runtime.h>
@@ -209,7 +209,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const _Float1
   const int ty = tid / 128;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float t10[16];
   {
     const _Float16 *base = X;
@@ -256,7 +256,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const _Float1
       h_2[ri * 8 + vi] = t10[ri * 8 + vi] + t12[vi];
     }
   }
-  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[16];
   {
     const _Float16 *base = R;
@@ -278,7 +278,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const _Float1
       }
     }
   }
-  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
   int64_t block_2[16];
   #pragma unroll
@@ -289,7 +289,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const _Float1
       block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx * 2 + (vi >> 2) + bn * 256);
     }
   }
-  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -298,9 +298,9 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_kernel(const _Float1
       keep[ri * 8 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 8 + vi], vi & 3), 1.0f - p);
     }
   }
-  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     _Float16 *base = Y;
     #pragma unroll
@@ -331,7 +331,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_split_kernel(const _
   const int ty = tid / 128;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float t10[16];
   {
     const _Float16 *base = X;
@@ -384,7 +384,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_split_kernel(const _
       h_2[ri * 8 + vi] = t10[ri * 8 + vi] + t12[vi];
     }
   }
-  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[16];
   {
     const _Float16 *base = R;
@@ -412,7 +412,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_split_kernel(const _
       }
     }
   }
-  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
   int64_t block_2[16];
   #pragma unroll
@@ -423,7 +423,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_split_kernel(const _
       block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx * 2 + (vi >> 2) + bn * 256);
     }
   }
-  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -432,9 +432,9 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f16_split_kernel(const _
       keep[ri * 8 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 8 + vi], vi & 3), 1.0f - p);
     }
   }
-  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     _Float16 *base = Y;
     #pragma unroll
@@ -465,7 +465,7 @@ extern "C" int bias_dropout_add_f16(const void *X, const void *B, const void *R,
   if (M <= 0 || N <= 0) return hipErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)R % 2 != 0 || (uintptr_t)Y % 2 != 0) return hipErrorInvalidValue;
-  if (!(offset >= 0 && offset <= 9007199254740992LL)) return hipErrorInvalidValue;   /* bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
+  if (!(offset >= 0 && offset <= 9007199254740992LL)) return hipErrorInvalidValue;   /* bias_dropout_add.lua:58: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
   const int64_t grid_x = ((int64_t)N + 1024 - 1) / 1024;
   const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;

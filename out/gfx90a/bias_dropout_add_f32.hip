@@ -4,7 +4,7 @@
  *
  * Y = R + dropout(X + B, p) over [M, N] (B [N] broadcast over the rows): an element is kept, times 1 / (1 - p), where tile.rand(seed, 4 * (offset + m * ceil(N / 4)) + n) < 1 - p (Philox block offset + m * ceil(N / 4) + n // 4, word n % 4); 0 <= p < 1; a call takes M * ceil(N / 4) blocks.
  *
- * Config: BM=4 BN=1024 threads=256.
+ * Config: BM=4 BN=1024 ONGRID=0 threads=256.
  * Build: hipcc -O3 --offload-arch=gfx90a -c bias_dropout_add_f32.hip
  */
 #include <hip/hip_runtime.h>
@@ -153,7 +153,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float t10[16];
   {
     const float *base = X;
@@ -200,7 +200,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
       h_2[ri * 4 + vi] = t10[ri * 4 + vi] + t12[vi];
     }
   }
-  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[16];
   {
     const float *base = R;
@@ -222,7 +222,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
       }
     }
   }
-  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
   int64_t block_2[16];
   #pragma unroll
@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
       block_2[ri * 4 + vi] = row[ri * 4 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tid + (vi >> 2) + bn * 256);
     }
   }
-  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
@@ -242,9 +242,9 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_kernel(const float *
       keep[ri * 4 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 4 + vi], vi & 3), 1.0f - p);
     }
   }
-  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     float *base = Y;
     #pragma unroll
@@ -274,7 +274,7 @@ extern "C" int bias_dropout_add_f32(const void *X, const void *B, const void *R,
   if (M <= 0 || N <= 0) return hipErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return hipErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)R % 4 != 0 || (uintptr_t)Y % 4 != 0) return hipErrorInvalidValue;
-  if (!(offset >= 0 && offset <= 9007199254740992LL)) return hipErrorInvalidValue;   /* bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
+  if (!(offset >= 0 && offset <= 9007199254740992LL)) return hipErrorInvalidValue;   /* bias_dropout_add.lua:58: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
   const int64_t grid_x = ((int64_t)N + 1024 - 1) / 1024;
   const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
   if (grid_x > 2147483647 || grid_y > 65535) return hipErrorInvalidConfiguration;

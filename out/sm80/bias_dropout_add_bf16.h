@@ -18,7 +18,7 @@
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
  * bad size, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
- * Requires offset >= 0 && offset <= 9007199254740992LL (bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow))
+ * Requires offset >= 0 && offset <= 9007199254740992LL (bias_dropout_add.lua:58: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow))
  * Build: nvcc -O3 -arch=sm_80 -c bias_dropout_add_bf16.cu
  */
 #ifndef LUATILE_BIAS_DROPOUT_ADD_BF16_H

@@ -5,9 +5,10 @@
  * Y = R + dropout(X + B, p) over [M, N] (B [N] broadcast over the rows): an element is kept, times 1 / (1 - p), where tile.rand(seed, 4 * (offset + m * ceil(N / 4)) + n) < 1 - p (Philox block offset + m * ceil(N / 4) + n // 4, word n % 4); 0 <= p < 1; a call takes M * ceil(N / 4) blocks.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   wide: BM=2 BN=2048 threads=256
- *   rows: BM=4 BN=1024 threads=256
- *   ragged: BM=16 BN=256 threads=256
+ *   wide: BM=2 BN=2048 ONGRID=0 threads=256
+ *   rows: BM=4 BN=1024 ONGRID=0 threads=256
+ *   ragged: BM=32 BN=128 ONGRID=1 threads=256
+ *   offgrid: BM=16 BN=256 ONGRID=0 threads=256
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c bias_dropout_add_bf16.cu
  */
 #include <cuda_runtime.h>
@@ -198,7 +199,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_wide_kernel(const _
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   uint4 lt_raw[5];   /* the vectors of X, B, R, every one issued before any is used */
   {
     const __nv_bfloat16 *base = X;
@@ -272,7 +273,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_wide_kernel(const _
       h_2[ri * 8 + vi] = t12[ri * 8 + vi] + t14[vi];
     }
   }
-  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[16];
   {
     const __nv_bfloat16 *base = R;
@@ -294,7 +295,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_wide_kernel(const _
       }
     }
   }
-  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
   int64_t block_2[16];
   #pragma unroll
@@ -305,7 +306,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_wide_kernel(const _
       block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tid * 2 + (vi >> 2) + bn * 512);
     }
   }
-  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -314,9 +315,9 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_wide_kernel(const _
       keep[ri * 8 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 8 + vi], vi & 3), 1.0f - p);
     }
   }
-  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -345,7 +346,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_wide_split_kernel(c
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float t12[16];
   {
     const __nv_bfloat16 *base = X;
@@ -398,7 +399,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_wide_split_kernel(c
       h_2[ri * 8 + vi] = t12[ri * 8 + vi] + t14[vi];
     }
   }
-  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[16];
   {
     const __nv_bfloat16 *base = R;
@@ -426,7 +427,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_wide_split_kernel(c
       }
     }
   }
-  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
   int64_t block_2[16];
   #pragma unroll
@@ -437,7 +438,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_wide_split_kernel(c
       block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tid * 2 + (vi >> 2) + bn * 512);
     }
   }
-  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -446,9 +447,9 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_wide_split_kernel(c
       keep[ri * 8 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 8 + vi], vi & 3), 1.0f - p);
     }
   }
-  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -479,7 +480,7 @@ static int bias_dropout_add_bf16_wide(const void *X, const void *B, const void *
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)R % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
+  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:58: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
   const int64_t grid_x = ((int64_t)N + 2048 - 1) / 2048;
   const int64_t grid_y = ((int64_t)M + 2 - 1) / 2;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -500,7 +501,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_rows_kernel(const _
   const int ty = tid / 128;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   uint4 lt_raw[5];   /* the vectors of X, B, R, every one issued before any is used */
   {
     const __nv_bfloat16 *base = X;
@@ -574,7 +575,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_rows_kernel(const _
       h_2[ri * 8 + vi] = t12[ri * 8 + vi] + t14[vi];
     }
   }
-  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[16];
   {
     const __nv_bfloat16 *base = R;
@@ -596,7 +597,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_rows_kernel(const _
       }
     }
   }
-  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
   int64_t block_2[16];
   #pragma unroll
@@ -607,7 +608,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_rows_kernel(const _
       block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx * 2 + (vi >> 2) + bn * 256);
     }
   }
-  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -616,9 +617,9 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_rows_kernel(const _
       keep[ri * 8 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 8 + vi], vi & 3), 1.0f - p);
     }
   }
-  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -649,7 +650,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_rows_split_kernel(c
   const int ty = tid / 128;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float t12[16];
   {
     const __nv_bfloat16 *base = X;
@@ -702,7 +703,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_rows_split_kernel(c
       h_2[ri * 8 + vi] = t12[ri * 8 + vi] + t14[vi];
     }
   }
-  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[16];
   {
     const __nv_bfloat16 *base = R;
@@ -730,7 +731,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_rows_split_kernel(c
       }
     }
   }
-  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
   int64_t block_2[16];
   #pragma unroll
@@ -741,7 +742,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_rows_split_kernel(c
       block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx * 2 + (vi >> 2) + bn * 256);
     }
   }
-  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -750,9 +751,9 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_rows_split_kernel(c
       keep[ri * 8 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 8 + vi], vi & 3), 1.0f - p);
     }
   }
-  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -783,7 +784,7 @@ static int bias_dropout_add_bf16_rows(const void *X, const void *B, const void *
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)R % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
+  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:58: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
   const int64_t grid_x = ((int64_t)N + 1024 - 1) / 1024;
   const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -800,11 +801,315 @@ static int bias_dropout_add_bf16_rows(const void *X, const void *B, const void *
 __global__ void __launch_bounds__(256) bias_dropout_add_bf16_ragged_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, const __nv_bfloat16 *__restrict__ R, __nv_bfloat16 *__restrict__ Y, int M, int N, float p, int64_t seed, int64_t offset)
 {
   const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  uint4 lt_raw[5];   /* the vectors of X, B, R, every one issued before any is used */
+  {
+    const __nv_bfloat16 *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) lt_raw[ri] = ((const uint4 *)ptr)[0];
+    }
+  }
+  {
+    const __nv_bfloat16 *base = B;
+    const int gc = bn * 128 + tx * 8;
+    const __nv_bfloat16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) lt_raw[2] = ((const uint4 *)ptr)[0];
+  }
+  {
+    const __nv_bfloat16 *base = R;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) lt_raw[ri + 3] = ((const uint4 *)ptr)[0];
+    }
+  }
+  float t12[16];
+  {
+    const __nv_bfloat16 *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_raw[ri];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) t12[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t12[ri * 8 + vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  float t14[8];
+  {
+    const __nv_bfloat16 *base = B;
+    const int gc = bn * 128 + tx * 8;
+    const __nv_bfloat16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = lt_raw[2];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) t14[vi] = __bfloat162float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t14[vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = t12[ri * 8 + vi] + t14[vi];
+    }
+  }
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float r[16];
+  {
+    const __nv_bfloat16 *base = R;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_raw[ri + 3];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) r[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          r[ri * 8 + vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  int64_t row[16];
+  int64_t block_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      row[ri * 8 + vi] = (int64_t)(ri * 16 + ty + bm * 32);
+      block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx * 2 + (vi >> 2) + bn * 32);
+    }
+  }
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  bool keep[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      keep[ri * 8 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 8 + vi], vi & 3), 1.0f - p);
+    }
+  }
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
+  const float scale = 1.0f / (1.0f - p);
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  {
+    __nv_bfloat16 *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(r[ri * 8 + vi] + ((keep[ri * 8 + vi] ? h_2[ri * 8 + vi] * scale : 0.0f)));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(r[ri * 8 + vi] + ((keep[ri * 8 + vi] ? h_2[ri * 8 + vi] * scale : 0.0f)));
+        }
+      }
+    }
+  }
+}
+
+/* One block (256 threads) of bias_dropout_add_bf16_ragged, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_dropout_add_bf16_ragged_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, const __nv_bfloat16 *__restrict__ R, __nv_bfloat16 *__restrict__ Y, int M, int N, float p, int64_t seed, int64_t offset)
+{
+  const int tid = threadIdx.x;
+  const int tx = tid % 16;
+  const int ty = tid / 16;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float t12[16];
+  {
+    const __nv_bfloat16 *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) t12[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) t12[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          t12[ri * 8 + vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  float t14[8];
+  {
+    const __nv_bfloat16 *base = B;
+    const int gc = bn * 128 + tx * 8;
+    const __nv_bfloat16 *ptr = base + gc;
+    if (gc + 8 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) t14[vi] = __bfloat162float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        t14[vi] = gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+      }
+    }
+  }
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      h_2[ri * 8 + vi] = t12[ri * 8 + vi] + t14[vi];
+    }
+  }
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float r[16];
+  {
+    const __nv_bfloat16 *base = R;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      const __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
+      if (gr < M && gc + 8 <= N && off == 0) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) r[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else if (gr < M && gc >= off / 2 && gc - off / 2 + 16 <= N) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) r[ri * 8 + vi] = __bfloat162float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          r[ri * 8 + vi] = gr < M && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  int64_t row[16];
+  int64_t block_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      row[ri * 8 + vi] = (int64_t)(ri * 16 + ty + bm * 32);
+      block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx * 2 + (vi >> 2) + bn * 32);
+    }
+  }
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  bool keep[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 8; ++vi) {
+      keep[ri * 8 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 8 + vi], vi & 3), 1.0f - p);
+    }
+  }
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
+  const float scale = 1.0f / (1.0f - p);
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  {
+    __nv_bfloat16 *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = bm * 32 + ri * 16 + ty;
+      const int gc = bn * 128 + tx * 8;
+      __nv_bfloat16 *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 8 <= N) {
+        union { uint4 v[1]; __nv_bfloat16 e[8]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2bfloat16_rn(r[ri * 8 + vi] + ((keep[ri * 8 + vi] ? h_2[ri * 8 + vi] * scale : 0.0f)));
+        if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
+        else lt_st16_split(ptr, h.v[0]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 8; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = __float2bfloat16_rn(r[ri * 8 + vi] + ((keep[ri * 8 + vi] ? h_2[ri * 8 + vi] * scale : 0.0f)));
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs bias_dropout_add_bf16_ragged over its grid on `stream` (build ragged). */
+static int bias_dropout_add_bf16_ragged(const void *X, const void *B, const void *R, void *Y, int M, int N, float p, int64_t seed, int64_t offset, void *stream)
+{
+  if (X == NULL || B == NULL || R == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)R % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
+  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:58: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
+  const int64_t grid_x = ((int64_t)N + 128 - 1) / 128;
+  const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
+  if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)R % 16 != 0 || (uintptr_t)Y % 16 != 0)
+    bias_dropout_add_bf16_ragged_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (const __nv_bfloat16 *)R, (__nv_bfloat16 *)Y, M, N, p, seed, offset);
+  else
+    bias_dropout_add_bf16_ragged_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (const __nv_bfloat16 *)R, (__nv_bfloat16 *)Y, M, N, p, seed, offset);
+  return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of bias_dropout_add_bf16_offgrid. */
+__global__ void __launch_bounds__(256) bias_dropout_add_bf16_offgrid_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, const __nv_bfloat16 *__restrict__ R, __nv_bfloat16 *__restrict__ Y, int M, int N, float p, int64_t seed, int64_t offset)
+{
+  const int tid = threadIdx.x;
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   uint4 lt_raw[5];   /* the vectors of X, B, R, every one issued before any is used */
   {
     const __nv_bfloat16 *base = X;
@@ -878,7 +1183,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_ragged_kernel(const
       h_2[ri * 8 + vi] = t10[ri * 8 + vi] + t12[vi];
     }
   }
-  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[16];
   {
     const __nv_bfloat16 *base = R;
@@ -900,7 +1205,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_ragged_kernel(const
       }
     }
   }
-  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
   int64_t block_2[16];
   #pragma unroll
@@ -911,7 +1216,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_ragged_kernel(const
       block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx * 2 + (vi >> 2) + bn * 64);
     }
   }
-  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -920,9 +1225,9 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_ragged_kernel(const
       keep[ri * 8 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 8 + vi], vi & 3), 1.0f - p);
     }
   }
-  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -945,15 +1250,15 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_ragged_kernel(const
   }
 }
 
-/* One block (256 threads) of bias_dropout_add_bf16_ragged, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
-__global__ void __launch_bounds__(256) bias_dropout_add_bf16_ragged_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, const __nv_bfloat16 *__restrict__ R, __nv_bfloat16 *__restrict__ Y, int M, int N, float p, int64_t seed, int64_t offset)
+/* One block (256 threads) of bias_dropout_add_bf16_offgrid, for rows that start off the 16-byte grid: their chunks move as whole vectors. */
+__global__ void __launch_bounds__(256) bias_dropout_add_bf16_offgrid_split_kernel(const __nv_bfloat16 *__restrict__ X, const __nv_bfloat16 *__restrict__ B, const __nv_bfloat16 *__restrict__ R, __nv_bfloat16 *__restrict__ Y, int M, int N, float p, int64_t seed, int64_t offset)
 {
   const int tid = threadIdx.x;
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float t10[16];
   {
     const __nv_bfloat16 *base = X;
@@ -1006,7 +1311,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_ragged_split_kernel
       h_2[ri * 8 + vi] = t10[ri * 8 + vi] + t12[vi];
     }
   }
-  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[16];
   {
     const __nv_bfloat16 *base = R;
@@ -1034,7 +1339,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_ragged_split_kernel
       }
     }
   }
-  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
   int64_t block_2[16];
   #pragma unroll
@@ -1045,7 +1350,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_ragged_split_kernel
       block_2[ri * 8 + vi] = row[ri * 8 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx * 2 + (vi >> 2) + bn * 64);
     }
   }
-  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -1054,9 +1359,9 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_ragged_split_kernel
       keep[ri * 8 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 8 + vi], vi & 3), 1.0f - p);
     }
   }
-  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     __nv_bfloat16 *base = Y;
     #pragma unroll
@@ -1080,32 +1385,34 @@ __global__ void __launch_bounds__(256) bias_dropout_add_bf16_ragged_split_kernel
   }
 }
 
-/* Checks the arguments, then runs bias_dropout_add_bf16_ragged over its grid on `stream` (build ragged). */
-static int bias_dropout_add_bf16_ragged(const void *X, const void *B, const void *R, void *Y, int M, int N, float p, int64_t seed, int64_t offset, void *stream)
+/* Checks the arguments, then runs bias_dropout_add_bf16_offgrid over its grid on `stream` (build offgrid). */
+static int bias_dropout_add_bf16_offgrid(const void *X, const void *B, const void *R, void *Y, int M, int N, float p, int64_t seed, int64_t offset, void *stream)
 {
   if (X == NULL || B == NULL || R == NULL || Y == NULL) return cudaErrorInvalidValue;
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)R % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
+  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:58: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
   const int64_t grid_x = ((int64_t)N + 256 - 1) / 256;
   const int64_t grid_y = ((int64_t)M + 16 - 1) / 16;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
   if (N % 8 != 0 || (uintptr_t)X % 16 != 0 || (uintptr_t)R % 16 != 0 || (uintptr_t)Y % 16 != 0)
-    bias_dropout_add_bf16_ragged_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (const __nv_bfloat16 *)R, (__nv_bfloat16 *)Y, M, N, p, seed, offset);
+    bias_dropout_add_bf16_offgrid_split_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (const __nv_bfloat16 *)R, (__nv_bfloat16 *)Y, M, N, p, seed, offset);
   else
-    bias_dropout_add_bf16_ragged_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (const __nv_bfloat16 *)R, (__nv_bfloat16 *)Y, M, N, p, seed, offset);
+    bias_dropout_add_bf16_offgrid_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const __nv_bfloat16 *)X, (const __nv_bfloat16 *)B, (const __nv_bfloat16 *)R, (__nv_bfloat16 *)Y, M, N, p, seed, offset);
   return (int)cudaGetLastError();
 }
 
-/* Runs the first of bias_dropout_add_bf16's builds whose k:runs_when holds for these sizes, else ragged. */
+/* Runs the first of bias_dropout_add_bf16's builds whose k:runs_when holds for these sizes, else offgrid. */
 extern "C" int bias_dropout_add_bf16(const void *X, const void *B, const void *R, void *Y, int M, int N, float p, int64_t seed, int64_t offset, void *stream)
 {
-  if ((int64_t)N % 2048 == 0)   /* bias_dropout_add.lua:51: N is a multiple of 2048 */
+  if ((int64_t)N % 2048 == 0)   /* bias_dropout_add.lua:60: N is a multiple of 2048 */
     return bias_dropout_add_bf16_wide(X, B, R, Y, M, N, p, seed, offset, stream);
-  if ((int64_t)N % 1024 == 0)   /* bias_dropout_add.lua:51: N is a multiple of 1024 */
+  if ((int64_t)N % 1024 == 0)   /* bias_dropout_add.lua:60: N is a multiple of 1024 */
     return bias_dropout_add_bf16_rows(X, B, R, Y, M, N, p, seed, offset, stream);
-  return bias_dropout_add_bf16_ragged(X, B, R, Y, M, N, p, seed, offset, stream);
+  if ((int64_t)N % 8 == 0)   /* bias_dropout_add.lua:63: rows start on the 16-byte grid (N a multiple of 8) */
+    return bias_dropout_add_bf16_ragged(X, B, R, Y, M, N, p, seed, offset, stream);
+  return bias_dropout_add_bf16_offgrid(X, B, R, Y, M, N, p, seed, offset, stream);
 }

@@ -5,9 +5,10 @@
  * Y = R + dropout(X + B, p) over [M, N] (B [N] broadcast over the rows): an element is kept, times 1 / (1 - p), where tile.rand(seed, 4 * (offset + m * ceil(N / 4)) + n) < 1 - p (Philox block offset + m * ceil(N / 4) + n // 4, word n % 4); 0 <= p < 1; a call takes M * ceil(N / 4) blocks.
  *
  * Configs, one per build; the launcher runs the first whose sizes the call's are:
- *   wide: BM=2 BN=2048 threads=256
- *   rows: BM=4 BN=1024 threads=256
- *   ragged: BM=16 BN=256 threads=256
+ *   wide: BM=2 BN=2048 ONGRID=0 threads=256
+ *   rows: BM=4 BN=1024 ONGRID=0 threads=256
+ *   ragged: BM=32 BN=128 ONGRID=1 threads=256
+ *   offgrid: BM=16 BN=256 ONGRID=0 threads=256
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c bias_dropout_add_f32.cu
  */
 #include <cuda_runtime.h>
@@ -144,7 +145,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_wide_kernel(const fl
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float t12[16];
   {
     const float *base = X;
@@ -200,7 +201,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_wide_kernel(const fl
       }
     }
   }
-  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[16];
   {
     const float *base = R;
@@ -225,7 +226,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_wide_kernel(const fl
       }
     }
   }
-  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
   int64_t block_2[16];
   #pragma unroll
@@ -239,7 +240,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_wide_kernel(const fl
       }
     }
   }
-  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 2; ++ri) {
@@ -251,9 +252,9 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_wide_kernel(const fl
       }
     }
   }
-  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     float *base = Y;
     #pragma unroll
@@ -286,7 +287,7 @@ static int bias_dropout_add_f32_wide(const void *X, const void *B, const void *R
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)R % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
-  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
+  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:58: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
   const int64_t grid_x = ((int64_t)N + 2048 - 1) / 2048;
   const int64_t grid_y = ((int64_t)M + 2 - 1) / 2;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -301,7 +302,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_rows_kernel(const fl
   const int tid = threadIdx.x;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float t12[16];
   {
     const float *base = X;
@@ -348,7 +349,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_rows_kernel(const fl
       h_2[ri * 4 + vi] = t12[ri * 4 + vi] + t14[vi];
     }
   }
-  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[16];
   {
     const float *base = R;
@@ -370,7 +371,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_rows_kernel(const fl
       }
     }
   }
-  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
   int64_t block_2[16];
   #pragma unroll
@@ -381,7 +382,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_rows_kernel(const fl
       block_2[ri * 4 + vi] = row[ri * 4 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tid + (vi >> 2) + bn * 256);
     }
   }
-  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
@@ -390,9 +391,9 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_rows_kernel(const fl
       keep[ri * 4 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 4 + vi], vi & 3), 1.0f - p);
     }
   }
-  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     float *base = Y;
     #pragma unroll
@@ -422,7 +423,7 @@ static int bias_dropout_add_f32_rows(const void *X, const void *B, const void *R
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)R % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
-  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
+  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:58: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
   const int64_t grid_x = ((int64_t)N + 1024 - 1) / 1024;
   const int64_t grid_y = ((int64_t)M + 4 - 1) / 4;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
@@ -435,11 +436,149 @@ static int bias_dropout_add_f32_rows(const void *X, const void *B, const void *R
 __global__ void __launch_bounds__(256) bias_dropout_add_f32_ragged_kernel(const float *__restrict__ X, const float *__restrict__ B, const float *__restrict__ R, float *__restrict__ Y, int M, int N, float p, int64_t seed, int64_t offset)
 {
   const int tid = threadIdx.x;
+  const int tx = tid % 32;
+  const int ty = tid / 32;
+  const int bn = blockIdx.x;
+  const int bm = blockIdx.y;
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  float t12[16];
+  {
+    const float *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 32 + ri * 8 + ty;
+      const int gc = bn * 128 + tx * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) t12[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          t12[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+  }
+  float t14[4];
+  {
+    const float *base = B;
+    const int gc = bn * 128 + tx * 4;
+    const float *ptr = base + gc;
+    if (gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; float e[4]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) t14[vi] = h.e[vi];
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 4; ++vi) {
+        t14[vi] = gc + vi < N ? ptr[vi] : 0.0f;
+      }
+    }
+  }
+  float h_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 4; ++vi) {
+      h_2[ri * 4 + vi] = t12[ri * 4 + vi] + t14[vi];
+    }
+  }
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  float r[16];
+  {
+    const float *base = R;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 32 + ri * 8 + ty;
+      const int gc = bn * 128 + tx * 4;
+      const float *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        h.v[0] = ((const uint4 *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) r[ri * 4 + vi] = h.e[vi];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          r[ri * 4 + vi] = gr < M && gc + vi < N ? ptr[vi] : 0.0f;
+        }
+      }
+    }
+  }
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  int64_t row[16];
+  int64_t block_2[16];
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 4; ++vi) {
+      row[ri * 4 + vi] = (int64_t)(ri * 8 + ty + bm * 32);
+      block_2[ri * 4 + vi] = row[ri * 4 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx + (vi >> 2) + bn * 32);
+    }
+  }
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  bool keep[16];
+  #pragma unroll
+  for (int ri = 0; ri < 4; ++ri) {
+    #pragma unroll
+    for (int vi = 0; vi < 4; ++vi) {
+      keep[ri * 4 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 4 + vi], vi & 3), 1.0f - p);
+    }
+  }
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
+  const float scale = 1.0f / (1.0f - p);
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  {
+    float *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 4; ++ri) {
+      const int gr = bm * 32 + ri * 8 + ty;
+      const int gc = bn * 128 + tx * 4;
+      float *ptr = base + (int64_t)gr * N + gc;
+      if (gr < M && gc + 4 <= N && (uintptr_t)ptr % 16 == 0) {
+        union { uint4 v[1]; float e[4]; } h;
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) h.e[vi] = r[ri * 4 + vi] + ((keep[ri * 4 + vi] ? h_2[ri * 4 + vi] * scale : 0.0f));
+        ((uint4 *)ptr)[0] = h.v[0];
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 4; ++vi) {
+          if (gr < M && gc + vi < N) ptr[vi] = r[ri * 4 + vi] + ((keep[ri * 4 + vi] ? h_2[ri * 4 + vi] * scale : 0.0f));
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs bias_dropout_add_f32_ragged over its grid on `stream` (build ragged). */
+static int bias_dropout_add_f32_ragged(const void *X, const void *B, const void *R, void *Y, int M, int N, float p, int64_t seed, int64_t offset, void *stream)
+{
+  if (X == NULL || B == NULL || R == NULL || Y == NULL) return cudaErrorInvalidValue;
+  if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
+  if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  if ((uintptr_t)X % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)R % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
+  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:58: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
+  const int64_t grid_x = ((int64_t)N + 128 - 1) / 128;
+  const int64_t grid_y = ((int64_t)M + 32 - 1) / 32;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  bias_dropout_add_f32_ragged_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)B, (const float *)R, (float *)Y, M, N, p, seed, offset);
+  return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of bias_dropout_add_f32_offgrid. */
+__global__ void __launch_bounds__(256) bias_dropout_add_f32_offgrid_kernel(const float *__restrict__ X, const float *__restrict__ B, const float *__restrict__ R, float *__restrict__ Y, int M, int N, float p, int64_t seed, int64_t offset)
+{
+  const int tid = threadIdx.x;
   const int tx = tid % 64;
   const int ty = tid / 64;
   const int bn = blockIdx.x;
   const int bm = blockIdx.y;
-  // bias_dropout_add.lua:54: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
+  // bias_dropout_add.lua:66: local h = k:load(p.X:tile({ bm, bn }, { c.BM, c.BN })):cast("f32") + k:load(p.B:tile({ bn }, { c.BN })):cast("f32")
   float t10[16];
   {
     const float *base = X;
@@ -486,7 +625,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_ragged_kernel(const 
       h_2[ri * 4 + vi] = t10[ri * 4 + vi] + t12[vi];
     }
   }
-  // bias_dropout_add.lua:55: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
+  // bias_dropout_add.lua:67: local r = k:load(p.R:tile({ bm, bn }, { c.BM, c.BN })):cast("f32")
   float r[16];
   {
     const float *base = R;
@@ -508,7 +647,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_ragged_kernel(const 
       }
     }
   }
-  // bias_dropout_add.lua:56: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
+  // bias_dropout_add.lua:68: local row = (k:iota({ c.BM, c.BN }, 1) + bm * c.BM):cast("i64")
   int64_t row[16];
   int64_t block_2[16];
   #pragma unroll
@@ -519,7 +658,7 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_ragged_kernel(const 
       block_2[ri * 4 + vi] = row[ri * 4 + vi] * (int64_t)((N + 4 - 1) / 4) + offset + (int64_t)(tx + (vi >> 2) + bn * 64);
     }
   }
-  // bias_dropout_add.lua:61: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
+  // bias_dropout_add.lua:73: local keep = tile.rand(p.seed, block * 4 + (col & 3):cast("i64")):lt(1 - p.p)
   bool keep[16];
   #pragma unroll
   for (int ri = 0; ri < 4; ++ri) {
@@ -528,9 +667,9 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_ragged_kernel(const 
       keep[ri * 4 + vi] = lt_rand_lt(lt_randint_block(seed, block_2[ri * 4 + vi], vi & 3), 1.0f - p);
     }
   }
-  // bias_dropout_add.lua:62: local scale = 1 / (1 - p.p)
+  // bias_dropout_add.lua:74: local scale = 1 / (1 - p.p)
   const float scale = 1.0f / (1.0f - p);
-  // bias_dropout_add.lua:63: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
+  // bias_dropout_add.lua:75: k:store(p.Y:tile({ bm, bn }, { c.BM, c.BN }), r + tile.where(keep, h * scale, 0))
   {
     float *base = Y;
     #pragma unroll
@@ -553,28 +692,30 @@ __global__ void __launch_bounds__(256) bias_dropout_add_f32_ragged_kernel(const 
   }
 }
 
-/* Checks the arguments, then runs bias_dropout_add_f32_ragged over its grid on `stream` (build ragged). */
-static int bias_dropout_add_f32_ragged(const void *X, const void *B, const void *R, void *Y, int M, int N, float p, int64_t seed, int64_t offset, void *stream)
+/* Checks the arguments, then runs bias_dropout_add_f32_offgrid over its grid on `stream` (build offgrid). */
+static int bias_dropout_add_f32_offgrid(const void *X, const void *B, const void *R, void *Y, int M, int N, float p, int64_t seed, int64_t offset, void *stream)
 {
   if (X == NULL || B == NULL || R == NULL || Y == NULL) return cudaErrorInvalidValue;
   if (M <= 0 || N <= 0) return cudaErrorInvalidValue;
   if (M > 1073741823 || N > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 4 != 0 || (uintptr_t)B % 4 != 0 || (uintptr_t)R % 4 != 0 || (uintptr_t)Y % 4 != 0) return cudaErrorMisalignedAddress;
-  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:49: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
+  if (!(offset >= 0 && offset <= 9007199254740992LL)) return cudaErrorInvalidValue;   /* bias_dropout_add.lua:58: 0 <= offset <= 2^53 (Philox blocks: the counters' int64 math cannot overflow) */
   const int64_t grid_x = ((int64_t)N + 256 - 1) / 256;
   const int64_t grid_y = ((int64_t)M + 16 - 1) / 16;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  bias_dropout_add_f32_ragged_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)B, (const float *)R, (float *)Y, M, N, p, seed, offset);
+  bias_dropout_add_f32_offgrid_kernel<<<grid, dim3(256), 0, (cudaStream_t)stream>>>((const float *)X, (const float *)B, (const float *)R, (float *)Y, M, N, p, seed, offset);
   return (int)cudaGetLastError();
 }
 
-/* Runs the first of bias_dropout_add_f32's builds whose k:runs_when holds for these sizes, else ragged. */
+/* Runs the first of bias_dropout_add_f32's builds whose k:runs_when holds for these sizes, else offgrid. */
 extern "C" int bias_dropout_add_f32(const void *X, const void *B, const void *R, void *Y, int M, int N, float p, int64_t seed, int64_t offset, void *stream)
 {
-  if ((int64_t)N % 2048 == 0)   /* bias_dropout_add.lua:51: N is a multiple of 2048 */
+  if ((int64_t)N % 2048 == 0)   /* bias_dropout_add.lua:60: N is a multiple of 2048 */
     return bias_dropout_add_f32_wide(X, B, R, Y, M, N, p, seed, offset, stream);
-  if ((int64_t)N % 1024 == 0)   /* bias_dropout_add.lua:51: N is a multiple of 1024 */
+  if ((int64_t)N % 1024 == 0)   /* bias_dropout_add.lua:60: N is a multiple of 1024 */
     return bias_dropout_add_f32_rows(X, B, R, Y, M, N, p, seed, offset, stream);
-  return bias_dropout_add_f32_ragged(X, B, R, Y, M, N, p, seed, offset, stream);
+  if ((int64_t)N % 4 == 0)   /* bias_dropout_add.lua:63: rows start on the 16-byte grid (N a multiple of 4) */
+    return bias_dropout_add_f32_ragged(X, B, R, Y, M, N, p, seed, offset, stream);
+  return bias_dropout_add_f32_offgrid(X, B, R, Y, M, N, p, seed, offset, stream);
 }

@@ -62,12 +62,13 @@ out:
 int main(void) {
   static const struct { Dt dt; Fn fn; } v[] = {{F32, bias_dropout_add_f32}, {F16, bias_dropout_add_f16}, {BF16, bias_dropout_add_bf16}};
   for (int i = 0; i < 3; i++) {
-    run(v[i].dt, v[i].fn, 37, 1000, 0.1f, 1234, 0);
+    run(v[i].dt, v[i].fn, 37, 1000, 0.1f, 1234, 0);   /* N a multiple of 8, partial tiles both ways: sm90a's ragged */
     run(v[i].dt, v[i].fn, 5, 3001, 0.5f, -7, (1LL << 33) + 3);   /* counters past 2^32, an offset not a multiple of 4 */
     run(v[i].dt, v[i].fn, 64, 1031, 0.9f, 0x5eed5eed5eedLL, 12);
     run(v[i].dt, v[i].fn, 3, 7, 0.0f, 1, 1);   /* p = 0: every element kept, times 1 */
     run(v[i].dt, v[i].fn, 5, 2048, 0.3f, 99, 5);   /* N a multiple of 2048 and of 1024: sm90a's wide */
     run(v[i].dt, v[i].fn, 3, 3072, 0.7f, 42, 0);   /* ... of 1024 alone: sm90a's rows build */
+    run(v[i].dt, v[i].fn, 9, 4100, 0.2f, 11, 5);   /* 16 bits: rows 8-byte aligned, off the 16-byte grid: sm90a's offgrid */
   }
   /* bad arguments: the launcher refuses them */
   char z[8] = {0};

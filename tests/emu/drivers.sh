@@ -103,10 +103,10 @@ done
 # takes the 17 to 128 rows of a KV head in several tiles, rows64 the few),
 # on sm90a (mma.sync and wgmma) and gfx942 (wave64); the builds of even i,
 # the plain ones, hold no softcap or window code, so the driver leaves those
-# cases out there (LT_DECODE_PLAIN=1).  bias_dropout_add's three sm90a
-# builds (wide, rows, ragged) likewise, each on every shape of
+# cases out there (LT_DECODE_PLAIN=1).  bias_dropout_add's four sm90a
+# builds (wide, rows, ragged, offgrid) likewise, each on every shape of
 # tests/cpu/dropout.c
-for entry in attention_decode/sm90a:4 attention_decode/gfx942:4 bias_dropout_add/sm90a:3; do
+for entry in attention_decode/sm90a:4 attention_decode/gfx942:4 bias_dropout_add/sm90a:4; do
   d=$b/${entry%%:*} n=${entry##*:}
   [ -x $d/run ] || continue   # its FAIL was said above
   for i in $(seq 0 $((n - 1))); do
