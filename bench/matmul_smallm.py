@@ -10,9 +10,11 @@ against float64 with alpha 1.25 and beta 0.5 (C0 read), three runs bitwise
 equal, the counters back to 0; a failed check leaves that build untimed
 there.  Times: triton.testing.do_bench, median, L2 flushed; `--rounds`
 rounds, every other one in reverse order, each side keeping its best
-(`--rounds 0`: the checks alone).
+(`--rounds 0`: the checks alone); `--warmup` and `--rep` (ms, 25 and 150)
+are do_bench's.
 usage: python3 bench/matmul_smallm.py [--dtypes bf16] [--layouts nn,nt,tn,tt] [--epilogues none]
-       [--ms 1,16,64] [--ns 4096,6144,14336] [--k 4096] [--rounds 2] NAME=LIB.so ..."""
+       [--ms 1,16,64] [--ns 4096,6144,14336] [--k 4096] [--rounds 2] [--warmup 25] [--rep 150]
+       NAME=LIB.so ..."""
 import ctypes
 import math
 import os
@@ -33,6 +35,8 @@ MS = [int(x) for x in opts.get("--ms", "1,16,64").split(",")]
 NS = [int(x) for x in opts.get("--ns", "4096,6144,14336").split(",")]
 K = int(opts.get("--k", "4096"))
 ROUNDS = int(opts.get("--rounds", "2"))
+WARMUP = int(opts.get("--warmup", "25"))
+REP = int(opts.get("--rep", "150"))
 BOUND = {"f16": 2e-3, "bf16": 1e-2}
 ACTS = {"none": lambda x: x, "bias": lambda x: x, "bias_relu": torch.relu,
         "bias_gelu": lambda x: 0.5 * x * (1 + torch.special.erf(x / math.sqrt(2))),
@@ -106,7 +110,7 @@ def check(lib, name, lay, epi, st, M, N):
 
 
 def bench(fn):
-    return triton.testing.do_bench(fn, warmup=25, rep=150, return_mode="median")
+    return triton.testing.do_bench(fn, warmup=WARMUP, rep=REP, return_mode="median")
 
 
 names = [n for n, _ in libs]

@@ -8,8 +8,10 @@
  *   M=512,N=32768: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=512,N=32768)
  *   M=512,N=16384: the config of M=512,N=32768, whose kernel it runs
  *   M=256,N=8192: BK=64 BM=128 BN=128 group_m=8 stages=5 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=256,N=8192)
- *   M=128,N=8192: BK=128 BM=128 BN=64 group_m=8 stages=4 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=128,N=8192)
- *   M=32,N=16384: BK=128 BM=64 BN=128 group_m=8 stages=4 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=32,N=16384)
+ *   M=512,N=4096: the config of M=512,N=32768, whose kernel it runs
+ *   M=128,N=8192: BK=128 BM=64 BN=128 group_m=8 stages=4 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=128,N=8192)
+ *   M=256,N=4096: the config of M=128,N=8192, whose kernel it runs
+ *   M=32,N=16384: the config of M=128,N=8192, whose kernel it runs
  *   M=64,N=8192: BK=128 BM=64 BN=64 group_m=8 stages=6 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=64,N=8192)
  *   M=16,N=16384: BK=128 BM=16 BN=64 group_m=8 stages=8 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=16,N=16384)
  *   M=32,N=8192: BK=128 BM=32 BN=64 group_m=8 stages=8 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=32,N=8192)
@@ -588,7 +590,7 @@ static inline __attribute__((unused)) int lt_tma_encode_2d(CUtensorMap *map, con
   return lt_tma_encode(map, base, dtype, 2, dims, strides, box, swizzle_bytes);
 }
 
-/* One block (256 threads) of matmul_bf16_none_tt_M512_N32768_cp. One config serves the tuned buckets M=512,N=32768 and M=512,N=16384: this kernel runs them all. */
+/* One block (256 threads) of matmul_bf16_none_tt_M512_N32768_cp. One config serves the tuned buckets M=512,N=32768, M=512,N=16384 and M=512,N=4096: this kernel runs them all. */
 __global__ void __launch_bounds__(256) matmul_bf16_none_tt_M512_N32768_cp_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
@@ -856,7 +858,7 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tt_M512_N32768_cp_kernel
   }
 }
 
-/* Checks the arguments, then runs matmul_bf16_none_tt_M512_N32768_cp over its grid on `stream` (the config tuned for M=512,N=32768 and M=512,N=16384). */
+/* Checks the arguments, then runs matmul_bf16_none_tt_M512_N32768_cp over its grid on `stream` (the config tuned for M=512,N=32768, M=512,N=16384 and M=512,N=4096). */
 static int matmul_bf16_none_tt_M512_N32768_cp(const void *C0, const void *A, const void *B, void *C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
@@ -879,7 +881,7 @@ static int matmul_bf16_none_tt_M512_N32768_cp(const void *C0, const void *A, con
   return (int)cudaGetLastError();
 }
 
-/* One block of matmul_bf16_none_tt_M512_N32768: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring). One config serves the tuned buckets M=512,N=32768 and M=512,N=16384: this kernel runs them all. */
+/* One block of matmul_bf16_none_tt_M512_N32768: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring). One config serves the tuned buckets M=512,N=32768, M=512,N=16384 and M=512,N=4096: this kernel runs them all. */
 __global__ void __launch_bounds__(384, 1) matmul_bf16_none_tt_M512_N32768_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
@@ -1057,7 +1059,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_none_tt_M512_N32768_kernel
   }
 }
 
-/* Checks the arguments, then runs matmul_bf16_none_tt_M512_N32768 over its grid on `stream` (the config tuned for M=512,N=32768 and M=512,N=16384). */
+/* Checks the arguments, then runs matmul_bf16_none_tt_M512_N32768 over its grid on `stream` (the config tuned for M=512,N=32768, M=512,N=16384 and M=512,N=4096). */
 static int matmul_bf16_none_tt_M512_N32768(const void *C0, const void *A, const void *B, void *C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
@@ -1610,575 +1612,8 @@ static int matmul_bf16_none_tt_M256_N8192(const void *C0, const void *A, const v
   return (int)cudaGetLastError();
 }
 
-/* One block (128 threads) of matmul_bf16_none_tt_M128_N8192_cp. */
+/* One block (128 threads) of matmul_bf16_none_tt_M128_N8192_cp. One config serves the tuned buckets M=128,N=8192, M=256,N=4096 and M=32,N=16384: this kernel runs them all. */
 __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M128_N8192_cp_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
-{
-  const int tid = threadIdx.x;
-  const int lane = tid % 32;
-  /* warp tid / 32 of this block, warp tid / 32 % 4 of warpgroup tid / 128: rows warp_row.. (16 of each 64-row block of the group's) and columns warp_col.. of the [128, 64] accumulator */
-  const int warp_row = tid / 32 % 4 * 16;
-  const int warp_col = 0;
-  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 (i % 2) + 64 (i / 2) and columns col0 + 8 j + 0..1 */
-  const int row0 = warp_row + lane / 4;
-  const int col0 = warp_col + lane % 4 * 2;
-  const int pid = blockIdx.x;
-  const int b = blockIdx.y;
-  extern __shared__ __align__(1024) unsigned char lt_smem[];
-  /* As (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*As)[2][128][64] = (__nv_bfloat16 (*)[2][128][64])(lt_smem + 0);
-  /* Bs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
-  __nv_bfloat16 (*Bs)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 131072);
-  /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
-  __nv_bfloat16 (*C_out)[64] = (__nv_bfloat16 (*)[64])(lt_smem + 0);
-  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-  const int t14 = 8 * ((N + 64 - 1) / 64);
-  const int t16 = pid / t14 * 8;
-  const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-  const int bm = t16 + pid % t14 % t19;
-  const int bn = pid % t14 / t19;
-  // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
-  float acc_2[64];
-  #pragma unroll
-  for (int ri = 0; ri < 4; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 2; ++vi) {
-        acc_2[ri * 16 + ci * 2 + vi] = 0.0f;
-      }
-    }
-  }
-  // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  /* prologue: start the copies of the first 2 iterations, one commit group each */
-  for (int kt_stage = 0; kt_stage < 2; ++kt_stage) {
-    const int kt = kt_stage;
-    if (kt < (K + 128 - 1) / 128) {
-      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
-      {
-        const bool ok = b < batch;
-        const __nv_bfloat16 *base = A + (int64_t)b * sa;
-        if (ok && bm * 128 >= 0 && kt * 128 + 128 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
-          #pragma unroll
-          for (int ri = 0; ri < 16; ++ri) {
-            lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(kt * 128 + tid / 16) * lda + (int64_t)(ri * 8) * lda + bm * 128 + tid % 16 * 8, 16);
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 16; ++ri) {
-            const int gr = kt * 128 + ri * 8 + tid / 16;
-            const int gc = bm * 128 + tid % 16 * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
-              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                As[kt_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : __float2bfloat16_rn(0.0f);
-              }
-            }
-          }
-        }
-      }
-      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
-      {
-        const bool ok = b < batch;
-        const __nv_bfloat16 *base = B + (int64_t)b * sb;
-        if (ok && bn * 64 >= 0 && bn * 64 + 64 <= N && kt * 128 + 128 <= K && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(bn * 64 + tid / 16) * ldb + (int64_t)(ri * 8) * ldb + kt * 128 + tid % 16 * 8, 16);
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            const int gr = bn * 64 + ri * 8 + tid / 16;
-            const int gc = kt * 128 + tid % 16 * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
-              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                Bs[kt_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : __float2bfloat16_rn(0.0f);
-              }
-            }
-          }
-        }
-      }
-    }
-    lt_cp_async_commit();
-  }
-  for (int kt = 0, kt_stage = 0; kt < (K + 128 - 1) / 128; ++kt, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
-    lt_cp_async_wait<1>();   /* this thread's copies for iteration kt have landed */
-    lt_wgmma_barrier();   /* everyone's have; and stage kt - 2 is free again (its wgmmas were waited for in iteration kt - 1) */
-    /* in flight from the iteration before: the wgmmas into acc_2 */
-    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-    lt_wgmma_settle(acc_2);   /* read below, after the wait */
-    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
-    lt_wgmma_settle(acc_2);
-    lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
-    #pragma unroll
-    for (int kk = 0; kk < 128; kk += 16) {
-      lt_wgmma_m64n64k16_bf16_ss<1, 0>(reinterpret_cast<float (&)[32]>(acc_2[0]), lt_wgmma_desc(&As[kt_stage][((warp_row & ~63)) / 64][kk][((warp_row & ~63)) % 64], 16384, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][kk / 64][0][kk % 64], 16, 1024, 1), 1);
-      lt_wgmma_m64n64k16_bf16_ss<1, 0>(reinterpret_cast<float (&)[32]>(acc_2[32]), lt_wgmma_desc(&As[kt_stage][((warp_row & ~63) + 64) / 64][kk][((warp_row & ~63) + 64) % 64], 16384, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][kk / 64][0][kk % 64], 16, 1024, 1), 1);
-    }
-    lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
-    /* the copies for iteration kt + 2, issued while the tensor cores run the wgmmas above */
-    const int kt_next = kt + 2;
-    const int kt_next_stage = kt_stage < 2 ? kt_stage + 2 : kt_stage - 2;
-    if (kt_next < (K + 128 - 1) / 128) {
-      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
-      {
-        const bool ok = b < batch;
-        const __nv_bfloat16 *base = A + (int64_t)b * sa;
-        if (ok && bm * 128 >= 0 && kt_next * 128 + 128 <= K && bm * 128 + 128 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
-          #pragma unroll
-          for (int ri = 0; ri < 16; ++ri) {
-            lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(kt_next * 128 + tid / 16) * lda + (int64_t)(ri * 8) * lda + bm * 128 + tid % 16 * 8, 16);
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 16; ++ri) {
-            const int gr = kt_next * 128 + ri * 8 + tid / 16;
-            const int gc = bm * 128 + tid % 16 * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
-              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                As[kt_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : __float2bfloat16_rn(0.0f);
-              }
-            }
-          }
-        }
-      }
-      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
-      {
-        const bool ok = b < batch;
-        const __nv_bfloat16 *base = B + (int64_t)b * sb;
-        if (ok && bn * 64 >= 0 && bn * 64 + 64 <= N && kt_next * 128 + 128 <= K && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], base + (int64_t)(bn * 64 + tid / 16) * ldb + (int64_t)(ri * 8) * ldb + kt_next * 128 + tid % 16 * 8, 16);
-          }
-        } else {
-          #pragma unroll
-          for (int ri = 0; ri < 8; ++ri) {
-            const int gr = bn * 64 + ri * 8 + tid / 16;
-            const int gc = kt_next * 128 + tid % 16 * 8;
-            const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
-              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 8; ++vi) {
-                Bs[kt_next_stage][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8 + vi) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64] = ok && gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : __float2bfloat16_rn(0.0f);
-              }
-            }
-          }
-        }
-      }
-    }
-    lt_cp_async_commit();
-  }
-  lt_cp_async_wait<0>();
-  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-  lt_wgmma_settle(acc_2);   /* read below, after the wait */
-  // matmul.lua:79: k:assign(acc, acc * p.alpha)
-  #pragma unroll
-  for (int ri = 0; ri < 4; ++ri) {
-    #pragma unroll
-    for (int ci = 0; ci < 8; ++ci) {
-      #pragma unroll
-      for (int vi = 0; vi < 2; ++vi) {
-        acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] * alpha;
-      }
-    }
-  }
-  // matmul.lua:80: k:when(p.beta:ne(0), function()
-  if (beta != 0.0f) {
-    // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-    float t28[64];
-    {
-      const bool ok = b < batch;
-      const __nv_bfloat16 *base = C0 + (int64_t)b * sc;
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          const int gr = bm * 128 + ri % 2 * 8 + ri / 2 * 64 + row0;
-          const int gc = bn * 64 + ci * 8 + col0;
-          const __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
-          if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
-            h.v[0] = ((const uint32_t *)ptr)[0];
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) t28[ri * 16 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              t28[ri * 16 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
-            }
-          }
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + beta * t28[ri * 16 + ci * 2 + vi];
-          }
-        }
-      }
-    }
-  }
-  // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
-  {
-    const bool ok = b < batch;
-    __nv_bfloat16 *base = C + (int64_t)b * sc;
-    if (ok && bm * 128 >= 0 && bn * 64 >= 0 && bm * 128 + 128 <= M && bn * 64 + 64 <= N && (uintptr_t)base % 16 == 0 && ldc % 8 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
-      lt_wgmma_barrier();   /* every warp is done with the shared tiles C_out lies over */
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          union { uint32_t v; __nv_bfloat16 e[2]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 16 + ci * 2 + vi]);
-          *(uint32_t *)&C_out[ri % 2 * 8 + ri / 2 * 64 + row0][(ci * 8 + col0) ^ ((ri % 2 * 8 + ri / 2 * 64 + row0) & 7) << 3] = h.v;
-        }
-      }
-      lt_wgmma_barrier();   /* C_out is whole */
-      #pragma unroll
-      for (int ri = 0; ri < 8; ++ri) {
-        *(uint4 *)(base + (int64_t)(bm * 128 + tid / 8) * ldc + (int64_t)(ri * 16) * ldc + bn * 64 + tid % 8 * 8) = *(const uint4 *)&C_out[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3];
-      }
-    } else {
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          const int gr = bm * 128 + ri % 2 * 8 + ri / 2 * 64 + row0;
-          const int gc = bn * 64 + ci * 8 + col0;
-          __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
-          if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-            union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 16 + ci * 2 + vi]);
-            ((uint32_t *)ptr)[0] = h.v[0];
-          } else {
-            #pragma unroll
-            for (int vi = 0; vi < 2; ++vi) {
-              if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2bfloat16_rn(acc_2[ri * 16 + ci * 2 + vi]);
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-/* Checks the arguments, then runs matmul_bf16_none_tt_M128_N8192_cp over its grid on `stream` (the config tuned for M=128,N=8192). */
-static int matmul_bf16_none_tt_M128_N8192_cp(const void *C0, const void *A, const void *B, void *C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
-{
-  if (C0 == NULL || A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
-  if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
-  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
-  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
-  if ((double)(batch - 1) * sc + (double)(M - 1) * ldc + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
-  if ((double)(batch - 1) * sa + (double)(K - 1) * lda + (double)(M - 1) >= 0x1p62) return cudaErrorInvalidValue;
-  if ((double)(batch - 1) * sb + (double)(N - 1) * ldb + (double)(K - 1) >= 0x1p62) return cudaErrorInvalidValue;
-  if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
-  if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 64 - 1) / 64);
-  const int64_t grid_y = (int64_t)batch;
-  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
-  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 196608 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_tt_M128_N8192_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
-  if (err != cudaSuccess) return (int)err;
-  matmul_bf16_none_tt_M128_N8192_cp_kernel<<<grid, dim3(128), 196608, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
-  return (int)cudaGetLastError();
-}
-
-/* One block of matmul_bf16_none_tt_M128_N8192: two consumer warpgroups of 128 threads, each running every other program of the block (ping-pong), and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring that the two take in turn). */
-__global__ void __launch_bounds__(384, 1) matmul_bf16_none_tt_M128_N8192_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, float *__restrict__ lt_ws, unsigned *__restrict__ lt_sem, int lt_splits)
-{
-  const int tid = threadIdx.x < 256 ? threadIdx.x % 128 : threadIdx.x - 128;   /* ping-pong: threads 0..127 of each consumer warpgroup's program, then the producer's */
-  const int lane = tid % 32;
-  /* warp tid / 32 of this block, warp tid / 32 % 4 of warpgroup tid / 128: rows warp_row.. (16 of each 64-row block of the group's) and columns warp_col.. of the [128, 64] accumulator */
-  const int warp_row = tid / 32 % 4 * 16;
-  const int warp_col = 0;
-  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 (i % 2) + 64 (i / 2) and columns col0 + 8 j + 0..1 */
-  const int row0 = warp_row + lane / 4;
-  const int col0 = warp_col + lane % 4 * 2;
-  extern __shared__ __align__(1024) unsigned char lt_smem[];
-  /* As (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
-  __nv_bfloat16 (*As)[2][128][64] = (__nv_bfloat16 (*)[2][128][64])(lt_smem + 0);
-  /* Bs (a ring of 4 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
-  __nv_bfloat16 (*Bs)[2][64][64] = (__nv_bfloat16 (*)[2][64][64])(lt_smem + 131072);
-  uint64_t *kt_full = (uint64_t *)(lt_smem + 196608), *kt_empty = kt_full + 4;   /* the ring's mbarriers */
-  const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 64 - 1) / 64);
-  const int lt_grid1 = batch;
-  const int lt_programs = lt_grid0 * lt_grid1 * lt_splits;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the ring of the k:pipelined loop at matmul.lua:74, 4 stages: kt_full[i] says stage i's TMA copies have landed (49152 bytes), kt_empty[i] that the 4 consumer warps are done with it */
-  if (threadIdx.x == 0) {
-    #pragma unroll
-    for (int kt_stage = 0; kt_stage < 4; ++kt_stage) {
-      lt_mbar_init(&kt_full[kt_stage], 1);   /* the producer's arrival, with the bytes to expect */
-      lt_mbar_init(&kt_empty[kt_stage], 4);   /* one arrival a consumer warp */
-    }
-    lt_mbar_init_fence();
-  }
-  __syncthreads();   /* the mbarriers are set up before either role uses them */
-  if (tid >= 128) {   /* the producer warpgroup: its first thread issues the TMA copies */
-    lt_setmaxnreg_dec<40>();   /* the registers it does not need go to the consumers */
-    if (tid == 128) {
-      lt_tma_prefetch_map(&A_map);
-      lt_tma_prefetch_map(&B_map);
-      int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
-      for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
-        const int lt_split = lt_prog % lt_splits;   /* split-K: part lt_split of the loop's range, of tile lt_tile */
-        const int lt_tile = lt_prog / lt_splits;
-        const int pid = lt_tile % lt_grid0;
-        const int b = lt_tile / lt_grid0;
-        // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-        const int t14 = 8 * ((N + 64 - 1) / 64);
-        const int t16 = pid / t14 * 8;
-        const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-        const int bm = t16 + pid % t14 % t19;
-        const int bn = pid % t14 / t19;
-        const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
-        // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-        for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
-          lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
-          lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 49152);   /* the bytes its copies deliver */
-          // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
-          lt_tma_load_3d(&As[kt_stage][0][0][0], &A_map, bm * 128, kt * 128, b, &kt_full[kt_stage]);
-          lt_tma_load_3d(&As[kt_stage][1][0][0], &A_map, bm * 128 + 64, kt * 128, b, &kt_full[kt_stage]);
-          // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
-          lt_tma_load_3d(&Bs[kt_stage][0][0][0], &B_map, kt * 128, bn * 64, b, &kt_full[kt_stage]);
-          lt_tma_load_3d(&Bs[kt_stage][1][0][0], &B_map, kt * 128 + 64, bn * 64, b, &kt_full[kt_stage]);
-        }
-      }
-    }
-  } else {   /* the two consumer warpgroups, each its own programs: the gemms, then what follows the loop */
-    lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
-    const int lt_wg = threadIdx.x / 128;   /* this warpgroup runs the block's programs lt_wg, lt_wg + 2, ... */
-    int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
-    for (int lt_prog = blockIdx.x, lt_turn = 0; lt_prog < lt_programs; lt_prog += gridDim.x, lt_turn ^= 1) {
-      const int lt_split = lt_prog % lt_splits;   /* split-K: part lt_split of the loop's range, of tile lt_tile */
-      const int lt_tile = lt_prog / lt_splits;
-      const int pid = lt_tile % lt_grid0;
-      const int b = lt_tile / lt_grid0;
-      // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
-      const int t14 = 8 * ((N + 64 - 1) / 64);
-      const int t16 = pid / t14 * 8;
-      const int t19 = lt_imin(lt_imax((M + 128 - 1) / 128 - t16, 1), 8);
-      const int bm = t16 + pid % t14 % t19;
-      const int bn = pid % t14 / t19;
-      const int lt_lo = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * lt_split / lt_splits), lt_hi = (int)((int64_t)lt_imax((K + 128 - 1) / 128, 0) * (lt_split + 1) / lt_splits);   /* this part's iterations */
-      if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
-        const int lt_fills = lt_imax(lt_hi - lt_lo, 0);
-        kt_phase ^= (lt_fills / 4 + (kt_stage + lt_fills % 4) / 4) & 1;
-        kt_stage = (kt_stage + lt_fills % 4) % 4;
-        continue;
-      }
-      // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
-      float acc_2[64];
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            acc_2[ri * 16 + ci * 2 + vi] = 0.0f;
-          }
-        }
-      }
-      // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-      if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
-      for (int kt = lt_lo; kt < lt_hi; ++kt, kt_phase ^= kt_stage == 3, kt_stage = kt_stage == 3 ? 0 : kt_stage + 1) {
-        lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
-        /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
-        // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
-        lt_wgmma_settle(acc_2);
-        lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
-        #pragma unroll
-        for (int kk = 0; kk < 128; kk += 16) {
-          lt_wgmma_m64n64k16_bf16_ss<1, 0>(reinterpret_cast<float (&)[32]>(acc_2[0]), lt_wgmma_desc(&As[kt_stage][((warp_row & ~63)) / 64][kk][((warp_row & ~63)) % 64], 16384, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][kk / 64][0][kk % 64], 16, 1024, 1), 1);
-          lt_wgmma_m64n64k16_bf16_ss<1, 0>(reinterpret_cast<float (&)[32]>(acc_2[32]), lt_wgmma_desc(&As[kt_stage][((warp_row & ~63) + 64) / 64][kk][((warp_row & ~63) + 64) % 64], 16384, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][kk / 64][0][kk % 64], 16, 1024, 1), 1);
-        }
-        lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
-        lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
-        if (kt > lt_lo && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 3 : kt_stage - 1]);   /* each warp gives it back to the producer */
-      }
-      if (lt_programs - lt_prog > (int)gridDim.x) lt_wg_turn_pass(lt_wg);   /* the next program's main loop (the other warpgroup's) may begin: this one's fills have landed */
-      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
-      lt_wgmma_settle(acc_2);   /* read below, after the wait */
-      if (lt_hi > lt_lo && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 3 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
-      if (lt_splits > 1) {   /* split-K: the tile's parts meet in the workspace, the last to arrive adds them in part order */
-        float *lt_mine = lt_ws + ((int64_t)lt_tile * lt_splits + lt_split) * 8192 + tid * 4;   /* this part's slot, 4 floats a thread at a time */
-        #pragma unroll
-        for (int i = 0; i < 64; i += 4) lt_split_store4(lt_mine + i * 128, acc_2[i], acc_2[i + 1], acc_2[i + 2], acc_2[i + 3]);
-        lt_split_fence();   /* the slot reaches every SM before the part is counted */
-        lt_named_barrier(7 + lt_wg, 128);   /* the warpgroup's slot is whole */
-        if (!lt_named_barrier_or(9 + lt_wg, 128, tid == 0 && lt_split_arrive(&lt_sem[lt_tile], lt_splits))) continue;   /* another part is still to come: it adds this one (a barrier of its own: bar.red is not to share one with bar.sync) */
-        lt_split_fence();   /* the other parts' slots, as they counted them */
-        const float *lt_parts = lt_ws + (int64_t)lt_tile * lt_splits * 8192 + tid * 4;
-        float lt_sum[64];   /* parts 0, 1, ... added in turn; each part's loads issued together */
-        if (lt_split == 0) {
-          #pragma unroll
-          for (int i = 0; i < 64; ++i) lt_sum[i] = acc_2[i];
-        } else {
-          #pragma unroll
-          for (int i = 0; i < 64; i += 4) {
-            const float4 v = lt_split_load4(lt_parts + i * 128);
-            lt_sum[i] = v.x, lt_sum[i + 1] = v.y, lt_sum[i + 2] = v.z, lt_sum[i + 3] = v.w;
-          }
-        }
-        for (int q = 1; q < lt_splits; ++q) {
-          if (lt_split == q) {
-            #pragma unroll
-            for (int i = 0; i < 64; ++i) lt_sum[i] += acc_2[i];
-          } else {
-            #pragma unroll
-            for (int i = 0; i < 64; i += 4) {
-              const float4 v = lt_split_load4(lt_parts + (int64_t)q * 8192 + i * 128);
-              lt_sum[i] += v.x, lt_sum[i + 1] += v.y, lt_sum[i + 2] += v.z, lt_sum[i + 3] += v.w;
-            }
-          }
-        }
-        #pragma unroll
-        for (int i = 0; i < 64; ++i) acc_2[i] = lt_sum[i];
-      }
-      // matmul.lua:79: k:assign(acc, acc * p.alpha)
-      #pragma unroll
-      for (int ri = 0; ri < 4; ++ri) {
-        #pragma unroll
-        for (int ci = 0; ci < 8; ++ci) {
-          #pragma unroll
-          for (int vi = 0; vi < 2; ++vi) {
-            acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] * alpha;
-          }
-        }
-      }
-      // matmul.lua:80: k:when(p.beta:ne(0), function()
-      if (beta != 0.0f) {
-        // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
-        float t28[64];
-        {
-          const bool ok = b < batch;
-          const __nv_bfloat16 *base = C0 + (int64_t)b * sc;
-          #pragma unroll
-          for (int ri = 0; ri < 4; ++ri) {
-            #pragma unroll
-            for (int ci = 0; ci < 8; ++ci) {
-              const int gr = bm * 128 + ri % 2 * 8 + ri / 2 * 64 + row0;
-              const int gc = bn * 64 + ci * 8 + col0;
-              const __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
-              if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-                union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
-                h.v[0] = ((const uint32_t *)ptr)[0];
-                #pragma unroll
-                for (int vi = 0; vi < 2; ++vi) t28[ri * 16 + ci * 2 + vi] = __bfloat162float(h.e[vi]);
-              } else {
-                #pragma unroll
-                for (int vi = 0; vi < 2; ++vi) {
-                  t28[ri * 16 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __bfloat162float(ptr[vi]) : 0.0f;
-                }
-              }
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                acc_2[ri * 16 + ci * 2 + vi] = acc_2[ri * 16 + ci * 2 + vi] + beta * t28[ri * 16 + ci * 2 + vi];
-              }
-            }
-          }
-        }
-      }
-      // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
-      {
-        const bool ok = b < batch;
-        __nv_bfloat16 *base = C + (int64_t)b * sc;
-        #pragma unroll
-        for (int ri = 0; ri < 4; ++ri) {
-          #pragma unroll
-          for (int ci = 0; ci < 8; ++ci) {
-            const int gr = bm * 128 + ri % 2 * 8 + ri / 2 * 64 + row0;
-            const int gc = bn * 64 + ci * 8 + col0;
-            __nv_bfloat16 *ptr = base + (int64_t)gr * ldc + gc;
-            if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
-              union { uint32_t v[1]; __nv_bfloat16 e[2]; } h;
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2bfloat16_rn(acc_2[ri * 16 + ci * 2 + vi]);
-              ((uint32_t *)ptr)[0] = h.v[0];
-            } else {
-              #pragma unroll
-              for (int vi = 0; vi < 2; ++vi) {
-                if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2bfloat16_rn(acc_2[ri * 16 + ci * 2 + vi]);
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-/* Checks the arguments, then runs matmul_bf16_none_tt_M128_N8192 over its grid on `stream` (the config tuned for M=128,N=8192). */
-static int matmul_bf16_none_tt_M128_N8192(const void *C0, const void *A, const void *B, void *C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *workspace, int64_t workspace_bytes, void *stream)
-{
-  if (C0 == NULL || A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
-  if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
-  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
-  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
-  if ((double)(batch - 1) * sc + (double)(M - 1) * ldc + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
-  if ((double)(batch - 1) * sa + (double)(K - 1) * lda + (double)(M - 1) >= 0x1p62) return cudaErrorInvalidValue;
-  if ((double)(batch - 1) * sb + (double)(N - 1) * ldb + (double)(K - 1) >= 0x1p62) return cudaErrorInvalidValue;
-  if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
-  if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 64 - 1) / 64);
-  const int64_t grid_y = (int64_t)batch;
-  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
-  /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
-  const uint64_t A_map_dims[3] = {(uint64_t)M, (uint64_t)K, (uint64_t)batch}, A_map_strides[2] = {(uint64_t)lda, (uint64_t)sa};
-  const uint32_t A_map_box[3] = {64, 128, 1};
-  const uint64_t B_map_dims[3] = {(uint64_t)K, (uint64_t)N, (uint64_t)batch}, B_map_strides[2] = {(uint64_t)ldb, (uint64_t)sb};
-  const uint32_t B_map_box[3] = {64, 64, 1};
-  CUtensorMap A_map, B_map;
-  if (lt_tma_encode(&A_map, A, LT_TMA_BF16, 3, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
-      lt_tma_encode(&B_map, B, LT_TMA_BF16, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0)
-    return matmul_bf16_none_tt_M128_N8192_cp(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
-  /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
-  const int64_t programs = grid_x * grid_y;
-  int sms = 0;
-  const int sm_err = lt_sm_count(&sms);
-  if (sm_err != 0) return sm_err;
-  if (programs > 2147483647) return cudaErrorInvalidConfiguration;
-  /* split-K: the parts a tile (lower/splitk.c), where the tiles leave a wave part-empty and the workspace holds them */
-  int splits = 1;
-  const int64_t iters = (int64_t)(((int64_t)K + 128 - 1) / 128) - (int64_t)(0);
-  const int64_t counters = ((int64_t)sms * 4 + 255) / 256 * 256;   /* the counters' bytes, the same in every call: a call of fewer tiles than the last must not read its slots as counters */
-  if (workspace != NULL && workspace_bytes > 0 && (uintptr_t)workspace % 16 == 0) {
-    int64_t best = (programs + sms - 1) / sms * iters;
-    for (int64_t p = 2; p <= 16 && p <= iters && programs * p <= (int64_t)sms; ++p) {
-      const int64_t cost = (programs * p + sms - 1) / sms * ((iters + p - 1) / p + 1);
-      if (counters + programs * p * 8192 * 4 > workspace_bytes) break;
-      if (cost < best) best = cost, splits = (int)p;
-    }
-  }
-  const int64_t units = programs * splits;
-  const dim3 grid((unsigned)(units < sms ? units : sms), 1, 1);
-  /* 196672 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_tt_M128_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196672);
-  if (err != cudaSuccess) return (int)err;
-  matmul_bf16_none_tt_M128_N8192_kernel<<<grid, dim3(384), 196672, (cudaStream_t)stream>>>(A_map, B_map, (const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, splits > 1 ? (float *)((char *)workspace + counters) : NULL, splits > 1 ? (unsigned *)workspace : NULL, splits);
-  return (int)cudaGetLastError();
-}
-
-/* One block (128 threads) of matmul_bf16_none_tt_M32_N16384_cp. */
-__global__ void __launch_bounds__(128) matmul_bf16_none_tt_M32_N16384_cp_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -2445,8 +1880,8 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M32_N16384_cp_kernel(
   }
 }
 
-/* Checks the arguments, then runs matmul_bf16_none_tt_M32_N16384_cp over its grid on `stream` (the config tuned for M=32,N=16384). */
-static int matmul_bf16_none_tt_M32_N16384_cp(const void *C0, const void *A, const void *B, void *C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+/* Checks the arguments, then runs matmul_bf16_none_tt_M128_N8192_cp over its grid on `stream` (the config tuned for M=128,N=8192, M=256,N=4096 and M=32,N=16384). */
+static int matmul_bf16_none_tt_M128_N8192_cp(const void *C0, const void *A, const void *B, void *C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
@@ -2462,14 +1897,14 @@ static int matmul_bf16_none_tt_M32_N16384_cp(const void *C0, const void *A, cons
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
   /* 196608 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_tt_M32_N16384_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_tt_M128_N8192_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
   if (err != cudaSuccess) return (int)err;
-  matmul_bf16_none_tt_M32_N16384_cp_kernel<<<grid, dim3(128), 196608, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_bf16_none_tt_M128_N8192_cp_kernel<<<grid, dim3(128), 196608, (cudaStream_t)stream>>>((const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 
-/* One block of matmul_bf16_none_tt_M32_N16384: two consumer warpgroups of 128 threads, each running every other program of the block (ping-pong), and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring that the two take in turn). */
-__global__ void __launch_bounds__(384, 1) matmul_bf16_none_tt_M32_N16384_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, float *__restrict__ lt_ws, unsigned *__restrict__ lt_sem, int lt_splits)
+/* One block of matmul_bf16_none_tt_M128_N8192: two consumer warpgroups of 128 threads, each running every other program of the block (ping-pong), and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring that the two take in turn). One config serves the tuned buckets M=128,N=8192, M=256,N=4096 and M=32,N=16384: this kernel runs them all. */
+__global__ void __launch_bounds__(384, 1) matmul_bf16_none_tt_M128_N8192_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, float *__restrict__ lt_ws, unsigned *__restrict__ lt_sem, int lt_splits)
 {
   const int tid = threadIdx.x < 256 ? threadIdx.x % 128 : threadIdx.x - 128;   /* ping-pong: threads 0..127 of each consumer warpgroup's program, then the producer's */
   const int lane = tid % 32;
@@ -2691,8 +2126,8 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_none_tt_M32_N16384_kernel(
   }
 }
 
-/* Checks the arguments, then runs matmul_bf16_none_tt_M32_N16384 over its grid on `stream` (the config tuned for M=32,N=16384). */
-static int matmul_bf16_none_tt_M32_N16384(const void *C0, const void *A, const void *B, void *C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *workspace, int64_t workspace_bytes, void *stream)
+/* Checks the arguments, then runs matmul_bf16_none_tt_M128_N8192 over its grid on `stream` (the config tuned for M=128,N=8192, M=256,N=4096 and M=32,N=16384). */
+static int matmul_bf16_none_tt_M128_N8192(const void *C0, const void *A, const void *B, void *C, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *workspace, int64_t workspace_bytes, void *stream)
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL) return cudaErrorInvalidValue;
   if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
@@ -2717,7 +2152,7 @@ static int matmul_bf16_none_tt_M32_N16384(const void *C0, const void *A, const v
   if (lt_tma_encode(&A_map, A, LT_TMA_BF16, 3, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
       lt_tma_encode(&B_map, B, LT_TMA_BF16, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0 ||
       lt_tma_encode(&C_map, C, LT_TMA_BF16, 3, C_map_dims, C_map_strides, C_map_box, 128) != 0)
-    return matmul_bf16_none_tt_M32_N16384_cp(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+    return matmul_bf16_none_tt_M128_N8192_cp(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
   /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
   const int64_t programs = grid_x * grid_y;
   int sms = 0;
@@ -2739,9 +2174,9 @@ static int matmul_bf16_none_tt_M32_N16384(const void *C0, const void *A, const v
   const int64_t units = programs * splits;
   const dim3 grid((unsigned)(units < sms ? units : sms), 1, 1);
   /* 230400 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_tt_M32_N16384_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 230400);
+  const cudaError_t err = cudaFuncSetAttribute(matmul_bf16_none_tt_M128_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 230400);
   if (err != cudaSuccess) return (int)err;
-  matmul_bf16_none_tt_M32_N16384_kernel<<<grid, dim3(384), 230400, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, splits > 1 ? (float *)((char *)workspace + counters) : NULL, splits > 1 ? (unsigned *)workspace : NULL, splits);
+  matmul_bf16_none_tt_M128_N8192_kernel<<<grid, dim3(384), 230400, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const __nv_bfloat16 *)C0, (const __nv_bfloat16 *)A, (const __nv_bfloat16 *)B, (__nv_bfloat16 *)C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, splits > 1 ? (float *)((char *)workspace + counters) : NULL, splits > 1 ? (unsigned *)workspace : NULL, splits);
   return (int)cudaGetLastError();
 }
 
@@ -5304,22 +4739,26 @@ extern "C" int matmul_bf16_none_tt_ws(const void *C0, const void *A, const void 
   const int d0 = lt_bucket_distance(M, 9) + lt_bucket_distance(N, 15);   /* M=512,N=32768 */
   const int d1 = lt_bucket_distance(M, 9) + lt_bucket_distance(N, 14);   /* M=512,N=16384 */
   const int d2 = lt_bucket_distance(M, 8) + lt_bucket_distance(N, 13);   /* M=256,N=8192 */
-  const int d3 = lt_bucket_distance(M, 7) + lt_bucket_distance(N, 13);   /* M=128,N=8192 */
-  const int d4 = lt_bucket_distance(M, 5) + lt_bucket_distance(N, 14);   /* M=32,N=16384 */
-  const int d5 = lt_bucket_distance(M, 6) + lt_bucket_distance(N, 13);   /* M=64,N=8192 */
-  const int d6 = lt_bucket_distance(M, 4) + lt_bucket_distance(N, 14);   /* M=16,N=16384 */
-  const int d7 = lt_bucket_distance(M, 5) + lt_bucket_distance(N, 13);   /* M=32,N=8192 */
-  const int d8 = lt_bucket_distance(M, 6) + lt_bucket_distance(N, 12);   /* M=64,N=4096 */
-  const int d9 = lt_bucket_distance(M, 4) + lt_bucket_distance(N, 13);   /* M=16,N=8192 */
-  if (d0 <= d1 && d0 <= d2 && d0 <= d3 && d0 <= d4 && d0 <= d5 && d0 <= d6 && d0 <= d7 && d0 <= d8 && d0 <= d9) return matmul_bf16_none_tt_M512_N32768(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
-  if (d1 <= d2 && d1 <= d3 && d1 <= d4 && d1 <= d5 && d1 <= d6 && d1 <= d7 && d1 <= d8 && d1 <= d9) return matmul_bf16_none_tt_M512_N32768(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
-  if (d2 <= d3 && d2 <= d4 && d2 <= d5 && d2 <= d6 && d2 <= d7 && d2 <= d8 && d2 <= d9) return matmul_bf16_none_tt_M256_N8192(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
-  if (d3 <= d4 && d3 <= d5 && d3 <= d6 && d3 <= d7 && d3 <= d8 && d3 <= d9) return matmul_bf16_none_tt_M128_N8192(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
-  if (d4 <= d5 && d4 <= d6 && d4 <= d7 && d4 <= d8 && d4 <= d9) return matmul_bf16_none_tt_M32_N16384(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
-  if (d5 <= d6 && d5 <= d7 && d5 <= d8 && d5 <= d9) return matmul_bf16_none_tt_M64_N8192(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
-  if (d6 <= d7 && d6 <= d8 && d6 <= d9) return matmul_bf16_none_tt_M16_N16384(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
-  if (d7 <= d8 && d7 <= d9) return matmul_bf16_none_tt_M32_N8192(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
-  if (d8 <= d9) return matmul_bf16_none_tt_M64_N4096(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
+  const int d3 = lt_bucket_distance(M, 9) + lt_bucket_distance(N, 12);   /* M=512,N=4096 */
+  const int d4 = lt_bucket_distance(M, 7) + lt_bucket_distance(N, 13);   /* M=128,N=8192 */
+  const int d5 = lt_bucket_distance(M, 8) + lt_bucket_distance(N, 12);   /* M=256,N=4096 */
+  const int d6 = lt_bucket_distance(M, 5) + lt_bucket_distance(N, 14);   /* M=32,N=16384 */
+  const int d7 = lt_bucket_distance(M, 6) + lt_bucket_distance(N, 13);   /* M=64,N=8192 */
+  const int d8 = lt_bucket_distance(M, 4) + lt_bucket_distance(N, 14);   /* M=16,N=16384 */
+  const int d9 = lt_bucket_distance(M, 5) + lt_bucket_distance(N, 13);   /* M=32,N=8192 */
+  const int d10 = lt_bucket_distance(M, 6) + lt_bucket_distance(N, 12);   /* M=64,N=4096 */
+  const int d11 = lt_bucket_distance(M, 4) + lt_bucket_distance(N, 13);   /* M=16,N=8192 */
+  if (d0 <= d1 && d0 <= d2 && d0 <= d3 && d0 <= d4 && d0 <= d5 && d0 <= d6 && d0 <= d7 && d0 <= d8 && d0 <= d9 && d0 <= d10 && d0 <= d11) return matmul_bf16_none_tt_M512_N32768(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  if (d1 <= d2 && d1 <= d3 && d1 <= d4 && d1 <= d5 && d1 <= d6 && d1 <= d7 && d1 <= d8 && d1 <= d9 && d1 <= d10 && d1 <= d11) return matmul_bf16_none_tt_M512_N32768(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  if (d2 <= d3 && d2 <= d4 && d2 <= d5 && d2 <= d6 && d2 <= d7 && d2 <= d8 && d2 <= d9 && d2 <= d10 && d2 <= d11) return matmul_bf16_none_tt_M256_N8192(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  if (d3 <= d4 && d3 <= d5 && d3 <= d6 && d3 <= d7 && d3 <= d8 && d3 <= d9 && d3 <= d10 && d3 <= d11) return matmul_bf16_none_tt_M512_N32768(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  if (d4 <= d5 && d4 <= d6 && d4 <= d7 && d4 <= d8 && d4 <= d9 && d4 <= d10 && d4 <= d11) return matmul_bf16_none_tt_M128_N8192(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
+  if (d5 <= d6 && d5 <= d7 && d5 <= d8 && d5 <= d9 && d5 <= d10 && d5 <= d11) return matmul_bf16_none_tt_M128_N8192(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
+  if (d6 <= d7 && d6 <= d8 && d6 <= d9 && d6 <= d10 && d6 <= d11) return matmul_bf16_none_tt_M128_N8192(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
+  if (d7 <= d8 && d7 <= d9 && d7 <= d10 && d7 <= d11) return matmul_bf16_none_tt_M64_N8192(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
+  if (d8 <= d9 && d8 <= d10 && d8 <= d11) return matmul_bf16_none_tt_M16_N16384(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
+  if (d9 <= d10 && d9 <= d11) return matmul_bf16_none_tt_M32_N8192(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
+  if (d10 <= d11) return matmul_bf16_none_tt_M64_N4096(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
   return matmul_bf16_none_tt_M16_N16384(C0, A, B, C, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
 }
 
@@ -5330,7 +4769,6 @@ extern "C" int64_t matmul_bf16_none_tt_workspace(void)
   if (lt_sm_count(&n) != 0) return -1;
   const int64_t sms = n;
   int64_t bytes = 0;
-  if (bytes < (sms * 4 + 255) / 256 * 256 + sms * 8192 * 4) bytes = (sms * 4 + 255) / 256 * 256 + sms * 8192 * 4;
   if (bytes < (sms * 4 + 255) / 256 * 256 + sms * 8192 * 4) bytes = (sms * 4 + 255) / 256 * 256 + sms * 8192 * 4;
   if (bytes < (sms * 4 + 255) / 256 * 256 + sms * 4096 * 4) bytes = (sms * 4 + 255) / 256 * 256 + sms * 4096 * 4;
   if (bytes < (sms * 4 + 255) / 256 * 256 + sms * 1024 * 4) bytes = (sms * 4 + 255) / 256 * 256 + sms * 1024 * 4;

@@ -30,7 +30,7 @@ SHAPES = [(1, 1000, 1000, 1000, 0), (1, 4097, 333, 129, 0), (1, 1, 4096, 4096, 0
           (1, 100, 520, 264, 8), (1, 16, 1000, 1000, 8), (2, 24, 264, 136, 8), (1, 7, 520, 264, 1)]
 # batch, M, N, K, padding of the leading dims (the last four but three: strides of 16-byte multiples, so that
 # sm90a's TMA copies and stores take them, with ragged tiles at M, N and K; 200 x 264: sm90a's bucket
-# M=256,N=16384, the next two its small-M bucket, M <= 64, the next its bucket M=128,N=8192); then M = 16 and
+# M=256,N=4096, the next two its small-M bucket, M <= 64, the next its bucket M=128,N=8192); then M = 16 and
 # 24 (sm90a: the swapped operands' buckets, A's rows of 24 and 32 elements in tn and tt, TMA) and 7 (rows off
 # the 16-byte grid: the cp.async twins)
 
