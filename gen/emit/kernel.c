@@ -252,6 +252,18 @@ const char *ltE_serves_sentence(const Kernel *k) {
   return k->serves ? ltU_fmt(" One config serves the tuned buckets %s: this kernel runs them all.", k->serves) : "";
 }
 
+/* Does text name identifier id (a whole word, not a part of a longer
+** one)? */
+static int names(const char *text, const char *id) {
+  size_t n = strlen(id);
+  for (const char *p = text; (p = strstr(p, id)) != NULL; p += n) {
+    int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+    int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+    if (!before && !after) return 1;
+  }
+  return 0;
+}
+
 /* Kernel e->k, whose parameters are ps[0..n-1]: its signature, the
 ** thread's coordinates, the shared tiles, the body (with e->split, of its
 ** split twin, NAME_split_kernel).  The body is printed
@@ -319,6 +331,12 @@ void ltE_kernel(E *e, Sym **ps, int n) {
   else ltE_line(e, "/* One block of %s: what one GPU block computes, with one thread.%s */", k->name, srv);
   ltE_line(e, "%s", sig.p);
   ltE_line(e, "{");
+  if (!ltE_gpu(e)) {   /* a build whose body reads a parameter nowhere (a variant's plain build): C's -Wextra */
+    e->depth++;
+    for (int i = 0; i < n; i++)
+      if (!names(body.n ? body.p : "", ps[i]->name)) ltE_line(e, "(void)%s;   /* not read by this build */", ps[i]->name);
+    e->depth--;
+  }
   if (body.n) ltU_put(e->b, body.p);
   ltE_line(e, "}");
 }

@@ -69,6 +69,8 @@ static inline __attribute__((unused)) int64_t lt_wide_min(int64_t a, int64_t b) 
 /* One block of attention_decode_f16_d128_paged_rows16plain: what one GPU block computes, with one thread. */
 static void attention_decode_f16_d128_paged_rows16plain_block(int prog, int part, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict BT, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
+  (void)softcap;   /* not read by this build */
+  (void)window_left;   /* not read by this build */
   lt_f16 Qs[16][128];
   lt_f16 Ks[16][128];
   lt_f16 Vs[16][128];
@@ -901,6 +903,8 @@ static int attention_decode_f16_d128_paged_rows16(const void *Q, const void *K, 
 /* One block of attention_decode_f16_d128_paged_rows64plain: what one GPU block computes, with one thread. */
 static void attention_decode_f16_d128_paged_rows64plain_block(int prog, int part, const lt_f16 *restrict Q, const lt_f16 *restrict K, const lt_f16 *restrict V, const int *restrict BT, const int *restrict L, float *restrict Ws, int B, int Sq, int Hq, int NP, int Hkv, int PS, int MP, int WR, int64_t sqb, int64_t sqs, int64_t sqh, int64_t skp, int64_t skh, int64_t sks, int64_t svp, int64_t svh, int64_t svs, float scale, float softcap, int window_left, int sm_count)
 {
+  (void)softcap;   /* not read by this build */
+  (void)window_left;   /* not read by this build */
   lt_f16 Qs[64][128];
   lt_f16 Ks[16][128];
   lt_f16 Vs[16][128];
