@@ -106,6 +106,7 @@ const char *ltE_src_ext(const E *e);
 const char *ltE_build_hint(const E *e);
 int ltE_gpu(const E *e);
 void ltE_line(E *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int ltE_word_at(const char *text, const char *p, size_t n);   /* a whole identifier at p? */
 void ltE_lane_line(E *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ltE_comment(E *e, int ln);
 const char *ltE_comment_text(const char *s);

@@ -256,11 +256,8 @@ const char *ltE_serves_sentence(const Kernel *k) {
 ** one)? */
 static int names(const char *text, const char *id) {
   size_t n = strlen(id);
-  for (const char *p = text; (p = strstr(p, id)) != NULL; p += n) {
-    int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
-    int after = isalnum((unsigned char)p[n]) || p[n] == '_';
-    if (!before && !after) return 1;
-  }
+  for (const char *p = text; (p = strstr(p, id)) != NULL; p += n)
+    if (ltE_word_at(text, p, n)) return 1;
   return 0;
 }
 

@@ -42,6 +42,14 @@ void ltE_line(E *e, const char *fmt, ...) {
   put_line(e, text);
 }
 
+/* Are the n characters at p, inside text, a whole identifier: no letter,
+** digit or '_' just before or just after them? */
+int ltE_word_at(const char *text, const char *p, size_t n) {
+  int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+  int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+  return !before && !after;
+}
+
 /* ltE_line for ldmatrix address lines: the word "lane" in them is e->lane,
 ** a loop's own copy of the lane index where the loop made one. */
 void ltE_lane_line(E *e, const char *fmt, ...) {
@@ -51,8 +59,7 @@ void ltE_lane_line(E *e, const char *fmt, ...) {
   va_end(ap);
   Buf out = {0};
   for (const char *p = text; *p;) {
-    int word = !strncmp(p, "lane", 4) && !(p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
-               !(isalnum((unsigned char)p[4]) || p[4] == '_');
+    int word = !strncmp(p, "lane", 4) && ltE_word_at(text, p, 4);
     if (word) ltU_put(&out, e->lane), p += 4;
     else ltU_printf(&out, "%c", *p++);
   }
