@@ -248,6 +248,11 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
   else if (k->bucket)
     ltU_printf(b, "  tuned for shape bucket %s: %s runs it for the sizes nearest it (1 of %d configs)\n", k->bucket,
                k->launcher, k->nbuckets);
+  if (k->row_when)   /* (pass/row.c) */
+    ltU_printf(b, "  row twin: where %s (%s is one row, unit-strided along K) the launcher runs %s_row instead, "
+                  "this kernel with %s read as a [1, K] row, copied as nn and nt copy theirs (the variant's buckets of "
+                  "the fewest rows keep it)\n",
+               ltE_itext(&e, k->row_when), k->row_a->name, k->name, k->row_a->name);
   ltU_put(b, "  grid:");
   for (int i = 0; i < k->ngrid; i++) ltU_printf(b, " %s%s", i ? "x " : "", ltE_itext(&e, k->grid[i]->extent));
   if (k->ws)
