@@ -580,7 +580,7 @@ typedef struct Target {
   int persistent;           /* a warp-specialized kernel runs on a persistent grid: a block an SM, taking the
                                programs in turn, its ring running on across them (plan.c) */
   int regs;                 /* registers a block (setmaxnreg's pool) */
-  const char *type_names[DT_COUNT];
+  const char *type_names[DT_COUNT];   /* (not fp8: emit/text.c names those after the dtype) */
   const char *to_f32[DT_COUNT];     /* "%s" converted to float */
   const char *from_f32[DT_COUNT];   /* float "%s" rounded to the type */
   const char *shfl_xor;     /* "%s" value, "%d" lane mask */

@@ -15,27 +15,15 @@
    [U_RSQRT] = rsqrt, [U_TANH] = "tanhf", [U_ERF] = "erff", [U_ABS] = "fabsf",      \
    [U_SIN] = "sinf", [U_COS] = "cosf", [U_FLOOR] = "floorf"}
 
-/* fp8 is the same on every target: bytes, converted by templates/fp8.h
-** (OCP) and templates/fp8_fnuz_dtypes.h (FNUZ). */
-#define FP8_NAMES                                                                                        \
-  [DT_FP8E4M3] = "lt_fp8e4m3", [DT_FP8E5M2] = "lt_fp8e5m2", [DT_FP8E4M3FNUZ] = "lt_fp8e4m3fnuz",         \
-  [DT_FP8E5M2FNUZ] = "lt_fp8e5m2fnuz"
-#define FP8_TO_F32                                                                                       \
-  [DT_FP8E4M3] = "lt_fp8e4m3_to_f32(%s)", [DT_FP8E5M2] = "lt_fp8e5m2_to_f32(%s)",                       \
-  [DT_FP8E4M3FNUZ] = "lt_fp8e4m3fnuz_to_f32(%s)", [DT_FP8E5M2FNUZ] = "lt_fp8e5m2fnuz_to_f32(%s)"
-#define FP8_FROM_F32                                                                                     \
-  [DT_FP8E4M3] = "lt_f32_to_fp8e4m3(%s)", [DT_FP8E5M2] = "lt_f32_to_fp8e5m2(%s)",                       \
-  [DT_FP8E4M3FNUZ] = "lt_f32_to_fp8e4m3fnuz(%s)", [DT_FP8E5M2FNUZ] = "lt_f32_to_fp8e5m2fnuz(%s)"
-
 #define CUDA_COMMON                                                              \
   .lang = LANG_CUDA, .ext = ".cu", .warp = 32, .max_threads = 1024,              \
   .smem_static = 48 * 1024, .vec_bytes = 16,                                     \
   .type_names = {[DT_F32] = "float", [DT_F16] = "__half", [DT_BF16] = "__nv_bfloat16", \
-                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", FP8_NAMES, [DT_BOOL] = "bool"},                          \
+                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", [DT_BOOL] = "bool"},                          \
   .to_f32 = {[DT_F32] = "%s", [DT_F16] = "__half2float(%s)",                     \
-             [DT_BF16] = "__bfloat162float(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", FP8_TO_F32, [DT_BOOL] = "%s"}, \
+             [DT_BF16] = "__bfloat162float(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"}, \
   .from_f32 = {[DT_F32] = "%s", [DT_F16] = "__float2half_rn(%s)",                \
-               [DT_BF16] = "__float2bfloat16_rn(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", FP8_FROM_F32, [DT_BOOL] = "%s"}, \
+               [DT_BF16] = "__float2bfloat16_rn(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"}, \
   .shfl_xor = "__shfl_xor_sync(0xffffffffu, %s, %d)", .barrier = "__syncthreads();", \
   .unop_f32 = F32_MATH("lt_exp2", "rsqrtf"),                                     \
   .err_invalid = "cudaErrorInvalidValue", .err_misaligned = "cudaErrorMisalignedAddress", \
@@ -45,11 +33,11 @@
   .lang = LANG_HIP, .ext = ".hip", .max_threads = 1024, .int_row_strides = 1,    \
   .smem_static = 64 * 1024, .smem_max = 64 * 1024, .vec_bytes = 16,              \
   .type_names = {[DT_F32] = "float", [DT_F16] = "_Float16", [DT_BF16] = "lt_bf16", \
-                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", FP8_NAMES, [DT_BOOL] = "bool"},                          \
+                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", [DT_BOOL] = "bool"},                          \
   .to_f32 = {[DT_F32] = "%s", [DT_F16] = "(float)%s",                            \
-             [DT_BF16] = "lt_bf16_to_f32(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", FP8_TO_F32, [DT_BOOL] = "%s"}, \
+             [DT_BF16] = "lt_bf16_to_f32(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"}, \
   .from_f32 = {[DT_F32] = "%s", [DT_F16] = "(_Float16)(%s)",                     \
-               [DT_BF16] = "lt_f32_to_bf16(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", FP8_FROM_F32, [DT_BOOL] = "%s"}, \
+               [DT_BF16] = "lt_f32_to_bf16(%s)", [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"}, \
   .shfl_xor = "__shfl_xor(%s, %d)", .barrier = "lt_syncthreads();",               \
   .unop_f32 = F32_MATH("lt_exp2", "rsqrtf"),                                     \
   .err_invalid = "hipErrorInvalidValue", .err_misaligned = "hipErrorInvalidValue", \
@@ -98,11 +86,11 @@ static const Target c = {
   .build_hint = "cc -O2 -std=c11 -c",
   .warp = 1, .max_threads = 1, .mma = MMA_FMA, .smem_static = 1 << 30, .smem_max = 1 << 30, .vec_bytes = 0,
   .type_names = {[DT_F32] = "float", [DT_F16] = "lt_f16", [DT_BF16] = "lt_bf16",
-                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", FP8_NAMES, [DT_BOOL] = "bool"},
+                 [DT_I32] = "int", [DT_I64] = "int64_t", [DT_U32] = "uint32_t", [DT_BOOL] = "bool"},
   .to_f32 = {[DT_F32] = "%s", [DT_F16] = "lt_f16_to_f32(%s)", [DT_BF16] = "lt_bf16_to_f32(%s)",
-             [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", FP8_TO_F32, [DT_BOOL] = "%s"},
+             [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"},
   .from_f32 = {[DT_F32] = "%s", [DT_F16] = "lt_f32_to_f16(%s)", [DT_BF16] = "lt_f32_to_bf16(%s)",
-               [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", FP8_FROM_F32, [DT_BOOL] = "%s"},
+               [DT_I32] = "%s", [DT_I64] = "%s", [DT_U32] = "%s", [DT_BOOL] = "%s"},
   .unop_f32 = F32_MATH("exp2f", "lt_rsqrtf"),
   .err_invalid = "1", .err_misaligned = "1", .err_config = "1", .err_last = "0",
 };

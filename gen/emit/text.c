@@ -84,17 +84,21 @@ const char *ltE_ctype(Dtype dt) {
   return dt == DT_I32 ? "int" : dt == DT_I64 ? "int64_t" : dt == DT_U32 ? "uint32_t" : dt == DT_BOOL ? "bool" : "float";
 }
 
-/* The target's type of dt in memory. */
-const char *ltE_stype(const E *e, Dtype dt) { return e->t->type_names[dt]; }
+/* The target's type of dt in memory.  An fp8 dtype is the same byte type
+** on every target, named after the dtype (templates/fp8.h,
+** templates/fp8_fnuz_dtypes.h), and so are its conversions below. */
+const char *ltE_stype(const E *e, Dtype dt) {
+  return ltI_is_fp8(dt) ? ltU_fmt("lt_%s", ltI_dtypes[dt].name) : e->t->type_names[dt];
+}
 
 /* Text of a value of dt read from storage (converted to the compute type). */
 const char *ltE_to_compute(const E *e, Dtype dt, const char *x) {
-  return ltU_fmt(e->t->to_f32[dt], x);
+  return ltI_is_fp8(dt) ? ltU_fmt("lt_%s_to_f32(%s)", ltI_dtypes[dt].name, x) : ltU_fmt(e->t->to_f32[dt], x);
 }
 
 /* Text of a compute-type value converted for storage as dt. */
 const char *ltE_to_storage(const E *e, Dtype dt, const char *x) {
-  return ltU_fmt(e->t->from_f32[dt], x);
+  return ltI_is_fp8(dt) ? ltU_fmt("lt_f32_to_%s(%s)", ltI_dtypes[dt].name, x) : ltU_fmt(e->t->from_f32[dt], x);
 }
 
 /* ------------------------------------------------------------------ */
