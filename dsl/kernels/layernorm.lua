@@ -14,13 +14,17 @@
 -- Config resident (for long rows, CUDA targets): gen keeps the row in shared
 -- memory between the passes (the first pass's loads also store it there, the
 -- second reads it back; docs/dsl.md, "resident"), where it fits.
+-- Config one_pass (for a bucket whose rows are at most BC): the kernel has
+-- the one-pass body only, and the launcher refuses C > BC.  The two-pass
+-- body, never run there, no longer sets the kernel's registers (its s, s1,
+-- s2 and x a lane), so more blocks fit an SM and more of X is in flight.
 local tile = require "tile"
 
 return tile.kernel {
   name = "layernorm",
   doc = "LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.",
   variants = { dtype = { "f32", "f16", "bf16" } },
-  config = { BC = 1024, RB = 1, threads = 128, keep_row = false, resident = false },
+  config = { BC = 1024, RB = 1, threads = 128, keep_row = false, resident = false, one_pass = false },
   -- runtime/tune.lua's search space: chunk width, rows a program, block size.
   -- Short rows want several a program (RB), so a block still moves enough bytes.
   tune = {
@@ -46,7 +50,7 @@ return tile.kernel {
     local nchunks = tile.cdiv(p.C, c.BC)
     local keep = c.keep_row and { cache = "keep" } or {}       -- the first pass's loads
     local stream = c.keep_row and { cache = "stream" } or {}   -- the second pass's loads of X and stores
-    k:when(nchunks:eq(1), function()
+    local function one_pass()
       local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
       -- W and B are loaded before the reductions, so their latency hides
       -- behind the row's instead of adding to it.
@@ -57,7 +61,13 @@ return tile.kernel {
       local d = tile.where(col:lt(p.C), x - mean, 0)
       local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
       k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
-    end, function()
+    end
+    if c.one_pass then
+      k:require(p.C:le(c.BC), "C <= BC: config one_pass holds a row in one chunk")
+      one_pass()
+      return
+    end
+    k:when(nchunks:eq(1), one_pass, function()
       -- One read of the row for both statistics.  Each lane keeps, over the
       -- chunks, the sum and the sum of squares of its n values shifted by its
       -- first one (s): s1 = sum(x - s), s2 = sum((x - s)^2).  Then

@@ -15,6 +15,10 @@
 -- the A/B of bench/results/2026-11-26-h200-rowops-resident-copy.txt (1.07-1.18x at C = 5120-32000).
 -- bf16 and f16 C=2048 (BC 256, 32 threads, resident) and C=4096 (resident): set by hand from the sweep
 -- and A/B of bench/results/2026-11-26-h200-rowops-rows.txt (1.04-1.42x main at C = 1100-4096).
+-- bf16 and f16 C=128 (8 rows, 64 threads), C=512 (2 rows, 64) and C=1024 (2 rows, 128), config one_pass
+-- (the one-pass body alone; the launcher refuses C > BC): set by hand from the sweep and A/B of
+-- bench/results/2026-11-26-h200-rowops-onepass.txt (1.15-1.29x main at C = 128, 512, 1000); C=256
+-- (4 rows, 64 threads, one_pass) by analogy, timed in that file's run 2 (1.22-1.35x main at C = 200, 256).
 return {
   kernel = "layernorm",
   entries = {
@@ -22,11 +26,12 @@ return {
       bucket = "C=128",
       config = {
         BC = 128,
-        RB = 4,
+        RB = 8,
+        one_pass = true,
         threads = 64,
       },
       device = "NVIDIA H200",
-      gbps = 3138.9,
+      gbps = 3875.7,
       shape = "C=128",
       target = "sm90a",
       variant = "layernorm_bf16",
@@ -35,12 +40,11 @@ return {
       bucket = "C=256",
       config = {
         BC = 256,
-        RB = 2,
+        RB = 4,
+        one_pass = true,
         threads = 64,
       },
       device = "NVIDIA H200",
-      gbps = 3105.8,
-      shape = "C=256",
       target = "sm90a",
       variant = "layernorm_bf16",
     },
@@ -48,11 +52,12 @@ return {
       bucket = "C=512",
       config = {
         BC = 512,
-        RB = 1,
+        RB = 2,
+        one_pass = true,
         threads = 64,
       },
       device = "NVIDIA H200",
-      gbps = 3101.4,
+      gbps = 3570.2,
       shape = "C=512",
       target = "sm90a",
       variant = "layernorm_bf16",
@@ -61,11 +66,12 @@ return {
       bucket = "C=1024",
       config = {
         BC = 1024,
-        RB = 1,
+        RB = 2,
+        one_pass = true,
         threads = 128,
       },
       device = "NVIDIA H200",
-      gbps = 2583.7,
+      gbps = 3326.4,
       shape = "C=1000",
       target = "sm90a",
       variant = "layernorm_bf16",
@@ -173,11 +179,12 @@ return {
       bucket = "C=128",
       config = {
         BC = 128,
-        RB = 4,
+        RB = 8,
+        one_pass = true,
         threads = 64,
       },
       device = "NVIDIA H200",
-      gbps = 3209.1,
+      gbps = 3925.5,
       shape = "C=128",
       target = "sm90a",
       variant = "layernorm_f16",
@@ -186,12 +193,11 @@ return {
       bucket = "C=256",
       config = {
         BC = 256,
-        RB = 2,
+        RB = 4,
+        one_pass = true,
         threads = 64,
       },
       device = "NVIDIA H200",
-      gbps = 3136.9,
-      shape = "C=256",
       target = "sm90a",
       variant = "layernorm_f16",
     },
@@ -199,11 +205,12 @@ return {
       bucket = "C=512",
       config = {
         BC = 512,
-        RB = 1,
+        RB = 2,
+        one_pass = true,
         threads = 64,
       },
       device = "NVIDIA H200",
-      gbps = 3158.8,
+      gbps = 3766.6,
       shape = "C=512",
       target = "sm90a",
       variant = "layernorm_f16",
@@ -212,11 +219,12 @@ return {
       bucket = "C=1024",
       config = {
         BC = 1024,
-        RB = 1,
+        RB = 2,
+        one_pass = true,
         threads = 128,
       },
       device = "NVIDIA H200",
-      gbps = 2636.6,
+      gbps = 3347.6,
       shape = "C=1000",
       target = "sm90a",
       variant = "layernorm_f16",

@@ -4,7 +4,7 @@
  *
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
- * Config: BC=1024 RB=1 keep_row=false resident=false threads=128 (kernel defaults: dsl/tuned/layernorm.lua has no entry for c).
+ * Config: BC=1024 RB=1 keep_row=false one_pass=false resident=false threads=128 (kernel defaults: dsl/tuned/layernorm.lua has no entry for c).
  * Build: cc -O2 -std=c11 -c layernorm_bf16.c
  */
 #include <math.h>
@@ -60,11 +60,11 @@ static inline void lt_atomic_add(float *p, float v) { *p += v; }
 /* One block of layernorm_bf16: what one GPU block computes, with one thread. */
 static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf16 *restrict W, const lt_bf16 *restrict B, lt_bf16 *restrict Y, int R, int C, float eps)
 {
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[1024];
     {
       const bool ok = rb < R;
@@ -75,7 +75,7 @@ static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf1
         x[ci] = ok && gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[1024];
     {
       const lt_bf16 *base = W;
@@ -85,7 +85,7 @@ static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf1
         w[ci] = gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[1024];
     {
       const lt_bf16 *base = B;
@@ -95,7 +95,7 @@ static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf1
         b[ci] = gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     for (int ci = 0; ci < 1024; ++ci) {
@@ -103,14 +103,14 @@ static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf1
     }
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[1024];
     float d[1024];
     for (int ci = 0; ci < 1024; ++ci) {
       col[ci] = ci;
       d[ci] = col[ci] < C ? x[ci] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     for (int ci = 0; ci < 1024; ++ci) {
@@ -118,7 +118,7 @@ static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf1
     }
     float rstd[1];
     rstd[0] = lt_rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       lt_bf16 *base = Y + (int64_t)rb * C;
@@ -129,7 +129,7 @@ static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf1
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[1024];
     {
       const bool ok = rb < R;
@@ -140,19 +140,19 @@ static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf1
         s[ci] = ok && gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[1024];
     for (int ci = 0; ci < 1024; ++ci) {
       s1[ci] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[1024];
     for (int ci = 0; ci < 1024; ++ci) {
       s2[ci] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[1024];
       {
         const bool ok = rb < R;
@@ -163,28 +163,28 @@ static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf1
           x_2[ci] = ok && gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[1024];
       float d_2[1024];
       for (int ci = 0; ci < 1024; ++ci) {
         col_2[ci] = ci + j * 1024;
         d_2[ci] = col_2[ci] < C ? x_2[ci] - s[ci] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       for (int ci = 0; ci < 1024; ++ci) {
         s1[ci] = s1[ci] + d_2[ci];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       for (int ci = 0; ci < 1024; ++ci) {
         s2[ci] = s2[ci] + d_2[ci] * d_2[ci];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[1024];
     for (int ci = 0; ci < 1024; ++ci) {
       n[ci] = (float)((C - (ci) - 1) / 1024 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     for (int ci = 0; ci < 1024; ++ci) {
@@ -192,12 +192,12 @@ static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf1
     }
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[1024];
     for (int ci = 0; ci < 1024; ++ci) {
       ssd[ci] = s2[ci] + (s[ci] - mean_2[0]) * (2.0f * s1[ci] + n[ci] * (s[ci] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     for (int ci = 0; ci < 1024; ++ci) {
@@ -205,9 +205,9 @@ static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf1
     }
     float rstd_2[1];
     rstd_2[0] = lt_rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[1024];
       {
         const bool ok = rb < R;
@@ -218,7 +218,7 @@ static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf1
           x_3[ci] = ok && gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[1024];
       {
         const lt_bf16 *base = W;
@@ -228,7 +228,7 @@ static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf1
           w_2[ci] = gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[1024];
       {
         const lt_bf16 *base = B;
@@ -238,7 +238,7 @@ static void layernorm_bf16_block(int rb, const lt_bf16 *restrict X, const lt_bf1
           b_2[ci] = gc < C ? lt_bf16_to_f32(ptr[0]) : 0.0f;
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         lt_bf16 *base = Y + (int64_t)rb * C;

@@ -4,7 +4,7 @@
  *
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
- * Config: BC=1024 RB=1 keep_row=false resident=false threads=128 (kernel defaults: dsl/tuned/layernorm.lua has no entry for gfx1100).
+ * Config: BC=1024 RB=1 keep_row=false one_pass=false resident=false threads=128 (kernel defaults: dsl/tuned/layernorm.lua has no entry for gfx1100).
  * Build: hipcc -O3 --offload-arch=gfx1100 -c layernorm_f32.hip
  */
 #include <hip/hip_runtime.h>
@@ -62,11 +62,11 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -88,7 +88,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const float *base = W;
@@ -109,7 +109,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const float *base = B;
@@ -130,7 +130,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -154,7 +154,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -189,7 +189,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -211,7 +211,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -242,7 +242,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         s1[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -251,9 +251,9 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         s2[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -275,7 +275,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -286,7 +286,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
           d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -294,7 +294,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
           s1[ci * 4 + vi] = s1[ci * 4 + vi] + d_2[ci * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -303,7 +303,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -312,7 +312,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         n[ci * 4 + vi] = (float)((C - ((ci * 128 + tid) * 4 + vi) - 1) / 1024 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -336,7 +336,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -345,7 +345,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
         ssd[ci * 4 + vi] = s2[ci * 4 + vi] + (s[ci * 4 + vi] - mean_2[0]) * (2.0f * s1[ci * 4 + vi] + n[ci * 4 + vi] * (s[ci * 4 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -369,9 +369,9 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -393,7 +393,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const float *base = W;
@@ -414,7 +414,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const float *base = B;
@@ -435,7 +435,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_kernel(const float *__restr
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;

@@ -4,7 +4,7 @@
  *
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
- * Config: BC=1024 RB=1 keep_row=false resident=false threads=128 (kernel defaults: dsl/tuned/layernorm.lua has no entry for gfx942).
+ * Config: BC=1024 RB=1 keep_row=false one_pass=false resident=false threads=128 (kernel defaults: dsl/tuned/layernorm.lua has no entry for gfx942).
  * Build: hipcc -O3 --offload-arch=gfx942 -c layernorm_bf16.hip
  */
 #include <hip/hip_runtime.h>
@@ -116,11 +116,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -139,7 +139,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const lt_bf16 *base = W;
@@ -157,7 +157,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const lt_bf16 *base = B;
@@ -175,7 +175,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -197,7 +197,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       lt_bf16 *base = Y + (int64_t)rb * C;
@@ -246,7 +246,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -265,21 +265,21 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -298,7 +298,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -306,24 +306,24 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -345,13 +345,13 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -373,9 +373,9 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -394,7 +394,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const lt_bf16 *base = W;
@@ -412,7 +412,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const lt_bf16 *base = B;
@@ -430,7 +430,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_kernel(const lt_bf16 *__re
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         lt_bf16 *base = Y + (int64_t)rb * C;
@@ -461,11 +461,11 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -490,7 +490,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const lt_bf16 *base = W;
@@ -508,7 +508,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const lt_bf16 *base = B;
@@ -526,7 +526,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -548,7 +548,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -556,7 +556,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -578,7 +578,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       lt_bf16 *base = Y + (int64_t)rb * C;
@@ -598,7 +598,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -623,21 +623,21 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -662,7 +662,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -670,24 +670,24 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -709,13 +709,13 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -737,9 +737,9 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -764,7 +764,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const lt_bf16 *base = W;
@@ -782,7 +782,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const lt_bf16 *base = B;
@@ -800,7 +800,7 @@ __global__ void __launch_bounds__(128) layernorm_bf16_split_kernel(const lt_bf16
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         lt_bf16 *base = Y + (int64_t)rb * C;

@@ -5,12 +5,12 @@
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=4096: BC=1024 RB=1 keep_row=false resident=false threads=128 (rule: dsl/tuned/layernorm.lua, C=4096)
- *   C=2048: BC=2048 RB=1 keep_row=false resident=false threads=256 (rule: dsl/tuned/layernorm.lua, C=2048)
+ *   C=4096: BC=1024 RB=1 keep_row=false one_pass=false resident=false threads=128 (rule: dsl/tuned/layernorm.lua, C=4096)
+ *   C=2048: BC=2048 RB=1 keep_row=false one_pass=false resident=false threads=256 (rule: dsl/tuned/layernorm.lua, C=2048)
  *   C=1024: the config of C=4096, whose kernel it runs
- *   C=512: BC=512 RB=1 keep_row=false resident=false threads=64 (rule: dsl/tuned/layernorm.lua, C=512)
- *   C=256: BC=256 RB=2 keep_row=false resident=false threads=64 (rule: dsl/tuned/layernorm.lua, C=256)
- *   C=128: BC=128 RB=4 keep_row=false resident=false threads=64 (rule: dsl/tuned/layernorm.lua, C=128)
+ *   C=512: BC=512 RB=1 keep_row=false one_pass=false resident=false threads=64 (rule: dsl/tuned/layernorm.lua, C=512)
+ *   C=256: BC=256 RB=2 keep_row=false one_pass=false resident=false threads=64 (rule: dsl/tuned/layernorm.lua, C=256)
+ *   C=128: BC=128 RB=4 keep_row=false one_pass=false resident=false threads=64 (rule: dsl/tuned/layernorm.lua, C=128)
  * Build: nvcc -O3 -arch=sm_80 -c layernorm_f16.cu
  */
 #include <cuda_runtime.h>
@@ -110,11 +110,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -133,7 +133,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -151,7 +151,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -169,7 +169,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -198,7 +198,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -219,7 +219,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -238,7 +238,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -257,21 +257,21 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -290,7 +290,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -298,24 +298,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -336,13 +336,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -363,9 +363,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -384,7 +384,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -402,7 +402,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -420,7 +420,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -451,11 +451,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -480,7 +480,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -498,7 +498,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -516,7 +516,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -537,7 +537,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -545,7 +545,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -566,7 +566,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -586,7 +586,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -611,21 +611,21 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -650,7 +650,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -658,24 +658,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -696,13 +696,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -723,9 +723,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -750,7 +750,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -768,7 +768,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -786,7 +786,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C4096_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -836,11 +836,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -859,7 +859,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -877,7 +877,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -895,7 +895,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -916,7 +916,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -924,7 +924,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -945,7 +945,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -964,7 +964,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -983,21 +983,21 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1016,7 +1016,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1024,24 +1024,24 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1062,13 +1062,13 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1089,9 +1089,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1110,7 +1110,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -1128,7 +1128,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -1146,7 +1146,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1177,11 +1177,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1206,7 +1206,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -1224,7 +1224,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -1242,7 +1242,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1263,7 +1263,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1271,7 +1271,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1292,7 +1292,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1312,7 +1312,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1337,21 +1337,21 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1376,7 +1376,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1384,24 +1384,24 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1422,13 +1422,13 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1449,9 +1449,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1476,7 +1476,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -1494,7 +1494,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -1512,7 +1512,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C2048_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1562,11 +1562,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1585,7 +1585,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -1603,7 +1603,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -1621,7 +1621,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1642,7 +1642,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1650,7 +1650,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1671,7 +1671,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1690,7 +1690,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1709,21 +1709,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1742,7 +1742,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1750,24 +1750,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1788,13 +1788,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1815,9 +1815,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1836,7 +1836,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -1854,7 +1854,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -1872,7 +1872,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1903,11 +1903,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1932,7 +1932,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -1950,7 +1950,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -1968,7 +1968,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1989,7 +1989,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1997,7 +1997,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2018,7 +2018,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2038,7 +2038,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2063,21 +2063,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2102,7 +2102,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2110,24 +2110,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2148,13 +2148,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2175,9 +2175,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2202,7 +2202,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2220,7 +2220,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -2238,7 +2238,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2286,11 +2286,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -2309,7 +2309,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -2327,7 +2327,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -2345,7 +2345,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2359,7 +2359,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2367,7 +2367,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2381,7 +2381,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 2 + ty;
@@ -2400,7 +2400,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -2419,21 +2419,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -2452,7 +2452,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2460,24 +2460,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
         col_2[vi] = tx * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2491,13 +2491,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2511,9 +2511,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -2532,7 +2532,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2550,7 +2550,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -2568,7 +2568,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 2 + ty;
@@ -2597,11 +2597,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -2626,7 +2626,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -2644,7 +2644,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -2662,7 +2662,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2676,7 +2676,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2684,7 +2684,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2698,7 +2698,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 2 + ty;
@@ -2718,7 +2718,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -2743,21 +2743,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -2782,7 +2782,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2790,24 +2790,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         col_2[vi] = tx * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2821,13 +2821,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2841,9 +2841,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -2868,7 +2868,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2886,7 +2886,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -2904,7 +2904,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 2 + ty;
@@ -2952,11 +2952,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -2975,7 +2975,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -2993,7 +2993,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -3011,7 +3011,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3024,7 +3024,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3032,7 +3032,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3045,7 +3045,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -3064,7 +3064,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -3083,21 +3083,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -3116,7 +3116,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3124,24 +3124,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
         col_2[vi] = tx * 8 + vi + j * 128;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3154,13 +3154,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3173,9 +3173,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -3194,7 +3194,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3212,7 +3212,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -3230,7 +3230,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -3259,11 +3259,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -3288,7 +3288,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -3306,7 +3306,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -3324,7 +3324,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3337,7 +3337,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3345,7 +3345,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3358,7 +3358,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -3378,7 +3378,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -3403,21 +3403,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -3442,7 +3442,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3450,24 +3450,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         col_2[vi] = tx * 8 + vi + j * 128;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3480,13 +3480,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3499,9 +3499,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -3526,7 +3526,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3544,7 +3544,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -3562,7 +3562,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;

@@ -5,12 +5,12 @@
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=4096: BC=2048 RB=1 keep_row=false resident=false threads=256 (rule: dsl/tuned/layernorm.lua, C=4096)
- *   C=2048: BC=2048 RB=1 keep_row=false resident=false threads=128 (rule: dsl/tuned/layernorm.lua, C=2048)
- *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=64 (rule: dsl/tuned/layernorm.lua, C=1024)
- *   C=512: BC=512 RB=1 keep_row=false resident=false threads=32 (rule: dsl/tuned/layernorm.lua, C=512)
- *   C=256: BC=256 RB=2 keep_row=false resident=false threads=32 (rule: dsl/tuned/layernorm.lua, C=256)
- *   C=128: BC=128 RB=4 keep_row=false resident=false threads=32 (rule: dsl/tuned/layernorm.lua, C=128)
+ *   C=4096: BC=2048 RB=1 keep_row=false one_pass=false resident=false threads=256 (rule: dsl/tuned/layernorm.lua, C=4096)
+ *   C=2048: BC=2048 RB=1 keep_row=false one_pass=false resident=false threads=128 (rule: dsl/tuned/layernorm.lua, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false one_pass=false resident=false threads=64 (rule: dsl/tuned/layernorm.lua, C=1024)
+ *   C=512: BC=512 RB=1 keep_row=false one_pass=false resident=false threads=32 (rule: dsl/tuned/layernorm.lua, C=512)
+ *   C=256: BC=256 RB=2 keep_row=false one_pass=false resident=false threads=32 (rule: dsl/tuned/layernorm.lua, C=256)
+ *   C=128: BC=128 RB=4 keep_row=false one_pass=false resident=false threads=32 (rule: dsl/tuned/layernorm.lua, C=128)
  * Build: nvcc -O3 -arch=sm_80 -c layernorm_f32.cu
  */
 #include <cuda_runtime.h>
@@ -56,11 +56,11 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -82,7 +82,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const float *base = W;
@@ -103,7 +103,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const float *base = B;
@@ -124,7 +124,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -148,7 +148,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -159,7 +159,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -183,7 +183,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -205,7 +205,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -236,7 +236,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         s1[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -245,9 +245,9 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         s2[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -269,7 +269,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -280,7 +280,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
           d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -288,7 +288,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
           s1[ci * 4 + vi] = s1[ci * 4 + vi] + d_2[ci * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -297,7 +297,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -306,7 +306,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         n[ci * 4 + vi] = (float)((C - ((ci * 256 + tid) * 4 + vi) - 1) / 2048 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -330,7 +330,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -339,7 +339,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         ssd[ci * 4 + vi] = s2[ci * 4 + vi] + (s[ci * 4 + vi] - mean_2[0]) * (2.0f * s1[ci * 4 + vi] + n[ci * 4 + vi] * (s[ci * 4 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -363,9 +363,9 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -387,7 +387,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const float *base = W;
@@ -408,7 +408,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const float *base = B;
@@ -429,7 +429,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -477,11 +477,11 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -503,7 +503,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[16];
     {
       const float *base = W;
@@ -524,7 +524,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[16];
     {
       const float *base = B;
@@ -545,7 +545,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -569,7 +569,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[16];
     float d[16];
     #pragma unroll
@@ -580,7 +580,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -604,7 +604,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -626,7 +626,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[16];
     {
       const bool ok = rb < R;
@@ -648,7 +648,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -657,7 +657,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         s1[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -666,9 +666,9 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         s2[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -690,7 +690,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -701,7 +701,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
           d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
@@ -709,7 +709,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
           s1[ci * 4 + vi] = s1[ci * 4 + vi] + d_2[ci * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
@@ -718,7 +718,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -727,7 +727,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         n[ci * 4 + vi] = (float)((C - ((ci * 128 + tid) * 4 + vi) - 1) / 2048 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -751,7 +751,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -760,7 +760,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         ssd[ci * 4 + vi] = s2[ci * 4 + vi] + (s[ci * 4 + vi] - mean_2[0]) * (2.0f * s1[ci * 4 + vi] + n[ci * 4 + vi] * (s[ci * 4 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -784,9 +784,9 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -808,7 +808,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -829,7 +829,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[16];
       {
         const float *base = B;
@@ -850,7 +850,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -898,11 +898,11 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -924,7 +924,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[16];
     {
       const float *base = W;
@@ -945,7 +945,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[16];
     {
       const float *base = B;
@@ -966,7 +966,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -990,7 +990,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[16];
     float d[16];
     #pragma unroll
@@ -1001,7 +1001,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1025,7 +1025,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -1047,7 +1047,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[16];
     {
       const bool ok = rb < R;
@@ -1069,7 +1069,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -1078,7 +1078,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         s1[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -1087,9 +1087,9 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         s2[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1111,7 +1111,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -1122,7 +1122,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
           d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
@@ -1130,7 +1130,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
           s1[ci * 4 + vi] = s1[ci * 4 + vi] + d_2[ci * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
@@ -1139,7 +1139,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -1148,7 +1148,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         n[ci * 4 + vi] = (float)((C - ((ci * 64 + tid) * 4 + vi) - 1) / 1024 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1172,7 +1172,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -1181,7 +1181,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         ssd[ci * 4 + vi] = s2[ci * 4 + vi] + (s[ci * 4 + vi] - mean_2[0]) * (2.0f * s1[ci * 4 + vi] + n[ci * 4 + vi] * (s[ci * 4 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1205,9 +1205,9 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1229,7 +1229,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -1250,7 +1250,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[16];
       {
         const float *base = B;
@@ -1271,7 +1271,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -1315,11 +1315,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -1341,7 +1341,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[16];
     {
       const float *base = W;
@@ -1362,7 +1362,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[16];
     {
       const float *base = B;
@@ -1383,7 +1383,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1400,7 +1400,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[16];
     float d[16];
     #pragma unroll
@@ -1411,7 +1411,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
         d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1428,7 +1428,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -1450,7 +1450,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[16];
     {
       const bool ok = rb < R;
@@ -1472,7 +1472,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -1481,7 +1481,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
         s1[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -1490,9 +1490,9 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
         s2[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -1514,7 +1514,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -1525,7 +1525,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
           d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
@@ -1533,7 +1533,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
           s1[ci * 4 + vi] = s1[ci * 4 + vi] + d_2[ci * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
@@ -1542,7 +1542,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -1551,7 +1551,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
         n[ci * 4 + vi] = (float)((C - ((ci * 32 + tid) * 4 + vi) - 1) / 512 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1568,7 +1568,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -1577,7 +1577,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
         ssd[ci * 4 + vi] = s2[ci * 4 + vi] + (s[ci * 4 + vi] - mean_2[0]) * (2.0f * s1[ci * 4 + vi] + n[ci * 4 + vi] * (s[ci * 4 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1594,9 +1594,9 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -1618,7 +1618,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -1639,7 +1639,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[16];
       {
         const float *base = B;
@@ -1660,7 +1660,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C512_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -1704,11 +1704,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const float *base = X;
@@ -1733,7 +1733,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const float *base = W;
@@ -1754,7 +1754,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const float *base = B;
@@ -1775,7 +1775,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1801,7 +1801,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
     for (int ri = 0; ri < 2; ++ri) {
       mean[ri] = t10[ri] / (float)C;
     }
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[16];
     float d[16];
     #pragma unroll
@@ -1815,7 +1815,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1841,7 +1841,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
     for (int ri = 0; ri < 2; ++ri) {
       rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
     }
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       float *base = Y;
       #pragma unroll
@@ -1866,7 +1866,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[16];
     {
       const float *base = X;
@@ -1891,7 +1891,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[16];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1903,7 +1903,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[16];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1915,9 +1915,9 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const float *base = X;
@@ -1942,7 +1942,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -1956,7 +1956,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1967,7 +1967,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -1979,7 +1979,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[16];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -1991,7 +1991,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -2017,7 +2017,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
     for (int ri = 0; ri < 2; ++ri) {
       mean_2[ri] = t36[ri] / (float)C;
     }
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[16];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -2029,7 +2029,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -2055,9 +2055,9 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
     for (int ri = 0; ri < 2; ++ri) {
       rstd_2[ri] = rsqrtf(t43[ri] / (float)C + eps);
     }
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const float *base = X;
@@ -2082,7 +2082,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const float *base = W;
@@ -2103,7 +2103,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const float *base = B;
@@ -2124,7 +2124,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C256_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         float *base = Y;
         #pragma unroll
@@ -2171,11 +2171,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const float *base = X;
@@ -2197,7 +2197,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[4];
     {
       const float *base = W;
@@ -2215,7 +2215,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[4];
     {
       const float *base = B;
@@ -2233,7 +2233,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -2256,7 +2256,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     for (int ri = 0; ri < 4; ++ri) {
       mean[ri] = t10[ri] / (float)C;
     }
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[16];
     float d[16];
     #pragma unroll
@@ -2267,7 +2267,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         d[ri * 4 + vi] = col[ri * 4 + vi] < C ? x[ri * 4 + vi] - mean[ri] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -2290,7 +2290,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     for (int ri = 0; ri < 4; ++ri) {
       rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
     }
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       float *base = Y;
       #pragma unroll
@@ -2312,7 +2312,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[16];
     {
       const float *base = X;
@@ -2334,7 +2334,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -2343,7 +2343,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         s1[ri * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -2352,9 +2352,9 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         s2[ri * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const float *base = X;
@@ -2376,7 +2376,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -2387,7 +2387,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           d_2[ri * 4 + vi] = col_2[ri * 4 + vi] < C ? x_2[ri * 4 + vi] - s[ri * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -2395,7 +2395,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           s1[ri * 4 + vi] = s1[ri * 4 + vi] + d_2[ri * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -2404,7 +2404,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -2413,7 +2413,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         n[ri * 4 + vi] = (float)((C - (tid * 4 + vi) - 1) / 128 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -2436,7 +2436,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     for (int ri = 0; ri < 4; ++ri) {
       mean_2[ri] = t36[ri] / (float)C;
     }
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -2445,7 +2445,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         ssd[ri * 4 + vi] = s2[ri * 4 + vi] + (s[ri * 4 + vi] - mean_2[ri]) * (2.0f * s1[ri * 4 + vi] + n[ri * 4 + vi] * (s[ri * 4 + vi] - mean_2[ri]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -2468,9 +2468,9 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     for (int ri = 0; ri < 4; ++ri) {
       rstd_2[ri] = rsqrtf(t43[ri] / (float)C + eps);
     }
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const float *base = X;
@@ -2492,7 +2492,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4];
       {
         const float *base = W;
@@ -2510,7 +2510,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[4];
       {
         const float *base = B;
@@ -2528,7 +2528,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         float *base = Y;
         #pragma unroll

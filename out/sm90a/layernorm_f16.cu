@@ -5,17 +5,17 @@
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=131072: BC=1024 RB=4 keep_row=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
- *   C=65536: BC=4096 RB=1 keep_row=false resident=true threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
+ *   C=131072: BC=1024 RB=4 keep_row=false one_pass=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
+ *   C=65536: BC=4096 RB=1 keep_row=false one_pass=false resident=true threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
  *   C=32768: the config of C=65536, whose kernel it runs
- *   C=16384: BC=2048 RB=1 keep_row=true resident=true threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
- *   C=8192: BC=1024 RB=1 keep_row=true resident=true threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
- *   C=4096: BC=512 RB=1 keep_row=false resident=true threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
- *   C=2048: BC=256 RB=1 keep_row=false resident=true threads=32 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
- *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
- *   C=512: BC=512 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
- *   C=256: BC=256 RB=2 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
- *   C=128: BC=128 RB=4 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
+ *   C=16384: BC=2048 RB=1 keep_row=true one_pass=false resident=true threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
+ *   C=8192: BC=1024 RB=1 keep_row=true one_pass=false resident=true threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
+ *   C=4096: BC=512 RB=1 keep_row=false one_pass=false resident=true threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
+ *   C=2048: BC=256 RB=1 keep_row=false one_pass=false resident=true threads=32 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
+ *   C=1024: BC=1024 RB=2 keep_row=false one_pass=true resident=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
+ *   C=512: BC=512 RB=2 keep_row=false one_pass=true resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=512)
+ *   C=256: BC=256 RB=4 keep_row=false one_pass=true resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
+ *   C=128: BC=128 RB=8 keep_row=false one_pass=true resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c layernorm_f16.cu
  */
 #include <cuda_runtime.h>
@@ -238,11 +238,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
   __shared__ float t14_red[4][4];
   __shared__ float t36_red[4][4];
   __shared__ float t43_red[4][4];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -261,7 +261,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -279,7 +279,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -297,7 +297,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -318,7 +318,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -326,7 +326,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -347,7 +347,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -366,7 +366,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -385,21 +385,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -418,7 +418,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -426,24 +426,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
         col_2[vi] = tx * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -464,13 +464,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -491,9 +491,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -512,7 +512,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -530,7 +530,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -548,7 +548,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_kernel(const __half
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -581,11 +581,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
   __shared__ float t14_red[4][4];
   __shared__ float t36_red[4][4];
   __shared__ float t43_red[4][4];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const __half *base = X;
@@ -610,7 +610,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -628,7 +628,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -646,7 +646,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -667,7 +667,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[ty][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -675,7 +675,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
       col[vi] = tx * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -696,7 +696,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[ty][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       __half *base = Y;
       const int gr = rb * 4 + ty;
@@ -716,7 +716,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const __half *base = X;
@@ -741,21 +741,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const __half *base = X;
@@ -780,7 +780,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -788,24 +788,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
         col_2[vi] = tx * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tx * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -826,13 +826,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[ty][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -853,9 +853,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[ty][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const __half *base = X;
@@ -880,7 +880,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -898,7 +898,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -916,7 +916,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C131072_split_kernel(const 
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         __half *base = Y;
         const int gr = rb * 4 + ty;
@@ -970,11 +970,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
   /* X_row: the row of X this program reads twice, (C + 4096 - 1) / 4096 * 4096 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115456 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
   const bool resident = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2 <= 115456;
   __half *const X_row = (__half *)(lt_smem + 256);
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -993,7 +993,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -1011,7 +1011,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -1029,7 +1029,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1050,7 +1050,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1058,7 +1058,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1079,7 +1079,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1116,7 +1116,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
       lt_cp_async_commit();
       lt_cp_async_wait<0>();   /* this thread's copies have landed: the elements it reads back */
     }
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
       const bool ok = rb < R;
@@ -1151,21 +1151,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
         const bool ok = rb < R;
@@ -1200,7 +1200,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1208,24 +1208,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1246,13 +1246,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1273,9 +1273,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       if (resident) {   /* the chunk from X_row, where the first pass left it */
         const bool ok = rb < R;
@@ -1310,7 +1310,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -1328,7 +1328,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -1346,7 +1346,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1381,11 +1381,11 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
   /* X_row: the row of X this program reads twice, (C + 4096 - 1) / 4096 * 4096 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115456 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
   const bool resident = (int64_t)((C + 4096 - 1) / 4096 * 4096) * 2 <= 115456;
   __half *const X_row = (__half *)(lt_smem + 256);
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1410,7 +1410,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -1428,7 +1428,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -1446,7 +1446,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1467,7 +1467,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1475,7 +1475,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1496,7 +1496,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1516,7 +1516,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1544,21 +1544,21 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1586,7 +1586,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1594,24 +1594,24 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
         col_2[vi] = tid * 8 + vi + j * 4096;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 4096 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1632,13 +1632,13 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1659,9 +1659,9 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       if (resident) {   /* the chunk from X_row, where the first pass left it */
         const bool ok = rb < R;
@@ -1702,7 +1702,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -1720,7 +1720,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -1738,7 +1738,7 @@ __global__ void __launch_bounds__(512) layernorm_f16_C65536_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -1801,11 +1801,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
   /* X_row: the row of X this program reads twice, (C + 2048 - 1) / 2048 * 2048 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115584 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
   const bool resident = (int64_t)((C + 2048 - 1) / 2048 * 2048) * 2 <= 115584;
   __half *const X_row = (__half *)(lt_smem + 128);
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1824,7 +1824,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -1842,7 +1842,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -1860,7 +1860,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1881,7 +1881,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1889,7 +1889,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1910,7 +1910,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -1947,7 +1947,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
       lt_cp_async_commit();
       lt_cp_async_wait<0>();   /* this thread's copies have landed: the elements it reads back */
     }
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
       const bool ok = rb < R;
@@ -1982,21 +1982,21 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
         const bool ok = rb < R;
@@ -2031,7 +2031,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2039,24 +2039,24 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2077,13 +2077,13 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2104,9 +2104,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       if (resident) {   /* the chunk from X_row, where the first pass left it */
         const bool ok = rb < R;
@@ -2141,7 +2141,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2159,7 +2159,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -2177,7 +2177,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_kernel(const __half 
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2212,11 +2212,11 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
   /* X_row: the row of X this program reads twice, (C + 2048 - 1) / 2048 * 2048 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115584 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
   const bool resident = (int64_t)((C + 2048 - 1) / 2048 * 2048) * 2 <= 115584;
   __half *const X_row = (__half *)(lt_smem + 128);
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2241,7 +2241,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -2259,7 +2259,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -2277,7 +2277,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2298,7 +2298,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2306,7 +2306,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2327,7 +2327,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2347,7 +2347,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2375,21 +2375,21 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2417,7 +2417,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2425,24 +2425,24 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
         col_2[vi] = tid * 8 + vi + j * 2048;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 2048 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2463,13 +2463,13 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2490,9 +2490,9 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       if (resident) {   /* the chunk from X_row, where the first pass left it */
         const bool ok = rb < R;
@@ -2533,7 +2533,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2551,7 +2551,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -2569,7 +2569,7 @@ __global__ void __launch_bounds__(256) layernorm_f16_C16384_split_kernel(const _
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -2632,11 +2632,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
   /* X_row: the row of X this program reads twice, (C + 1024 - 1) / 1024 * 1024 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
   const bool resident = (int64_t)((C + 1024 - 1) / 1024 * 1024) * 2 <= 115648;
   __half *const X_row = (__half *)(lt_smem + 64);
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2655,7 +2655,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -2673,7 +2673,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -2691,7 +2691,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2712,7 +2712,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2720,7 +2720,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2741,7 +2741,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -2778,7 +2778,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
       lt_cp_async_commit();
       lt_cp_async_wait<0>();   /* this thread's copies have landed: the elements it reads back */
     }
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
       const bool ok = rb < R;
@@ -2813,21 +2813,21 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
         const bool ok = rb < R;
@@ -2862,7 +2862,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2870,24 +2870,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2908,13 +2908,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2935,9 +2935,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       if (resident) {   /* the chunk from X_row, where the first pass left it */
         const bool ok = rb < R;
@@ -2972,7 +2972,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -2990,7 +2990,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -3008,7 +3008,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_kernel(const __half *
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3043,11 +3043,11 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
   /* X_row: the row of X this program reads twice, (C + 1024 - 1) / 1024 * 1024 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
   const bool resident = (int64_t)((C + 1024 - 1) / 1024 * 1024) * 2 <= 115648;
   __half *const X_row = (__half *)(lt_smem + 64);
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3072,7 +3072,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -3090,7 +3090,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -3108,7 +3108,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3129,7 +3129,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3137,7 +3137,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3158,7 +3158,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3178,7 +3178,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -3206,21 +3206,21 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -3248,7 +3248,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3256,24 +3256,24 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
         col_2[vi] = tid * 8 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3294,13 +3294,13 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3321,9 +3321,9 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       if (resident) {   /* the chunk from X_row, where the first pass left it */
         const bool ok = rb < R;
@@ -3364,7 +3364,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3382,7 +3382,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -3400,7 +3400,7 @@ __global__ void __launch_bounds__(128) layernorm_f16_C8192_split_kernel(const __
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3463,11 +3463,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
   /* X_row: the row of X this program reads twice, (C + 512 - 1) / 512 * 512 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
   const bool resident = (int64_t)((C + 512 - 1) / 512 * 512) * 2 <= 115648;
   __half *const X_row = (__half *)(lt_smem + 64);
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3486,7 +3486,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -3504,7 +3504,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -3522,7 +3522,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3543,7 +3543,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3551,7 +3551,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3572,7 +3572,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -3609,7 +3609,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
       lt_cp_async_commit();
       lt_cp_async_wait<0>();   /* this thread's copies have landed: the elements it reads back */
     }
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
       const bool ok = rb < R;
@@ -3644,21 +3644,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
         const bool ok = rb < R;
@@ -3693,7 +3693,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -3701,24 +3701,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3739,13 +3739,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3766,9 +3766,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       if (resident) {   /* the chunk from X_row, where the first pass left it */
         const bool ok = rb < R;
@@ -3803,7 +3803,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -3821,7 +3821,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -3839,7 +3839,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -3874,11 +3874,11 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
   /* X_row: the row of X this program reads twice, (C + 512 - 1) / 512 * 512 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115648 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
   const bool resident = (int64_t)((C + 512 - 1) / 512 * 512) * 2 <= 115648;
   __half *const X_row = (__half *)(lt_smem + 64);
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -3903,7 +3903,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -3921,7 +3921,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -3939,7 +3939,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3960,7 +3960,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -3968,7 +3968,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3989,7 +3989,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4009,7 +4009,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4037,21 +4037,21 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4079,7 +4079,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4087,24 +4087,24 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
         col_2[vi] = tid * 8 + vi + j * 512;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4125,13 +4125,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4152,9 +4152,9 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       if (resident) {   /* the chunk from X_row, where the first pass left it */
         const bool ok = rb < R;
@@ -4195,7 +4195,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -4213,7 +4213,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -4231,7 +4231,7 @@ __global__ void __launch_bounds__(64) layernorm_f16_C4096_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4290,11 +4290,11 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
   /* X_row: the row of X this program reads twice, (C + 256 - 1) / 256 * 256 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115712 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
   const bool resident = (int64_t)((C + 256 - 1) / 256 * 256) * 2 <= 115712;
   __half *const X_row = (__half *)(lt_smem + 0);
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4313,7 +4313,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -4331,7 +4331,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -4349,7 +4349,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4363,7 +4363,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4371,7 +4371,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4385,7 +4385,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4422,7 +4422,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
       lt_cp_async_commit();
       lt_cp_async_wait<0>();   /* this thread's copies have landed: the elements it reads back */
     }
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
       const bool ok = rb < R;
@@ -4457,21 +4457,21 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       if (resident) {   /* the chunk from X_row, where the whole row's copy left it */
         const bool ok = rb < R;
@@ -4506,7 +4506,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4514,24 +4514,24 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
         col_2[vi] = tid * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4545,13 +4545,13 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4565,9 +4565,9 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       if (resident) {   /* the chunk from X_row, where the first pass left it */
         const bool ok = rb < R;
@@ -4602,7 +4602,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -4620,7 +4620,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -4638,7 +4638,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_kernel(const __half *_
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -4669,11 +4669,11 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
   /* X_row: the row of X this program reads twice, (C + 256 - 1) / 256 * 256 elements (config resident): the first pass's loads also store their chunks there, the later pass reads them back, each thread its own elements, where it fits in the 115712 bytes past the other tiles that leave room for two blocks an SM (the launcher's test too); else it reads X again */
   const bool resident = (int64_t)((C + 256 - 1) / 256 * 256) * 2 <= 115712;
   __half *const X_row = (__half *)(lt_smem + 0);
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -4698,7 +4698,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const __half *base = W;
@@ -4716,7 +4716,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const __half *base = B;
@@ -4734,7 +4734,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -4748,7 +4748,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -4756,7 +4756,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
       col[vi] = tid * 8 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -4770,7 +4770,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       __half *base = Y + (int64_t)rb * C;
@@ -4790,7 +4790,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -4818,21 +4818,21 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -4860,7 +4860,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -4868,24 +4868,24 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
         col_2[vi] = tid * 8 + vi + j * 256;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 8; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       n[vi] = (float)((C - (tid * 8 + vi) - 1) / 256 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -4899,13 +4899,13 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -4919,9 +4919,9 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       if (resident) {   /* the chunk from X_row, where the first pass left it */
         const bool ok = rb < R;
@@ -4962,7 +4962,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const __half *base = W;
@@ -4980,7 +4980,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const __half *base = B;
@@ -4998,7 +4998,7 @@ __global__ void __launch_bounds__(32) layernorm_f16_C2048_split_kernel(const __h
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         __half *base = Y + (int64_t)rb * C;
@@ -5053,336 +5053,174 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_kernel(const __half *
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][4];
-  __shared__ float t14_red[1][4];
-  __shared__ float t36_red[1][4];
-  __shared__ float t43_red[1][4];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
-  if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
-    {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
+  __shared__ float t10_red[2][4];
+  __shared__ float t14_red[2][4];
+  // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 2 + ri;
       const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 2 + ri;
+      const int gc = tid * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
-    float w[8];
-    {
-      const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+  float w[8];
+  {
+    const __half *base = W;
+    const int gc = tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
-    float b[8];
-    {
-      const __half *base = B;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
-    float t10[1];
-    t10[0] = 0.0f;
+  }
+  // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
+  float t10[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t10[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t10[0] = t10[0] + x[vi];
+      t10[ri] = t10[ri] + x[ri * 8 + vi];
     }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
-    if (tid % 32 == 0) {
-      t10_red[0][tid / 32] = t10[0];
-    }
-    __syncthreads();
-    t10[0] = t10_red[0][0];
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 16);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+  }
+  if (tid % 32 == 0) {
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
-    float mean[1];
-    mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
-    int col[8];
-    float d[8];
+    for (int ri = 0; ri < 2; ++ri) {
+      t10_red[ri][tid / 32] = t10[ri];
+    }
+  }
+  __syncthreads();
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t10[ri] = t10_red[ri][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[ri] = t10[ri] + t10_red[ri][wi];
+  }
+  float mean[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    mean[ri] = t10[ri] / (float)C;
+  }
+  // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
+  int col[16];
+  float d[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      col[vi] = tid * 8 + vi;
-      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+      col[ri * 8 + vi] = tid * 8 + vi;
+      d[ri * 8 + vi] = col[ri * 8 + vi] < C ? x[ri * 8 + vi] - mean[ri] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
-    float t14[1];
-    t14[0] = 0.0f;
+  }
+  // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+  float t14[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t14[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t14[0] = t14[0] + d[vi] * d[vi];
+      t14[ri] = t14[ri] + d[ri * 8 + vi] * d[ri * 8 + vi];
     }
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
-    if (tid % 32 == 0) {
-      t14_red[0][tid / 32] = t14[0];
-    }
-    __syncthreads();
-    t14[0] = t14_red[0][0];
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 16);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 8);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 4);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 2);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 1);
+  }
+  if (tid % 32 == 0) {
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
-    float rstd[1];
-    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
-    {
-      const bool ok = rb < R;
-      __half *base = Y + (int64_t)rb * C;
+    for (int ri = 0; ri < 2; ++ri) {
+      t14_red[ri][tid / 32] = t14[ri];
+    }
+  }
+  __syncthreads();
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t14[ri] = t14_red[ri][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t14[ri] = t14[ri] + t14_red[ri][wi];
+  }
+  float rstd[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
+  }
+  // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 2 + ri;
       const int gc = tid * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      __half *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        }
-      }
-    }
-  } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
-    float s[8];
-    {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s1[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s1[vi] = 0.0f;
-    }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s2[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s2[vi] = 0.0f;
-    }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
-    for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
-      float x_2[8];
-      {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
-      int col_2[8];
-      float d_2[8];
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        col_2[vi] = tid * 8 + vi + j * 1024;
-        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
-      }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s1[vi] = s1[vi] + d_2[vi];
-      }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
-      }
-    }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
-    float n[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
-    }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
-    float t36[1];
-    t36[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
-    }
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
-    if (tid % 32 == 0) {
-      t36_red[0][tid / 32] = t36[0];
-    }
-    __syncthreads();
-    t36[0] = t36_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
-    float mean_2[1];
-    mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
-    float ssd[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
-    }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
-    float t43[1];
-    t43[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t43[0] = t43[0] + ssd[vi];
-    }
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
-    if (tid % 32 == 0) {
-      t43_red[0][tid / 32] = t43[0];
-    }
-    __syncthreads();
-    t43[0] = t43_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
-    float rstd_2[1];
-    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
-    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
-      float x_3[8];
-      {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[8];
-      {
-        const __half *base = W;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-      float b_2[8];
-      {
-        const __half *base = B;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
-      {
-        const bool ok = rb < R;
-        __half *base = Y + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          }
+          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         }
       }
     }
@@ -5394,362 +5232,173 @@ __global__ void __launch_bounds__(128) layernorm_f16_C1024_split_kernel(const __
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][4];
-  __shared__ float t14_red[1][4];
-  __shared__ float t36_red[1][4];
-  __shared__ float t43_red[1][4];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
-  if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
-    {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
+  __shared__ float t10_red[2][4];
+  __shared__ float t14_red[2][4];
+  // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 2 + ri;
       const int gc = tid * 8;
-      const __half *ptr = base + gc;
+      const __half *ptr = base + (int64_t)gr * C + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= C && off == 0) {
+      if (gr < R && gc + 8 <= C && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
-    float w[8];
-    {
-      const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+  float w[8];
+  {
+    const __half *base = W;
+    const int gc = tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
-    float b[8];
-    {
-      const __half *base = B;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
-    float t10[1];
-    t10[0] = 0.0f;
+  }
+  // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
+  float t10[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t10[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t10[0] = t10[0] + x[vi];
+      t10[ri] = t10[ri] + x[ri * 8 + vi];
     }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
-    if (tid % 32 == 0) {
-      t10_red[0][tid / 32] = t10[0];
-    }
-    __syncthreads();
-    t10[0] = t10_red[0][0];
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 16);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+  }
+  if (tid % 32 == 0) {
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
-    float mean[1];
-    mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
-    int col[8];
-    float d[8];
+    for (int ri = 0; ri < 2; ++ri) {
+      t10_red[ri][tid / 32] = t10[ri];
+    }
+  }
+  __syncthreads();
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t10[ri] = t10_red[ri][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t10[ri] = t10[ri] + t10_red[ri][wi];
+  }
+  float mean[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    mean[ri] = t10[ri] / (float)C;
+  }
+  // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
+  int col[16];
+  float d[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      col[vi] = tid * 8 + vi;
-      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+      col[ri * 8 + vi] = tid * 8 + vi;
+      d[ri * 8 + vi] = col[ri * 8 + vi] < C ? x[ri * 8 + vi] - mean[ri] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
-    float t14[1];
-    t14[0] = 0.0f;
+  }
+  // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+  float t14[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t14[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t14[0] = t14[0] + d[vi] * d[vi];
+      t14[ri] = t14[ri] + d[ri * 8 + vi] * d[ri * 8 + vi];
     }
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
-    if (tid % 32 == 0) {
-      t14_red[0][tid / 32] = t14[0];
-    }
-    __syncthreads();
-    t14[0] = t14_red[0][0];
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 16);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 8);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 4);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 2);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 1);
+  }
+  if (tid % 32 == 0) {
     #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
-    float rstd[1];
-    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
-    {
-      const bool ok = rb < R;
-      __half *base = Y + (int64_t)rb * C;
+    for (int ri = 0; ri < 2; ++ri) {
+      t14_red[ri][tid / 32] = t14[ri];
+    }
+  }
+  __syncthreads();
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t14[ri] = t14_red[ri][0];
+    #pragma unroll
+    for (int wi = 1; wi < 4; ++wi) t14[ri] = t14[ri] + t14_red[ri][wi];
+  }
+  float rstd[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
+  }
+  // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 2 + ri;
       const int gc = tid * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= C) {
+      __half *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        }
-      }
-    }
-  } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
-    float s[8];
-    {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= C && off == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s1[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s1[vi] = 0.0f;
-    }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s2[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s2[vi] = 0.0f;
-    }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
-    for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
-      float x_2[8];
-      {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
-      int col_2[8];
-      float d_2[8];
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        col_2[vi] = tid * 8 + vi + j * 1024;
-        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
-      }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s1[vi] = s1[vi] + d_2[vi];
-      }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
-      }
-    }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
-    float n[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      n[vi] = (float)((C - (tid * 8 + vi) - 1) / 1024 + 1);
-    }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
-    float t36[1];
-    t36[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
-    }
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
-    if (tid % 32 == 0) {
-      t36_red[0][tid / 32] = t36[0];
-    }
-    __syncthreads();
-    t36[0] = t36_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
-    float mean_2[1];
-    mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
-    float ssd[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
-    }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
-    float t43[1];
-    t43[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t43[0] = t43[0] + ssd[vi];
-    }
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
-    if (tid % 32 == 0) {
-      t43_red[0][tid / 32] = t43[0];
-    }
-    __syncthreads();
-    t43[0] = t43_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
-    float rstd_2[1];
-    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
-    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
-      float x_3[8];
-      {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[8];
-      {
-        const __half *base = W;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-      float b_2[8];
-      {
-        const __half *base = B;
-        const int gc = j_2 * 1024 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
-      {
-        const bool ok = rb < R;
-        __half *base = Y + (int64_t)rb * C;
-        const int gc = j_2 * 1024 + tid * 8;
-        __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          }
+          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         }
       }
     }
@@ -5763,7 +5412,8 @@ static int layernorm_f16_C1024(const void *X, const void *W, const void *B, void
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
   if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if ((int64_t)C > 1024) return cudaErrorInvalidValue;   /* layernorm.lua:66: C <= BC: config one_pass holds a row in one chunk */
+  const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
@@ -5779,336 +5429,174 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_kernel(const __half *__
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][2];
-  __shared__ float t14_red[1][2];
-  __shared__ float t36_red[1][2];
-  __shared__ float t43_red[1][2];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
-  if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
-    {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
+  __shared__ float t10_red[2][2];
+  __shared__ float t14_red[2][2];
+  // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 2 + ri;
       const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 2 + ri;
+      const int gc = tid * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
-    float w[8];
-    {
-      const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+  float w[8];
+  {
+    const __half *base = W;
+    const int gc = tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
-    float b[8];
-    {
-      const __half *base = B;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
-    float t10[1];
-    t10[0] = 0.0f;
+  }
+  // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
+  float t10[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t10[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t10[0] = t10[0] + x[vi];
+      t10[ri] = t10[ri] + x[ri * 8 + vi];
     }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
-    if (tid % 32 == 0) {
-      t10_red[0][tid / 32] = t10[0];
-    }
-    __syncthreads();
-    t10[0] = t10_red[0][0];
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 16);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+  }
+  if (tid % 32 == 0) {
     #pragma unroll
-    for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
-    float mean[1];
-    mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
-    int col[8];
-    float d[8];
+    for (int ri = 0; ri < 2; ++ri) {
+      t10_red[ri][tid / 32] = t10[ri];
+    }
+  }
+  __syncthreads();
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t10[ri] = t10_red[ri][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t10[ri] = t10[ri] + t10_red[ri][wi];
+  }
+  float mean[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    mean[ri] = t10[ri] / (float)C;
+  }
+  // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
+  int col[16];
+  float d[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      col[vi] = tid * 8 + vi;
-      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+      col[ri * 8 + vi] = tid * 8 + vi;
+      d[ri * 8 + vi] = col[ri * 8 + vi] < C ? x[ri * 8 + vi] - mean[ri] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
-    float t14[1];
-    t14[0] = 0.0f;
+  }
+  // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+  float t14[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t14[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t14[0] = t14[0] + d[vi] * d[vi];
+      t14[ri] = t14[ri] + d[ri * 8 + vi] * d[ri * 8 + vi];
     }
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
-    if (tid % 32 == 0) {
-      t14_red[0][tid / 32] = t14[0];
-    }
-    __syncthreads();
-    t14[0] = t14_red[0][0];
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 16);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 8);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 4);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 2);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 1);
+  }
+  if (tid % 32 == 0) {
     #pragma unroll
-    for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
-    float rstd[1];
-    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
-    {
-      const bool ok = rb < R;
-      __half *base = Y + (int64_t)rb * C;
+    for (int ri = 0; ri < 2; ++ri) {
+      t14_red[ri][tid / 32] = t14[ri];
+    }
+  }
+  __syncthreads();
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t14[ri] = t14_red[ri][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t14[ri] = t14[ri] + t14_red[ri][wi];
+  }
+  float rstd[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
+  }
+  // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 2 + ri;
       const int gc = tid * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      __half *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        }
-      }
-    }
-  } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
-    float s[8];
-    {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s1[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s1[vi] = 0.0f;
-    }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s2[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s2[vi] = 0.0f;
-    }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
-    for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
-      float x_2[8];
-      {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
-      int col_2[8];
-      float d_2[8];
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        col_2[vi] = tid * 8 + vi + j * 512;
-        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
-      }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s1[vi] = s1[vi] + d_2[vi];
-      }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
-      }
-    }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
-    float n[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
-    }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
-    float t36[1];
-    t36[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
-    }
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
-    if (tid % 32 == 0) {
-      t36_red[0][tid / 32] = t36[0];
-    }
-    __syncthreads();
-    t36[0] = t36_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
-    float mean_2[1];
-    mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
-    float ssd[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
-    }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
-    float t43[1];
-    t43[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t43[0] = t43[0] + ssd[vi];
-    }
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
-    if (tid % 32 == 0) {
-      t43_red[0][tid / 32] = t43[0];
-    }
-    __syncthreads();
-    t43[0] = t43_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
-    float rstd_2[1];
-    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
-    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
-      float x_3[8];
-      {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[8];
-      {
-        const __half *base = W;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-      float b_2[8];
-      {
-        const __half *base = B;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
-      {
-        const bool ok = rb < R;
-        __half *base = Y + (int64_t)rb * C;
-        const int gc = j_2 * 512 + tid * 8;
-        __half *ptr = base + gc;
-        if (ok && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          }
+          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         }
       }
     }
@@ -6120,362 +5608,173 @@ __global__ void __launch_bounds__(64) layernorm_f16_C512_split_kernel(const __ha
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  __shared__ float t10_red[1][2];
-  __shared__ float t14_red[1][2];
-  __shared__ float t36_red[1][2];
-  __shared__ float t43_red[1][2];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
-  if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
-    {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
+  __shared__ float t10_red[2][2];
+  __shared__ float t14_red[2][2];
+  // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 2 + ri;
       const int gc = tid * 8;
-      const __half *ptr = base + gc;
+      const __half *ptr = base + (int64_t)gr * C + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= C && off == 0) {
+      if (gr < R && gc + 8 <= C && off == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
+      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
-    float w[8];
-    {
-      const __half *base = W;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+  float w[8];
+  {
+    const __half *base = W;
+    const int gc = tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
-    float b[8];
-    {
-      const __half *base = B;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = tid * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
-    float t10[1];
-    t10[0] = 0.0f;
+  }
+  // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
+  float t10[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t10[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t10[0] = t10[0] + x[vi];
+      t10[ri] = t10[ri] + x[ri * 8 + vi];
     }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
-    if (tid % 32 == 0) {
-      t10_red[0][tid / 32] = t10[0];
-    }
-    __syncthreads();
-    t10[0] = t10_red[0][0];
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 16);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+  }
+  if (tid % 32 == 0) {
     #pragma unroll
-    for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
-    float mean[1];
-    mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
-    int col[8];
-    float d[8];
+    for (int ri = 0; ri < 2; ++ri) {
+      t10_red[ri][tid / 32] = t10[ri];
+    }
+  }
+  __syncthreads();
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t10[ri] = t10_red[ri][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t10[ri] = t10[ri] + t10_red[ri][wi];
+  }
+  float mean[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    mean[ri] = t10[ri] / (float)C;
+  }
+  // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
+  int col[16];
+  float d[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      col[vi] = tid * 8 + vi;
-      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+      col[ri * 8 + vi] = tid * 8 + vi;
+      d[ri * 8 + vi] = col[ri * 8 + vi] < C ? x[ri * 8 + vi] - mean[ri] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
-    float t14[1];
-    t14[0] = 0.0f;
+  }
+  // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+  float t14[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t14[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t14[0] = t14[0] + d[vi] * d[vi];
+      t14[ri] = t14[ri] + d[ri * 8 + vi] * d[ri * 8 + vi];
     }
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
-    if (tid % 32 == 0) {
-      t14_red[0][tid / 32] = t14[0];
-    }
-    __syncthreads();
-    t14[0] = t14_red[0][0];
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 16);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 8);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 4);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 2);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 1);
+  }
+  if (tid % 32 == 0) {
     #pragma unroll
-    for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
-    float rstd[1];
-    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
-    {
-      const bool ok = rb < R;
-      __half *base = Y + (int64_t)rb * C;
+    for (int ri = 0; ri < 2; ++ri) {
+      t14_red[ri][tid / 32] = t14[ri];
+    }
+  }
+  __syncthreads();
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t14[ri] = t14_red[ri][0];
+    #pragma unroll
+    for (int wi = 1; wi < 2; ++wi) t14[ri] = t14[ri] + t14_red[ri][wi];
+  }
+  float rstd[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
+  }
+  // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 2 + ri;
       const int gc = tid * 8;
-      __half *ptr = base + gc;
-      if (ok && gc + 8 <= C) {
+      __half *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (ok && gc + vi < C) ptr[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        }
-      }
-    }
-  } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
-    float s[8];
-    {
-      const bool ok = rb < R;
-      const __half *base = X + (int64_t)rb * C;
-      const int gc = tid * 8;
-      const __half *ptr = base + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (ok && gc + 8 <= C && off == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s1[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s1[vi] = 0.0f;
-    }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s2[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s2[vi] = 0.0f;
-    }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
-    for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
-      float x_2[8];
-      {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        const int gc = j * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
-      int col_2[8];
-      float d_2[8];
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        col_2[vi] = tid * 8 + vi + j * 512;
-        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
-      }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s1[vi] = s1[vi] + d_2[vi];
-      }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
-      }
-    }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
-    float n[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      n[vi] = (float)((C - (tid * 8 + vi) - 1) / 512 + 1);
-    }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
-    float t36[1];
-    t36[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
-    }
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
-    if (tid % 32 == 0) {
-      t36_red[0][tid / 32] = t36[0];
-    }
-    __syncthreads();
-    t36[0] = t36_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
-    float mean_2[1];
-    mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
-    float ssd[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
-    }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
-    float t43[1];
-    t43[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t43[0] = t43[0] + ssd[vi];
-    }
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
-    if (tid % 32 == 0) {
-      t43_red[0][tid / 32] = t43[0];
-    }
-    __syncthreads();
-    t43[0] = t43_red[0][0];
-    #pragma unroll
-    for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
-    float rstd_2[1];
-    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
-    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
-      float x_3[8];
-      {
-        const bool ok = rb < R;
-        const __half *base = X + (int64_t)rb * C;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (ok && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else if (ok && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = ok && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[8];
-      {
-        const __half *base = W;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-      float b_2[8];
-      {
-        const __half *base = B;
-        const int gc = j_2 * 512 + tid * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
-      {
-        const bool ok = rb < R;
-        __half *base = Y + (int64_t)rb * C;
-        const int gc = j_2 * 512 + tid * 8;
-        __half *ptr = base + gc;
-        if (ok && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (ok && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          }
+          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         }
       }
     }
@@ -6489,7 +5788,8 @@ static int layernorm_f16_C512(const void *X, const void *W, const void *B, void 
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
   if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)R + 1 - 1) / 1;
+  if ((int64_t)C > 512) return cudaErrorInvalidValue;   /* layernorm.lua:66: C <= BC: config one_pass holds a row in one chunk */
+  const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
@@ -6507,304 +5807,146 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_kernel(const __half *__
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
-  if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
-    {
-      const __half *base = X;
-      const int gr = rb * 2 + ty;
+  // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 4 + ri * 2 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 4 + ri * 2 + ty;
       const int gc = tx * 8;
       const __half *ptr = base + (int64_t)gr * C + gc;
       if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
-    float w[8];
-    {
-      const __half *base = W;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+  float w[8];
+  {
+    const __half *base = W;
+    const int gc = tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
-    float b[8];
-    {
-      const __half *base = B;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
-    float t10[1];
-    t10[0] = 0.0f;
+  }
+  // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
+  float t10[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t10[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t10[0] = t10[0] + x[vi];
+      t10[ri] = t10[ri] + x[ri * 8 + vi];
     }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
-    float mean[1];
-    mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
-    int col[8];
-    float d[8];
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 16);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+  }
+  float mean[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    mean[ri] = t10[ri] / (float)C;
+  }
+  // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
+  int col[16];
+  float d[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      col[vi] = tx * 8 + vi;
-      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+      col[ri * 8 + vi] = tx * 8 + vi;
+      d[ri * 8 + vi] = col[ri * 8 + vi] < C ? x[ri * 8 + vi] - mean[ri] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
-    float t14[1];
-    t14[0] = 0.0f;
+  }
+  // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+  float t14[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t14[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t14[0] = t14[0] + d[vi] * d[vi];
+      t14[ri] = t14[ri] + d[ri * 8 + vi] * d[ri * 8 + vi];
     }
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
-    float rstd[1];
-    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
-    {
-      __half *base = Y;
-      const int gr = rb * 2 + ty;
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 16);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 8);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 4);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 2);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 1);
+  }
+  float rstd[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
+  }
+  // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 4 + ri * 2 + ty;
       const int gc = tx * 8;
       __half *ptr = base + (int64_t)gr * C + gc;
       if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        }
-      }
-    }
-  } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
-    float s[8];
-    {
-      const __half *base = X;
-      const int gr = rb * 2 + ty;
-      const int gc = tx * 8;
-      const __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s1[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s1[vi] = 0.0f;
-    }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s2[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s2[vi] = 0.0f;
-    }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
-    for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
-      float x_2[8];
-      {
-        const __half *base = X;
-        const int gr = rb * 2 + ty;
-        const int gc = j * 256 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
-      int col_2[8];
-      float d_2[8];
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        col_2[vi] = tx * 8 + vi + j * 256;
-        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
-      }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s1[vi] = s1[vi] + d_2[vi];
-      }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
-      }
-    }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
-    float n[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
-    }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
-    float t36[1];
-    t36[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
-    }
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
-    float mean_2[1];
-    mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
-    float ssd[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
-    }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
-    float t43[1];
-    t43[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t43[0] = t43[0] + ssd[vi];
-    }
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
-    float rstd_2[1];
-    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
-    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
-      float x_3[8];
-      {
-        const __half *base = X;
-        const int gr = rb * 2 + ty;
-        const int gc = j_2 * 256 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[8];
-      {
-        const __half *base = W;
-        const int gc = j_2 * 256 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-      float b_2[8];
-      {
-        const __half *base = B;
-        const int gc = j_2 * 256 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
-      {
-        __half *base = Y;
-        const int gr = rb * 2 + ty;
-        const int gc = j_2 * 256 + tx * 8;
-        __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          }
+          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         }
       }
     }
@@ -6818,15 +5960,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
   const int tx = tid % 32;
   const int ty = tid / 32;
   const int rb = blockIdx.x;
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
-  if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
-    {
-      const __half *base = X;
-      const int gr = rb * 2 + ty;
+  // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 4 + ri * 2 + ty;
       const int gc = tx * 8;
       const __half *ptr = base + (int64_t)gr * C + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
@@ -6834,314 +5974,131 @@ __global__ void __launch_bounds__(64) layernorm_f16_C256_split_kernel(const __ha
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
-    float w[8];
-    {
-      const __half *base = W;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+  float w[8];
+  {
+    const __half *base = W;
+    const int gc = tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
-    float b[8];
-    {
-      const __half *base = B;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
-    float t10[1];
-    t10[0] = 0.0f;
+  }
+  // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
+  float t10[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t10[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t10[0] = t10[0] + x[vi];
+      t10[ri] = t10[ri] + x[ri * 8 + vi];
     }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 16);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
-    float mean[1];
-    mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
-    int col[8];
-    float d[8];
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 16);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+  }
+  float mean[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    mean[ri] = t10[ri] / (float)C;
+  }
+  // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
+  int col[16];
+  float d[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      col[vi] = tx * 8 + vi;
-      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+      col[ri * 8 + vi] = tx * 8 + vi;
+      d[ri * 8 + vi] = col[ri * 8 + vi] < C ? x[ri * 8 + vi] - mean[ri] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
-    float t14[1];
-    t14[0] = 0.0f;
+  }
+  // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+  float t14[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t14[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t14[0] = t14[0] + d[vi] * d[vi];
+      t14[ri] = t14[ri] + d[ri * 8 + vi] * d[ri * 8 + vi];
     }
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 16);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
-    float rstd[1];
-    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
-    {
-      __half *base = Y;
-      const int gr = rb * 2 + ty;
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 16);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 8);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 4);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 2);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 1);
+  }
+  float rstd[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
+  }
+  // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 4 + ri * 2 + ty;
       const int gc = tx * 8;
       __half *ptr = base + (int64_t)gr * C + gc;
       if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        }
-      }
-    }
-  } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
-    float s[8];
-    {
-      const __half *base = X;
-      const int gr = rb * 2 + ty;
-      const int gc = tx * 8;
-      const __half *ptr = base + (int64_t)gr * C + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < R && gc + 8 <= C && off == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s1[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s1[vi] = 0.0f;
-    }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s2[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s2[vi] = 0.0f;
-    }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
-    for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
-      float x_2[8];
-      {
-        const __half *base = X;
-        const int gr = rb * 2 + ty;
-        const int gc = j * 256 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (gr < R && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
-      int col_2[8];
-      float d_2[8];
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        col_2[vi] = tx * 8 + vi + j * 256;
-        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
-      }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s1[vi] = s1[vi] + d_2[vi];
-      }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
-      }
-    }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
-    float n[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      n[vi] = (float)((C - (tx * 8 + vi) - 1) / 256 + 1);
-    }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
-    float t36[1];
-    t36[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
-    }
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 16);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
-    float mean_2[1];
-    mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
-    float ssd[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
-    }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
-    float t43[1];
-    t43[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t43[0] = t43[0] + ssd[vi];
-    }
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 16);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
-    float rstd_2[1];
-    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
-    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
-      float x_3[8];
-      {
-        const __half *base = X;
-        const int gr = rb * 2 + ty;
-        const int gc = j_2 * 256 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (gr < R && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[8];
-      {
-        const __half *base = W;
-        const int gc = j_2 * 256 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-      float b_2[8];
-      {
-        const __half *base = B;
-        const int gc = j_2 * 256 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
-      {
-        __half *base = Y;
-        const int gr = rb * 2 + ty;
-        const int gc = j_2 * 256 + tx * 8;
-        __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          }
+          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         }
       }
     }
@@ -7155,7 +6112,8 @@ static int layernorm_f16_C256(const void *X, const void *W, const void *B, void 
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
   if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)R + 2 - 1) / 2;
+  if ((int64_t)C > 256) return cudaErrorInvalidValue;   /* layernorm.lua:66: C <= BC: config one_pass holds a row in one chunk */
+  const int64_t grid_x = ((int64_t)R + 4 - 1) / 4;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */
@@ -7173,300 +6131,144 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_kernel(const __half *__
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
-  if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
-    {
-      const __half *base = X;
-      const int gr = rb * 4 + ty;
+  // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    uint4 raw[2];   /* every chunk's vector, issued before any is used */
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 8 + ri * 4 + ty;
+      const int gc = tx * 8;
+      const __half *ptr = base + (int64_t)gr * C + gc;
+      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) raw[ri] = ((const uint4 *)ptr)[0];
+    }
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 8 + ri * 4 + ty;
       const int gc = tx * 8;
       const __half *ptr = base + (int64_t)gr * C + gc;
       if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
+        h.v[0] = raw[ri];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
-    float w[8];
-    {
-      const __half *base = W;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+  float w[8];
+  {
+    const __half *base = W;
+    const int gc = tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
-    float b[8];
-    {
-      const __half *base = B;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
-    float t10[1];
-    t10[0] = 0.0f;
+  }
+  // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
+  float t10[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t10[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t10[0] = t10[0] + x[vi];
+      t10[ri] = t10[ri] + x[ri * 8 + vi];
     }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
-    float mean[1];
-    mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
-    int col[8];
-    float d[8];
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+  }
+  float mean[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    mean[ri] = t10[ri] / (float)C;
+  }
+  // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
+  int col[16];
+  float d[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      col[vi] = tx * 8 + vi;
-      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+      col[ri * 8 + vi] = tx * 8 + vi;
+      d[ri * 8 + vi] = col[ri * 8 + vi] < C ? x[ri * 8 + vi] - mean[ri] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
-    float t14[1];
-    t14[0] = 0.0f;
+  }
+  // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+  float t14[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t14[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t14[0] = t14[0] + d[vi] * d[vi];
+      t14[ri] = t14[ri] + d[ri * 8 + vi] * d[ri * 8 + vi];
     }
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
-    float rstd[1];
-    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
-    {
-      __half *base = Y;
-      const int gr = rb * 4 + ty;
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 8);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 4);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 2);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 1);
+  }
+  float rstd[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
+  }
+  // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 8 + ri * 4 + ty;
       const int gc = tx * 8;
       __half *ptr = base + (int64_t)gr * C + gc;
       if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         ((uint4 *)ptr)[0] = h.v[0];
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        }
-      }
-    }
-  } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
-    float s[8];
-    {
-      const __half *base = X;
-      const int gr = rb * 4 + ty;
-      const int gc = tx * 8;
-      const __half *ptr = base + (int64_t)gr * C + gc;
-      if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s1[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s1[vi] = 0.0f;
-    }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s2[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s2[vi] = 0.0f;
-    }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
-    for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
-      float x_2[8];
-      {
-        const __half *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j * 128 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
-      int col_2[8];
-      float d_2[8];
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        col_2[vi] = tx * 8 + vi + j * 128;
-        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
-      }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s1[vi] = s1[vi] + d_2[vi];
-      }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
-      }
-    }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
-    float n[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
-    }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
-    float t36[1];
-    t36[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
-    }
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
-    float mean_2[1];
-    mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
-    float ssd[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
-    }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
-    float t43[1];
-    t43[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t43[0] = t43[0] + ssd[vi];
-    }
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
-    float rstd_2[1];
-    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
-    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
-      float x_3[8];
-      {
-        const __half *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j_2 * 128 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[8];
-      {
-        const __half *base = W;
-        const int gc = j_2 * 128 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-      float b_2[8];
-      {
-        const __half *base = B;
-        const int gc = j_2 * 128 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
-      {
-        __half *base = Y;
-        const int gr = rb * 4 + ty;
-        const int gc = j_2 * 128 + tx * 8;
-        __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          ((uint4 *)ptr)[0] = h.v[0];
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          }
+          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         }
       }
     }
@@ -7480,15 +6282,13 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
   const int tx = tid % 16;
   const int ty = tid / 16;
   const int rb = blockIdx.x;
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
-  const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
-  if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
-    float x[8];
-    {
-      const __half *base = X;
-      const int gr = rb * 4 + ty;
+  // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+  float x[16];
+  {
+    const __half *base = X;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 8 + ri * 4 + ty;
       const int gc = tx * 8;
       const __half *ptr = base + (int64_t)gr * C + gc;
       const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
@@ -7496,310 +6296,129 @@ __global__ void __launch_bounds__(64) layernorm_f16_C128_split_kernel(const __ha
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = ((const uint4 *)ptr)[0];
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) x[vi] = __half2float(h.e[vi]);
+        for (int vi = 0; vi < 8; ++vi) x[ri * 8 + vi] = __half2float(h.e[vi]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          x[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
+          x[ri * 8 + vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
-    float w[8];
-    {
-      const __half *base = W;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+  float w[8];
+  {
+    const __half *base = W;
+    const int gc = tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) w[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        w[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
-    float b[8];
-    {
-      const __half *base = B;
-      const int gc = tx * 8;
-      const __half *ptr = base + gc;
-      if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
+  }
+  // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+  float b[8];
+  {
+    const __half *base = B;
+    const int gc = tx * 8;
+    const __half *ptr = base + gc;
+    if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
+      union { uint4 v[1]; __half e[8]; } h;
+      h.v[0] = ((const uint4 *)ptr)[0];
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) b[vi] = __half2float(h.e[vi]);
+    } else {
+      #pragma unroll
+      for (int vi = 0; vi < 8; ++vi) {
+        b[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
-    float t10[1];
-    t10[0] = 0.0f;
+  }
+  // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
+  float t10[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t10[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t10[0] = t10[0] + x[vi];
+      t10[ri] = t10[ri] + x[ri * 8 + vi];
     }
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 8);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 4);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 2);
-    t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
-    float mean[1];
-    mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
-    int col[8];
-    float d[8];
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 8);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 4);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 2);
+    t10[ei] = t10[ei] + __shfl_xor_sync(0xffffffffu, t10[ei], 1);
+  }
+  float mean[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    mean[ri] = t10[ri] / (float)C;
+  }
+  // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
+  int col[16];
+  float d[16];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      col[vi] = tx * 8 + vi;
-      d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
+      col[ri * 8 + vi] = tx * 8 + vi;
+      d[ri * 8 + vi] = col[ri * 8 + vi] < C ? x[ri * 8 + vi] - mean[ri] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
-    float t14[1];
-    t14[0] = 0.0f;
+  }
+  // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+  float t14[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t14[ri] = 0.0f;
     #pragma unroll
     for (int vi = 0; vi < 8; ++vi) {
-      t14[0] = t14[0] + d[vi] * d[vi];
+      t14[ri] = t14[ri] + d[ri * 8 + vi] * d[ri * 8 + vi];
     }
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 8);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 4);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 2);
-    t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
-    float rstd[1];
-    rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
-    {
-      __half *base = Y;
-      const int gr = rb * 4 + ty;
+  }
+  #pragma unroll
+  for (int ei = 0; ei < 2; ++ei) {
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 8);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 4);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 2);
+    t14[ei] = t14[ei] + __shfl_xor_sync(0xffffffffu, t14[ei], 1);
+  }
+  float rstd[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
+  }
+  // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+  {
+    __half *base = Y;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = rb * 8 + ri * 4 + ty;
       const int gc = tx * 8;
       __half *ptr = base + (int64_t)gr * C + gc;
       if (gr < R && gc + 8 <= C) {
         union { uint4 v[1]; __half e[8]; } h;
         #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
+        for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
         else lt_st16_split(ptr, h.v[0]);
       } else {
         #pragma unroll
         for (int vi = 0; vi < 8; ++vi) {
-          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(d[vi] * rstd[0] * w[vi] + b[vi]);
-        }
-      }
-    }
-  } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
-    float s[8];
-    {
-      const __half *base = X;
-      const int gr = rb * 4 + ty;
-      const int gc = tx * 8;
-      const __half *ptr = base + (int64_t)gr * C + gc;
-      const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-      if (gr < R && gc + 8 <= C && off == 0) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = ((const uint4 *)ptr)[0];
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-        union { uint4 v[1]; __half e[8]; } h;
-        h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) s[vi] = __half2float(h.e[vi]);
-      } else {
-        #pragma unroll
-        for (int vi = 0; vi < 8; ++vi) {
-          s[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-        }
-      }
-    }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s1[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s1[vi] = 0.0f;
-    }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
-    float s2[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      s2[vi] = 0.0f;
-    }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
-    for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
-      float x_2[8];
-      {
-        const __half *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j * 128 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (gr < R && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_2[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
-      int col_2[8];
-      float d_2[8];
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        col_2[vi] = tx * 8 + vi + j * 128;
-        d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
-      }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s1[vi] = s1[vi] + d_2[vi];
-      }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
-      #pragma unroll
-      for (int vi = 0; vi < 8; ++vi) {
-        s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
-      }
-    }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
-    float n[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      n[vi] = (float)((C - (tx * 8 + vi) - 1) / 128 + 1);
-    }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
-    float t36[1];
-    t36[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t36[0] = t36[0] + n[vi] * s[vi] + s1[vi];
-    }
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 8);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 4);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 2);
-    t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
-    float mean_2[1];
-    mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
-    float ssd[8];
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
-    }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
-    float t43[1];
-    t43[0] = 0.0f;
-    #pragma unroll
-    for (int vi = 0; vi < 8; ++vi) {
-      t43[0] = t43[0] + ssd[vi];
-    }
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 8);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 4);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 2);
-    t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
-    float rstd_2[1];
-    rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
-    for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
-      float x_3[8];
-      {
-        const __half *base = X;
-        const int gr = rb * 4 + ty;
-        const int gc = j_2 * 128 + tx * 8;
-        const __half *ptr = base + (int64_t)gr * C + gc;
-        const int off = (int)((uintptr_t)ptr % 16);   /* bytes past a 16-byte boundary */
-        if (gr < R && gc + 8 <= C && off == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else if (gr < R && gc >= off / 2 && gc - off / 2 + 16 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = lt_bytes16(((const uint4 *)(ptr - off / 2))[0], ((const uint4 *)(ptr - off / 2))[1], off);
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) x_3[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            x_3[vi] = gr < R && gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
-      float w_2[8];
-      {
-        const __half *base = W;
-        const int gc = j_2 * 128 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) w_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            w_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
-      float b_2[8];
-      {
-        const __half *base = B;
-        const int gc = j_2 * 128 + tx * 8;
-        const __half *ptr = base + gc;
-        if (gc + 8 <= C && (uintptr_t)ptr % 16 == 0) {
-          union { uint4 v[1]; __half e[8]; } h;
-          h.v[0] = ((const uint4 *)ptr)[0];
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) b_2[vi] = __half2float(h.e[vi]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            b_2[vi] = gc + vi < C ? __half2float(ptr[vi]) : 0.0f;
-          }
-        }
-      }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
-      {
-        __half *base = Y;
-        const int gr = rb * 4 + ty;
-        const int gc = j_2 * 128 + tx * 8;
-        __half *ptr = base + (int64_t)gr * C + gc;
-        if (gr < R && gc + 8 <= C) {
-          union { uint4 v[1]; __half e[8]; } h;
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) h.e[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          if ((uintptr_t)ptr % 16 == 0) ((uint4 *)ptr)[0] = h.v[0];
-          else lt_st16_split(ptr, h.v[0]);
-        } else {
-          #pragma unroll
-          for (int vi = 0; vi < 8; ++vi) {
-            if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn((x_3[vi] - mean_2[0]) * rstd_2[0] * w_2[vi] + b_2[vi]);
-          }
+          if (gr < R && gc + vi < C) ptr[vi] = __float2half_rn(d[ri * 8 + vi] * rstd[ri] * w[vi] + b[vi]);
         }
       }
     }
@@ -7813,7 +6432,8 @@ static int layernorm_f16_C128(const void *X, const void *W, const void *B, void 
   if (R <= 0 || C <= 0) return cudaErrorInvalidValue;
   if (R > 1073741823 || C > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
   if ((uintptr_t)X % 2 != 0 || (uintptr_t)W % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)Y % 2 != 0) return cudaErrorMisalignedAddress;
-  const int64_t grid_x = ((int64_t)R + 4 - 1) / 4;
+  if ((int64_t)C > 128) return cudaErrorInvalidValue;   /* layernorm.lua:66: C <= BC: config one_pass holds a row in one chunk */
+  const int64_t grid_x = ((int64_t)R + 8 - 1) / 8;
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* a row that starts off the 16-byte grid takes the split kernel, which moves its chunks as whole vectors */

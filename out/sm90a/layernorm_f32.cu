@@ -5,17 +5,17 @@
  * LayerNorm forward over the last dim of X [R, C] with weight W [C] and bias B [C]; f32 accumulation.
  *
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
- *   C=131072: BC=1024 RB=8 keep_row=false resident=false threads=1024 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
- *   C=65536: BC=512 RB=1 keep_row=false resident=false threads=32 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
- *   C=32768: BC=8192 RB=1 keep_row=false resident=false threads=1024 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
- *   C=16384: BC=4096 RB=1 keep_row=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
- *   C=8192: BC=2048 RB=1 keep_row=false resident=false threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
- *   C=4096: BC=1024 RB=1 keep_row=false resident=false threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
- *   C=2048: BC=1024 RB=1 keep_row=false resident=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
- *   C=1024: BC=1024 RB=1 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
+ *   C=131072: BC=1024 RB=8 keep_row=false one_pass=false resident=false threads=1024 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=131072)
+ *   C=65536: BC=512 RB=1 keep_row=false one_pass=false resident=false threads=32 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=65536)
+ *   C=32768: BC=8192 RB=1 keep_row=false one_pass=false resident=false threads=1024 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=32768)
+ *   C=16384: BC=4096 RB=1 keep_row=false one_pass=false resident=false threads=512 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=16384)
+ *   C=8192: BC=2048 RB=1 keep_row=false one_pass=false resident=false threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=8192)
+ *   C=4096: BC=1024 RB=1 keep_row=false one_pass=false resident=false threads=256 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=4096)
+ *   C=2048: BC=1024 RB=1 keep_row=false one_pass=false resident=false threads=128 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=2048)
+ *   C=1024: BC=1024 RB=1 keep_row=false one_pass=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=1024)
  *   C=512: the config of C=65536, whose kernel it runs
- *   C=256: BC=256 RB=4 keep_row=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
- *   C=128: BC=128 RB=4 keep_row=false resident=false threads=32 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
+ *   C=256: BC=256 RB=4 keep_row=false one_pass=false resident=false threads=64 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=256)
+ *   C=128: BC=128 RB=4 keep_row=false one_pass=false resident=false threads=32 (tuned: dsl/tuned/layernorm.lua, NVIDIA H200, C=128)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c layernorm_f32.cu
  */
 #include <cuda_runtime.h>
@@ -63,11 +63,11 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
   __shared__ float t14_red[8][8];
   __shared__ float t36_red[8][8];
   __shared__ float t43_red[8][8];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const float *base = X;
@@ -89,7 +89,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[4];
     {
       const float *base = W;
@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[4];
     {
       const float *base = B;
@@ -125,7 +125,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -161,7 +161,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
     for (int ri = 0; ri < 2; ++ri) {
       mean[ri] = t10[ri] / (float)C;
     }
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
         d[ri * 4 + vi] = col[ri * 4 + vi] < C ? x[ri * 4 + vi] - mean[ri] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -208,7 +208,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
     for (int ri = 0; ri < 2; ++ri) {
       rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
     }
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       float *base = Y;
       #pragma unroll
@@ -230,7 +230,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const float *base = X;
@@ -252,7 +252,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -261,7 +261,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
         s1[ri * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -270,9 +270,9 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
         s2[ri * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const float *base = X;
@@ -294,7 +294,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -305,7 +305,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
           d_2[ri * 4 + vi] = col_2[ri * 4 + vi] < C ? x_2[ri * 4 + vi] - s[ri * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -313,7 +313,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
           s1[ri * 4 + vi] = s1[ri * 4 + vi] + d_2[ri * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ri = 0; ri < 2; ++ri) {
         #pragma unroll
@@ -322,7 +322,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -331,7 +331,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
         n[ri * 4 + vi] = (float)((C - (tx * 4 + vi) - 1) / 1024 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -367,7 +367,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
     for (int ri = 0; ri < 2; ++ri) {
       mean_2[ri] = t36[ri] / (float)C;
     }
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -376,7 +376,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
         ssd[ri * 4 + vi] = s2[ri * 4 + vi] + (s[ri * 4 + vi] - mean_2[ri]) * (2.0f * s1[ri * 4 + vi] + n[ri * 4 + vi] * (s[ri * 4 + vi] - mean_2[ri]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[2];
     #pragma unroll
     for (int ri = 0; ri < 2; ++ri) {
@@ -412,9 +412,9 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
     for (int ri = 0; ri < 2; ++ri) {
       rstd_2[ri] = rsqrtf(t43[ri] / (float)C + eps);
     }
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const float *base = X;
@@ -436,7 +436,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4];
       {
         const float *base = W;
@@ -454,7 +454,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[4];
       {
         const float *base = B;
@@ -472,7 +472,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C131072_kernel(const float
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         float *base = Y;
         #pragma unroll
@@ -516,11 +516,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 512 - 1) / 512;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -542,7 +542,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[16];
     {
       const float *base = W;
@@ -563,7 +563,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[16];
     {
       const float *base = B;
@@ -584,7 +584,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -601,7 +601,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
     t10[0] = t10[0] + __shfl_xor_sync(0xffffffffu, t10[0], 1);
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[16];
     float d[16];
     #pragma unroll
@@ -612,7 +612,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
         d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -629,7 +629,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
     t14[0] = t14[0] + __shfl_xor_sync(0xffffffffu, t14[0], 1);
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -651,7 +651,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[16];
     {
       const bool ok = rb < R;
@@ -673,7 +673,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -682,7 +682,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
         s1[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -691,9 +691,9 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
         s2[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -715,7 +715,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -726,7 +726,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
           d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
@@ -734,7 +734,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
           s1[ci * 4 + vi] = s1[ci * 4 + vi] + d_2[ci * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
@@ -743,7 +743,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -752,7 +752,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
         n[ci * 4 + vi] = (float)((C - ((ci * 32 + tid) * 4 + vi) - 1) / 512 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -769,7 +769,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
     t36[0] = t36[0] + __shfl_xor_sync(0xffffffffu, t36[0], 1);
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -778,7 +778,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
         ssd[ci * 4 + vi] = s2[ci * 4 + vi] + (s[ci * 4 + vi] - mean_2[0]) * (2.0f * s1[ci * 4 + vi] + n[ci * 4 + vi] * (s[ci * 4 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -795,9 +795,9 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
     t43[0] = t43[0] + __shfl_xor_sync(0xffffffffu, t43[0], 1);
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -819,7 +819,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -840,7 +840,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[16];
       {
         const float *base = B;
@@ -861,7 +861,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C65536_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -909,11 +909,11 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
   __shared__ float t14_red[1][32];
   __shared__ float t36_red[1][32];
   __shared__ float t43_red[1][32];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 8192 - 1) / 8192;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -935,7 +935,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const float *base = W;
@@ -956,7 +956,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const float *base = B;
@@ -977,7 +977,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1001,7 +1001,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
     for (int wi = 1; wi < 32; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1012,7 +1012,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
         d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1036,7 +1036,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
     for (int wi = 1; wi < 32; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -1058,7 +1058,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1080,7 +1080,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1089,7 +1089,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
         s1[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1098,9 +1098,9 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
         s2[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1122,7 +1122,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1133,7 +1133,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
           d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -1141,7 +1141,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
           s1[ci * 4 + vi] = s1[ci * 4 + vi] + d_2[ci * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -1150,7 +1150,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1159,7 +1159,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
         n[ci * 4 + vi] = (float)((C - ((ci * 1024 + tid) * 4 + vi) - 1) / 8192 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1183,7 +1183,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
     for (int wi = 1; wi < 32; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1192,7 +1192,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
         ssd[ci * 4 + vi] = s2[ci * 4 + vi] + (s[ci * 4 + vi] - mean_2[0]) * (2.0f * s1[ci * 4 + vi] + n[ci * 4 + vi] * (s[ci * 4 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1216,9 +1216,9 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
     for (int wi = 1; wi < 32; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1240,7 +1240,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const float *base = W;
@@ -1261,7 +1261,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const float *base = B;
@@ -1282,7 +1282,7 @@ __global__ void __launch_bounds__(1024) layernorm_f32_C32768_kernel(const float 
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -1330,11 +1330,11 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
   __shared__ float t14_red[1][16];
   __shared__ float t36_red[1][16];
   __shared__ float t43_red[1][16];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 4096 - 1) / 4096;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1356,7 +1356,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const float *base = W;
@@ -1377,7 +1377,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const float *base = B;
@@ -1398,7 +1398,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1422,7 +1422,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
     for (int wi = 1; wi < 16; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1433,7 +1433,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
         d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1457,7 +1457,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
     for (int wi = 1; wi < 16; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -1479,7 +1479,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1501,7 +1501,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1510,7 +1510,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
         s1[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1519,9 +1519,9 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
         s2[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1543,7 +1543,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1554,7 +1554,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
           d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -1562,7 +1562,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
           s1[ci * 4 + vi] = s1[ci * 4 + vi] + d_2[ci * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -1571,7 +1571,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1580,7 +1580,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
         n[ci * 4 + vi] = (float)((C - ((ci * 512 + tid) * 4 + vi) - 1) / 4096 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -1604,7 +1604,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
     for (int wi = 1; wi < 16; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1613,7 +1613,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
         ssd[ci * 4 + vi] = s2[ci * 4 + vi] + (s[ci * 4 + vi] - mean_2[0]) * (2.0f * s1[ci * 4 + vi] + n[ci * 4 + vi] * (s[ci * 4 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -1637,9 +1637,9 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
     for (int wi = 1; wi < 16; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -1661,7 +1661,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const float *base = W;
@@ -1682,7 +1682,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const float *base = B;
@@ -1703,7 +1703,7 @@ __global__ void __launch_bounds__(512) layernorm_f32_C16384_kernel(const float *
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -1751,11 +1751,11 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 2048 - 1) / 2048;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -1777,7 +1777,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const float *base = W;
@@ -1798,7 +1798,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const float *base = B;
@@ -1819,7 +1819,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -1843,7 +1843,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -1854,7 +1854,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
         d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -1878,7 +1878,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -1900,7 +1900,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -1922,7 +1922,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1931,7 +1931,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
         s1[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -1940,9 +1940,9 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
         s2[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -1964,7 +1964,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -1975,7 +1975,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
           d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -1983,7 +1983,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
           s1[ci * 4 + vi] = s1[ci * 4 + vi] + d_2[ci * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -1992,7 +1992,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -2001,7 +2001,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
         n[ci * 4 + vi] = (float)((C - ((ci * 256 + tid) * 4 + vi) - 1) / 2048 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2025,7 +2025,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -2034,7 +2034,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
         ssd[ci * 4 + vi] = s2[ci * 4 + vi] + (s[ci * 4 + vi] - mean_2[0]) * (2.0f * s1[ci * 4 + vi] + n[ci * 4 + vi] * (s[ci * 4 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2058,9 +2058,9 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2082,7 +2082,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const float *base = W;
@@ -2103,7 +2103,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const float *base = B;
@@ -2124,7 +2124,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C8192_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -2172,11 +2172,11 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
   __shared__ float t14_red[1][8];
   __shared__ float t36_red[1][8];
   __shared__ float t43_red[1][8];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[4];
     {
       const bool ok = rb < R;
@@ -2195,7 +2195,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[4];
     {
       const float *base = W;
@@ -2213,7 +2213,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[4];
     {
       const float *base = B;
@@ -2231,7 +2231,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2252,7 +2252,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     for (int wi = 1; wi < 8; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[4];
     float d[4];
     #pragma unroll
@@ -2260,7 +2260,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       col[vi] = tid * 4 + vi;
       d[vi] = col[vi] < C ? x[vi] - mean[0] : 0.0f;
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2281,7 +2281,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     for (int wi = 1; wi < 8; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -2300,7 +2300,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[4];
     {
       const bool ok = rb < R;
@@ -2319,21 +2319,21 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[4];
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       s1[vi] = 0.0f;
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[4];
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       s2[vi] = 0.0f;
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[4];
       {
         const bool ok = rb < R;
@@ -2352,7 +2352,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[4];
       float d_2[4];
       #pragma unroll
@@ -2360,24 +2360,24 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
         col_2[vi] = tid * 4 + vi + j * 1024;
         d_2[vi] = col_2[vi] < C ? x_2[vi] - s[vi] : 0.0f;
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
         s1[vi] = s1[vi] + d_2[vi];
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int vi = 0; vi < 4; ++vi) {
         s2[vi] = s2[vi] + d_2[vi] * d_2[vi];
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[4];
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       n[vi] = (float)((C - (tid * 4 + vi) - 1) / 1024 + 1);
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2398,13 +2398,13 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     for (int wi = 1; wi < 8; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[4];
     #pragma unroll
     for (int vi = 0; vi < 4; ++vi) {
       ssd[vi] = s2[vi] + (s[vi] - mean_2[0]) * (2.0f * s1[vi] + n[vi] * (s[vi] - mean_2[0]));
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2425,9 +2425,9 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
     for (int wi = 1; wi < 8; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[4];
       {
         const bool ok = rb < R;
@@ -2446,7 +2446,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4];
       {
         const float *base = W;
@@ -2464,7 +2464,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[4];
       {
         const float *base = B;
@@ -2482,7 +2482,7 @@ __global__ void __launch_bounds__(256) layernorm_f32_C4096_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -2527,11 +2527,11 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
   __shared__ float t14_red[1][4];
   __shared__ float t36_red[1][4];
   __shared__ float t43_red[1][4];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[8];
     {
       const bool ok = rb < R;
@@ -2553,7 +2553,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[8];
     {
       const float *base = W;
@@ -2574,7 +2574,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[8];
     {
       const float *base = B;
@@ -2595,7 +2595,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -2619,7 +2619,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     for (int wi = 1; wi < 4; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[8];
     float d[8];
     #pragma unroll
@@ -2630,7 +2630,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -2654,7 +2654,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     for (int wi = 1; wi < 4; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -2676,7 +2676,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[8];
     {
       const bool ok = rb < R;
@@ -2698,7 +2698,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -2707,7 +2707,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         s1[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -2716,9 +2716,9 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         s2[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[8];
       {
         const bool ok = rb < R;
@@ -2740,7 +2740,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[8];
       float d_2[8];
       #pragma unroll
@@ -2751,7 +2751,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
           d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -2759,7 +2759,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
           s1[ci * 4 + vi] = s1[ci * 4 + vi] + d_2[ci * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 2; ++ci) {
         #pragma unroll
@@ -2768,7 +2768,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -2777,7 +2777,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         n[ci * 4 + vi] = (float)((C - ((ci * 128 + tid) * 4 + vi) - 1) / 1024 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -2801,7 +2801,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     for (int wi = 1; wi < 4; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[8];
     #pragma unroll
     for (int ci = 0; ci < 2; ++ci) {
@@ -2810,7 +2810,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
         ssd[ci * 4 + vi] = s2[ci * 4 + vi] + (s[ci * 4 + vi] - mean_2[0]) * (2.0f * s1[ci * 4 + vi] + n[ci * 4 + vi] * (s[ci * 4 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -2834,9 +2834,9 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
     for (int wi = 1; wi < 4; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[8];
       {
         const bool ok = rb < R;
@@ -2858,7 +2858,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[8];
       {
         const float *base = W;
@@ -2879,7 +2879,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[8];
       {
         const float *base = B;
@@ -2900,7 +2900,7 @@ __global__ void __launch_bounds__(128) layernorm_f32_C2048_kernel(const float *_
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -2948,11 +2948,11 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
   __shared__ float t14_red[1][2];
   __shared__ float t36_red[1][2];
   __shared__ float t43_red[1][2];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 1024 - 1) / 1024;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const bool ok = rb < R;
@@ -2974,7 +2974,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[16];
     {
       const float *base = W;
@@ -2995,7 +2995,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[16];
     {
       const float *base = B;
@@ -3016,7 +3016,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[1];
     t10[0] = 0.0f;
     #pragma unroll
@@ -3040,7 +3040,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     for (int wi = 1; wi < 2; ++wi) t10[0] = t10[0] + t10_red[0][wi];
     float mean[1];
     mean[0] = t10[0] / (float)C;
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[16];
     float d[16];
     #pragma unroll
@@ -3051,7 +3051,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         d[ci * 4 + vi] = col[ci * 4 + vi] < C ? x[ci * 4 + vi] - mean[0] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[1];
     t14[0] = 0.0f;
     #pragma unroll
@@ -3075,7 +3075,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     for (int wi = 1; wi < 2; ++wi) t14[0] = t14[0] + t14_red[0][wi];
     float rstd[1];
     rstd[0] = rsqrtf(t14[0] / (float)C + eps);
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       const bool ok = rb < R;
       float *base = Y + (int64_t)rb * C;
@@ -3097,7 +3097,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[16];
     {
       const bool ok = rb < R;
@@ -3119,7 +3119,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -3128,7 +3128,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         s1[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -3137,9 +3137,9 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         s2[ci * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const bool ok = rb < R;
@@ -3161,7 +3161,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -3172,7 +3172,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
           d_2[ci * 4 + vi] = col_2[ci * 4 + vi] < C ? x_2[ci * 4 + vi] - s[ci * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
@@ -3180,7 +3180,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
           s1[ci * 4 + vi] = s1[ci * 4 + vi] + d_2[ci * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ci = 0; ci < 4; ++ci) {
         #pragma unroll
@@ -3189,7 +3189,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -3198,7 +3198,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         n[ci * 4 + vi] = (float)((C - ((ci * 64 + tid) * 4 + vi) - 1) / 1024 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[1];
     t36[0] = 0.0f;
     #pragma unroll
@@ -3222,7 +3222,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     for (int wi = 1; wi < 2; ++wi) t36[0] = t36[0] + t36_red[0][wi];
     float mean_2[1];
     mean_2[0] = t36[0] / (float)C;
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[16];
     #pragma unroll
     for (int ci = 0; ci < 4; ++ci) {
@@ -3231,7 +3231,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
         ssd[ci * 4 + vi] = s2[ci * 4 + vi] + (s[ci * 4 + vi] - mean_2[0]) * (2.0f * s1[ci * 4 + vi] + n[ci * 4 + vi] * (s[ci * 4 + vi] - mean_2[0]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[1];
     t43[0] = 0.0f;
     #pragma unroll
@@ -3255,9 +3255,9 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
     for (int wi = 1; wi < 2; ++wi) t43[0] = t43[0] + t43_red[0][wi];
     float rstd_2[1];
     rstd_2[0] = rsqrtf(t43[0] / (float)C + eps);
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const bool ok = rb < R;
@@ -3279,7 +3279,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[16];
       {
         const float *base = W;
@@ -3300,7 +3300,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[16];
       {
         const float *base = B;
@@ -3321,7 +3321,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C1024_kernel(const float *__
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         const bool ok = rb < R;
         float *base = Y + (int64_t)rb * C;
@@ -3369,11 +3369,11 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
   __shared__ float t14_red[4][2];
   __shared__ float t36_red[4][2];
   __shared__ float t43_red[4][2];
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 256 - 1) / 256;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const float *base = X;
@@ -3395,7 +3395,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[4];
     {
       const float *base = W;
@@ -3413,7 +3413,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[4];
     {
       const float *base = B;
@@ -3431,7 +3431,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -3467,7 +3467,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
     for (int ri = 0; ri < 4; ++ri) {
       mean[ri] = t10[ri] / (float)C;
     }
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[16];
     float d[16];
     #pragma unroll
@@ -3478,7 +3478,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
         d[ri * 4 + vi] = col[ri * 4 + vi] < C ? x[ri * 4 + vi] - mean[ri] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -3514,7 +3514,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
     for (int ri = 0; ri < 4; ++ri) {
       rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
     }
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       float *base = Y;
       #pragma unroll
@@ -3536,7 +3536,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[16];
     {
       const float *base = X;
@@ -3558,7 +3558,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -3567,7 +3567,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
         s1[ri * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -3576,9 +3576,9 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
         s2[ri * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const float *base = X;
@@ -3600,7 +3600,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -3611,7 +3611,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
           d_2[ri * 4 + vi] = col_2[ri * 4 + vi] < C ? x_2[ri * 4 + vi] - s[ri * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -3619,7 +3619,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
           s1[ri * 4 + vi] = s1[ri * 4 + vi] + d_2[ri * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -3628,7 +3628,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -3637,7 +3637,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
         n[ri * 4 + vi] = (float)((C - (tid * 4 + vi) - 1) / 256 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -3673,7 +3673,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
     for (int ri = 0; ri < 4; ++ri) {
       mean_2[ri] = t36[ri] / (float)C;
     }
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -3682,7 +3682,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
         ssd[ri * 4 + vi] = s2[ri * 4 + vi] + (s[ri * 4 + vi] - mean_2[ri]) * (2.0f * s1[ri * 4 + vi] + n[ri * 4 + vi] * (s[ri * 4 + vi] - mean_2[ri]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -3718,9 +3718,9 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
     for (int ri = 0; ri < 4; ++ri) {
       rstd_2[ri] = rsqrtf(t43[ri] / (float)C + eps);
     }
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const float *base = X;
@@ -3742,7 +3742,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4];
       {
         const float *base = W;
@@ -3760,7 +3760,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[4];
       {
         const float *base = B;
@@ -3778,7 +3778,7 @@ __global__ void __launch_bounds__(64) layernorm_f32_C256_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         float *base = Y;
         #pragma unroll
@@ -3822,11 +3822,11 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
 {
   const int tid = threadIdx.x;
   const int rb = blockIdx.x;
-  // layernorm.lua:46: local nchunks = tile.cdiv(p.C, c.BC)
+  // layernorm.lua:50: local nchunks = tile.cdiv(p.C, c.BC)
   const int nchunks = (C + 128 - 1) / 128;
-  // layernorm.lua:49: k:when(nchunks:eq(1), function()
+  // layernorm.lua:70: k:when(nchunks:eq(1), one_pass, function()
   if (nchunks == 1) {
-    // layernorm.lua:50: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
+    // layernorm.lua:54: local x = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC })):cast("f32")
     float x[16];
     {
       const float *base = X;
@@ -3848,7 +3848,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:53: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:57: local w = k:load(p.W:tile({ 0 }, { c.BC })):cast("f32")
     float w[4];
     {
       const float *base = W;
@@ -3866,7 +3866,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:54: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
+    // layernorm.lua:58: local b = k:load(p.B:tile({ 0 }, { c.BC })):cast("f32")
     float b[4];
     {
       const float *base = B;
@@ -3884,7 +3884,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:55: local mean = k:reduce_sum(x, 2) / p.C
+    // layernorm.lua:59: local mean = k:reduce_sum(x, 2) / p.C
     float t10[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -3907,7 +3907,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     for (int ri = 0; ri < 4; ++ri) {
       mean[ri] = t10[ri] / (float)C;
     }
-    // layernorm.lua:56: local col = k:iota({ c.RB, c.BC }, 2)
+    // layernorm.lua:60: local col = k:iota({ c.RB, c.BC }, 2)
     int col[16];
     float d[16];
     #pragma unroll
@@ -3918,7 +3918,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         d[ri * 4 + vi] = col[ri * 4 + vi] < C ? x[ri * 4 + vi] - mean[ri] : 0.0f;
       }
     }
-    // layernorm.lua:58: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
+    // layernorm.lua:62: local rstd = tile.rsqrt(k:reduce_sum(d * d, 2) / p.C + p.eps)
     float t14[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -3941,7 +3941,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     for (int ri = 0; ri < 4; ++ri) {
       rstd[ri] = rsqrtf(t14[ri] / (float)C + eps);
     }
-    // layernorm.lua:59: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
+    // layernorm.lua:63: k:store(p.Y:tile({ rb, 0 }, { c.RB, c.BC }), d * rstd * w + b)
     {
       float *base = Y;
       #pragma unroll
@@ -3963,7 +3963,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
       }
     }
   } else {
-    // layernorm.lua:68: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
+    // layernorm.lua:78: local s = k:load(p.X:tile({ rb, 0 }, { c.RB, c.BC }), 0, keep):cast("f32")   -- chunk 0 is whole: C > BC
     float s[16];
     {
       const float *base = X;
@@ -3985,7 +3985,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:69: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:79: local s1 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s1[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -3994,7 +3994,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         s1[ri * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:70: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
+    // layernorm.lua:80: local s2 = k:fragment("f32", { c.RB, c.BC }, 0)
     float s2[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -4003,9 +4003,9 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         s2[ri * 4 + vi] = 0.0f;
       }
     }
-    // layernorm.lua:71: k:serial(1, nchunks, function(j)
+    // layernorm.lua:81: k:serial(1, nchunks, function(j)
     for (int j = 1; j < nchunks; ++j) {
-      // layernorm.lua:72: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
+      // layernorm.lua:82: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, keep):cast("f32")
       float x_2[16];
       {
         const float *base = X;
@@ -4027,7 +4027,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:73: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
+      // layernorm.lua:83: local col = k:iota({ c.RB, c.BC }, 2) + j * c.BC
       int col_2[16];
       float d_2[16];
       #pragma unroll
@@ -4038,7 +4038,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           d_2[ri * 4 + vi] = col_2[ri * 4 + vi] < C ? x_2[ri * 4 + vi] - s[ri * 4 + vi] : 0.0f;
         }
       }
-      // layernorm.lua:75: k:assign(s1, s1 + d)
+      // layernorm.lua:85: k:assign(s1, s1 + d)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -4046,7 +4046,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           s1[ri * 4 + vi] = s1[ri * 4 + vi] + d_2[ri * 4 + vi];
         }
       }
-      // layernorm.lua:76: k:assign(s2, s2 + d * d)
+      // layernorm.lua:86: k:assign(s2, s2 + d * d)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
         #pragma unroll
@@ -4055,7 +4055,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         }
       }
     }
-    // layernorm.lua:79: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
+    // layernorm.lua:89: local n = ((p.C - k:iota({ c.RB, c.BC }, 2) - 1) // c.BC + 1):cast("f32")
     float n[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -4064,7 +4064,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         n[ri * 4 + vi] = (float)((C - (tid * 4 + vi) - 1) / 128 + 1);
       }
     }
-    // layernorm.lua:80: local mean = k:reduce_sum(n * s + s1, 2) / p.C
+    // layernorm.lua:90: local mean = k:reduce_sum(n * s + s1, 2) / p.C
     float t36[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -4087,7 +4087,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     for (int ri = 0; ri < 4; ++ri) {
       mean_2[ri] = t36[ri] / (float)C;
     }
-    // layernorm.lua:81: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
+    // layernorm.lua:91: local ssd = s2 + (s - mean) * (2 * s1 + n * (s - mean))
     float ssd[16];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -4096,7 +4096,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
         ssd[ri * 4 + vi] = s2[ri * 4 + vi] + (s[ri * 4 + vi] - mean_2[ri]) * (2.0f * s1[ri * 4 + vi] + n[ri * 4 + vi] * (s[ri * 4 + vi] - mean_2[ri]));
       }
     }
-    // layernorm.lua:82: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
+    // layernorm.lua:92: local rstd = tile.rsqrt(k:reduce_sum(ssd, 2) / p.C + p.eps)
     float t43[4];
     #pragma unroll
     for (int ri = 0; ri < 4; ++ri) {
@@ -4119,9 +4119,9 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
     for (int ri = 0; ri < 4; ++ri) {
       rstd_2[ri] = rsqrtf(t43[ri] / (float)C + eps);
     }
-    // layernorm.lua:83: k:serial(0, nchunks, function(j)
+    // layernorm.lua:93: k:serial(0, nchunks, function(j)
     for (int j_2 = 0; j_2 < nchunks; ++j_2) {
-      // layernorm.lua:84: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
+      // layernorm.lua:94: local x = k:load(p.X:tile({ rb, j }, { c.RB, c.BC }), 0, stream):cast("f32")
       float x_3[16];
       {
         const float *base = X;
@@ -4143,7 +4143,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:85: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:95: local w = k:load(p.W:tile({ j }, { c.BC })):cast("f32")
       float w_2[4];
       {
         const float *base = W;
@@ -4161,7 +4161,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:86: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
+      // layernorm.lua:96: local b = k:load(p.B:tile({ j }, { c.BC })):cast("f32")
       float b_2[4];
       {
         const float *base = B;
@@ -4179,7 +4179,7 @@ __global__ void __launch_bounds__(32) layernorm_f32_C128_kernel(const float *__r
           }
         }
       }
-      // layernorm.lua:87: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
+      // layernorm.lua:97: k:store(p.Y:tile({ rb, j }, { c.RB, c.BC }), (x - mean) * rstd * w + b, stream)
       {
         float *base = Y;
         #pragma unroll

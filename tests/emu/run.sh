@@ -21,7 +21,8 @@
 #      bucket (LT_EMU_BUCKET=i: the emulated launcher runs bucket i's);
 #      builds of their own: the row ops with config resident (2b), and on
 #      sm90a the bf16 d256 softcap attention set, whose dK/dV warpgroups
-#      split D and stage P^T and dS^T for their wgmmas (2c);
+#      split D and stage P^T and dS^T for their wgmmas (2c), and LayerNorm
+#      with config one_pass (2d);
 #   3. broken lowerings (mutants.txt): one bug put in a generated file; the
 #      detector named there must report it (a kernel of drivers.sh's run by
 #      its driver there, check.cpp otherwise).
@@ -377,13 +378,25 @@ for t in $targets; do
     for i in $(seq 0 $((n - 1))); do
       LT_EMU_BUCKET=$i $d/check $t $v > $d/bucket$i.out 2> $d/bucket$i.stderr
       st=$?
+      # a bucket whose launcher refuses rows over its chunk (LayerNorm's config one_pass: C > BC)
+      # must refuse check.cpp's longer rows, and only those: they leave the FAIL list
+      fn=$(sed -n "s/^  if (forced == $i) return \([A-Za-z0-9_]*\)(.*/\1/p" "$f")
+      cap=$(awk -v fn="$fn" 'index($0, "static int " fn "(") == 1 { on = 1 } on && /^}/ { exit }
+                            on && /config one_pass/ { sub(/.*\(int64_t\)C > /, ""); sub(/\).*/, ""); print; exit }' "$f")
+      if [ -n "$cap" ]; then
+        awk -v cap="$cap" '$1 == "PASS" || $1 == "FAIL" { split($5, rc, "x"); c = rc[2] + 0
+                             if (c > cap && $0 ~ /launcher returned error/) $0 = "REFUSED " $0
+                             else if (c > cap) { sub(/^(PASS|FAIL) /, "FAIL "); $0 = $0 ": a row over " cap ", not refused" } }
+                           { print }' $d/bucket$i.out > $d/bucket$i.tmp && mv $d/bucket$i.tmp $d/bucket$i.out
+      fi
       grep '^FAIL' $d/bucket$i.out | sed "s/^FAIL emu $t /FAIL emu $t [bucket $i] /"
       if ! grep -q "^# emu $t: done" $d/bucket$i.out; then
         echo "FAIL emu $t $v [bucket $i]: check stopped early (status $st): $(grep -m1 -E 'ERROR|error' $d/bucket$i.stderr)"
       elif ! grep -q '^PASS' $d/bucket$i.out; then
         echo "FAIL emu $t $v [bucket $i]: no case ran (check.cpp selects cases by the forward variant's name)"
       elif ! grep -q '^FAIL' $d/bucket$i.out; then
-        echo "PASS emu $t $v [bucket $i of $n: $(sed -n "s|^  const int d$i = .*/\* \(.*\) \*/\$|\1|p" "$f")]: $(grep -c '^PASS' $d/bucket$i.out) cases"
+        echo "PASS emu $t $v [bucket $i of $n: $(sed -n "s|^  const int d$i = .*/\* \(.*\) \*/\$|\1|p" "$f")]: $(grep -c '^PASS' $d/bucket$i.out) cases$(
+          [ -n "$cap" ] && echo ", $(grep -c '^REFUSED' $d/bucket$i.out) rows over $cap refused")"
       fi
     done
   done
@@ -496,6 +509,48 @@ if [ $splitn = 1 ]; then
     fi
   fi
 fi
+
+# 2d. LayerNorm's config one_pass (the one-pass body only; the launcher
+# refuses C > BC) on sm80 and sm90a at the sm90a C=1024 entry's config
+# (BC 1024, 2 rows a program, 128 threads), the three dtypes, in both
+# thread orders (the shipped sm90a one_pass buckets run in 2's bucket loop,
+# which expects each to refuse check.cpp's rows over its BC).  check.cpp's rows of at most 1024 (1, 7, 77, 1000, aligned and
+# off the 16-byte grid) must match float64; its longer rows must be refused.
+for t in sm80 sm90a; do
+  case " $targets " in *" $t "*) ;; *) continue ;; esac
+  d=$b/$t/one_pass
+  mkdir -p $d
+  for dt in f32 f16 bf16; do
+    "$GEN" dsl/kernels/layernorm.lua --target $t --emulate --no-tuned -D dtype=$dt -D one_pass=true -D BC=1024 -D RB=2 \
+      -D threads=128 -o $d 2> $d/gen.log || echo "FAIL emu one_pass $t layernorm_$dt: gen --emulate failed: $(head -c 300 $d/gen.log)"
+  done
+  : > $d/jobs
+  for f in $d/*.emu.cpp; do echo "$trace -c $f -o ${f%.emu.cpp}.o" >> $d/jobs; done
+  echo "-c tests/emu/check.cpp -o $d/check.o -I$d" >> $d/jobs
+  compile_all $d/jobs
+  if ls $d/*.err >/dev/null 2>&1 || ! $CXX $san $d/*.o -o $d/check 2> $d/link.log; then
+    echo "FAIL emu one_pass $t: does not build: $(cat $d/*.err $d/link.log 2>/dev/null | grep -m1 error)"
+    continue
+  fi
+  for order in forward warps; do
+    LT_EMU_SCHEDULE=$order $d/check $t > $d/$order.out 2> $d/$order.stderr
+    st=$?
+    # a row of C elements: "layernorm_bf16 3x1000" (R x C) in each case's name
+    bad=$(awk '$1 == "PASS" || $1 == "FAIL" {
+                 split($5, rc, "x"); c = rc[2] + 0
+                 if (c <= 1024 && $1 == "FAIL") print
+                 if (c > 1024 && ($1 == "PASS" || $0 !~ /launcher returned error/)) print }' $d/$order.out)
+    [ -n "$bad" ] && echo "$bad" | sed "s/^\(PASS\|FAIL\) emu $t /FAIL emu $t [one_pass, $order] \1 /"
+    if ! grep -q "^# emu $t: done" $d/$order.out; then
+      echo "FAIL emu one_pass $t [$order]: check stopped early (status $st): $(grep -m1 -E 'ERROR|error' $d/$order.stderr)"
+    elif ! grep -q '^PASS' $d/$order.out; then
+      echo "FAIL emu one_pass $t [$order]: no case ran"
+    elif [ -z "$bad" ]; then
+      echo "PASS emu one_pass $t [$order]: LayerNorm $(awk '$1 == "PASS"' $d/$order.out | wc -l) rows up to 1024 right," \
+        "$(grep -c 'launcher returned error' $d/$order.out) longer rows refused"
+    fi
+  done
+done
 
 # 3. mutants: apply, build, run, and ask the named detector.
 by_drivers=$(grep -o 'dsl/kernels/[a-z_0-9]*\.lua' tests/emu/drivers.sh | sed 's|dsl/kernels/||; s|\.lua$||' | sort -u)
