@@ -214,6 +214,14 @@ static int split(const Block *b) {
   return 0;
 }
 
+/* Does a statement of block b copy rows that may start off the 16-byte
+** grid in cp.async pieces (View.pieces, templates/cuda_pieces.h)? */
+static int pieces(const Block *b) {
+  for (const Stmt *s = b->first; s; s = s->next)
+    if ((s->kind == S_G2S && s->view && s->view->pieces) || pieces(&s->body) || pieces(&s->orelse)) return 1;
+  return 0;
+}
+
 /* Does expression x print a helper of templates/bits.h: i64 and u32
 ** max, min and abs, a shift through a function, tile.rand? */
 static int expr_bits(const Expr *x) {
@@ -306,7 +314,7 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
                    wg.p ? "\n" : "", wg.p ? wg.p : "", bits, fp8, vec, wide);
   }
   /* the helpers some kernel of the file uses */
-  const char *cuda = "", *amd = "", *tma = "", *rows = "", *queue = "", *fast = "", *hint = "";
+  const char *cuda = "", *amd = "", *tma = "", *rows = "", *queue = "", *fast = "", *hint = "", *cp = "";
   for (int j = 0; j < n; j++) {
     const Kernel *k = ks[j];
     if (k->mma == MMA_SYNC || k->mma == MMA_TF32 || k->mma == MMA_WGMMA) cuda = ltX_cuda_mma;
@@ -327,7 +335,9 @@ const char *ltT_prologue(const Target *t, Kernel *const *ks, int n, int emulate,
     if (k->ndivs || fast_fn((Block *)&k->body)) fast = ltX_cuda_fast;
     if (hinted(&k->body)) hint = t->lang == LANG_CUDA ? ltX_cuda_hint : t->lang == LANG_HIP ? ltX_hip_hint : "";
   }
+  for (int j = 0; j < n && *cuda; j++)   /* (after cuda_mma.h's cp.async) */
+    if (pieces(&ks[j]->body)) cp = ltX_cuda_pieces;
   const char *base = t->lang == LANG_CUDA ? ltX_cuda : t->lang == LANG_HIP ? ltX_hip : ltX_c;
-  return ltU_fmt("%s%s%s%s%s%s%s%s%s%s%s%s%s", base, cuda, wg.p ? wg.p : "", tma, rows, queue, fast, amd, bits, fp8, vec,
-                 hint, wide);
+  return ltU_fmt("%s%s%s%s%s%s%s%s%s%s%s%s%s%s", base, cuda, cp, wg.p ? wg.p : "", tma, rows, queue, fast, amd, bits, fp8,
+                 vec, hint, wide);
 }

@@ -301,13 +301,14 @@ struct Site;
 /* A warp operation: runs once per warp on all lanes (lanes[0..n-1]). */
 typedef void (*WarpFn)(Thread *lanes, int n);
 
-/* One 16-byte cp.async in flight: lands in shared memory at a wait_group
-** of its thread that covers its group. */
+/* One cp.async in flight (16 bytes, or an 8- or 4-byte piece): lands in
+** shared memory at a wait_group of its thread that covers its group. */
 struct Copy {
   int tid, group;
   unsigned char *dst;
   unsigned char data[16];
-  int bytes;              /* src-size: the rest of the 16 is zero-filled */
+  int size;               /* cp-size: 16, 8 or 4 */
+  int bytes;              /* src-size: the rest of the size is zero-filled */
   const char *file;
   int line;
 };
@@ -1202,10 +1203,10 @@ LT_EMU_FN void land_copies(State *s, Thread *t, int upto) {
       s->copies[k++] = c;
       continue;
     }
-    long off = smem_offset(c.dst, 16);
-    if (off >= 0 && s->track) reconcile(s, (size_t)off, 16, c.file, c.line);
-    memcpy(c.dst, c.data, 16);
-    for (int b = 0; b < 16; b++) {
+    long off = smem_offset(c.dst, c.size);
+    if (off >= 0 && s->track) reconcile(s, (size_t)off, c.size, c.file, c.line);
+    memcpy(c.dst, c.data, (size_t)c.size);
+    for (int b = 0; b < c.size; b++) {
       Shadow *h = copy_entry(s, (uintptr_t)c.dst + (uintptr_t)b);
       if (!h) continue;
       h->pending = 0;
@@ -1220,27 +1221,29 @@ LT_EMU_FN void land_copies(State *s, Thread *t, int upto) {
   s->ncopies = k;
 }
 
-/* cp.async.cg.shared.global [dst], [src], 16, src_bytes: reads src_bytes
-** bytes now, lands them (zero-filled to 16) at a later covering wait. */
-LT_EMU_FN void cp_async16(void *dst, const void *src, int src_bytes, const char *file, int line) {
+/* cp.async.cg.shared.global [dst], [src], 16, src_bytes (and .ca's 8 and
+** 4 bytes: size): reads src_bytes bytes now, lands them (zero-filled to
+** size) at a later covering wait. */
+LT_EMU_FN void cp_async(void *dst, const void *src, int size, int src_bytes, const char *file, int line) {
   State *s = g;
   Thread *t = s->cur;
-  if (src_bytes < 0 || src_bytes > 16) fail(file, line, "cp.async src-size %d is not in 0..16", src_bytes);
-  if ((uintptr_t)dst % 16) fail(file, line, "cp.async destination %p is not 16-byte aligned", dst);
-  if (src_bytes > 0 && (uintptr_t)src % 16) fail(file, line, "cp.async source %p is not 16-byte aligned", src);
-  check_shared(s, dst, 16, "cp.async destination", file, line);
+  if (src_bytes < 0 || src_bytes > size) fail(file, line, "cp.async src-size %d is not in 0..%d", src_bytes, size);
+  if ((uintptr_t)dst % size) fail(file, line, "cp.async destination %p is not %d-byte aligned", dst, size);
+  if (src_bytes > 0 && (uintptr_t)src % size) fail(file, line, "cp.async source %p is not %d-byte aligned", src, size);
+  check_shared(s, dst, size, "cp.async destination", file, line);
   Copy c;
   c.tid = t->tid;
   c.group = t->group;
   c.dst = (unsigned char *)dst;
   memset(c.data, 0, 16);
   if (src_bytes > 0) copy_in(c.data, src, (size_t)src_bytes);
+  c.size = size;
   c.bytes = src_bytes;
   c.file = file;
   c.line = line;
-  long off = smem_offset(dst, 16);
-  if (off >= 0 && s->track) reconcile(s, (size_t)off, 16, file, line);
-  for (int b = 0; b < 16; b++) {
+  long off = smem_offset(dst, size);
+  if (off >= 0 && s->track) reconcile(s, (size_t)off, size, file, line);
+  for (int b = 0; b < size; b++) {
     uintptr_t a = (uintptr_t)dst + (uintptr_t)b;
     Shadow *h = copy_entry(s, a);
     if (!h) continue;
@@ -1268,6 +1271,23 @@ LT_EMU_FN void cp_async16(void *dst, const void *src, int src_bytes, const char 
     if (!s->copies) fail(file, line, "out of memory for cp.async records");
   }
   s->copies[s->ncopies++] = c;
+}
+
+LT_EMU_FN void cp_async16(void *dst, const void *src, int src_bytes, const char *file, int line) {
+  cp_async(dst, src, 16, src_bytes, file, line);
+}
+
+/* lt_cp_async8x2 and lt_cp_async4x4 (templates/cuda_pieces.h): a 16-byte
+** chunk as 16 / size pieces, each reading its part of src_bytes (0..16)
+** from src, one that reads nothing naming `none`. */
+LT_EMU_FN void cp_async_pieces(void *dst, const void *src, const void *none, int size, int src_bytes, const char *file,
+                               int line) {
+  if (src_bytes < 0 || src_bytes > 16) fail(file, line, "cp.async pieces' src-size %d is not in 0..16", src_bytes);
+  for (int p = 0; p < 16 / size; p++) {
+    int n = src_bytes - p * size;
+    n = n < 0 ? 0 : n > size ? size : n;
+    cp_async((unsigned char *)dst + p * size, n > 0 ? (const unsigned char *)src + p * size : none, size, n, file, line);
+  }
 }
 
 /* cp.async.commit_group: closes this thread's open group. */

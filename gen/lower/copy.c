@@ -553,7 +553,9 @@ static void access(E *e, const View *v, const Sym *dst, const Expr *val, const E
   if (sh) shared_at = regs ? ltU_fmt("%s.e[vi]", regs) : ltE_sh_at(e, sh, ltE_tile_row(&ce), ltE_tile_col(&ce));
   /* A chunk of a stage-ring copy that is zero outside the tensor: one
   ** cp.async whatever the edge, reading the elements inside and zero-filling
-  ** the rest (src_bytes), from a 16-byte aligned address.  A chunk that may
+  ** the rest (src_bytes), from a 16-byte aligned address; where its rows
+  ** may start off the 16-byte grid (View.pieces, plan.c), from an 8- or
+  ** 4-byte aligned one too, as cp.async of 8- or 4-byte pieces.  A chunk that may
   ** start left of the tensor (gc < 0) goes element by element; kernels
   ** without a matrix instruction keep that test off the zero-fill path (their
   ** accumulators take every register: f32 GELU tn spilled with it). */
@@ -565,12 +567,24 @@ static void access(E *e, const View *v, const Sym *dst, const Expr *val, const E
     Ctx c0 = c;
     c0.vi = NULL;
     const char *in = ltU_fmt("lt_imin(lt_imax(%s - gc, 0), %d)", lim, V);
-    ltE_line(e, "if (%s(uintptr_t)ptr %% 16 == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest */",
-             lo, t->name);
+    const char *to = ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0));
+    int eb = ltI_dtypes[t->dt].bytes, P = v->pieces;
+    if (P)   /* (rows that may start off the 16-byte grid: plan.c) */
+      ltE_line(e, "if (%s(uintptr_t)ptr %% %d == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest: "
+                  "one 16-byte cp.async, or %s pieces where its row starts off the 16-byte grid */",
+               lo, P, t->name, P == 8 ? "two 8-byte" : "8- or 4-byte");
+    else
+      ltE_line(e, "if (%s(uintptr_t)ptr %% 16 == 0) {   /* reads the chunk's elements inside %s, zero-fills the rest */",
+               lo, t->name);
     e->depth++;
     ltE_line(e, "const int n = %s;", chunk_ok ? ltU_fmt("%s ? %s : 0", chunk_ok, in) : in);
-    ltE_line(e, "lt_cp_async16(&%s, n > 0 ? ptr : %s, n * %d);", ltE_sh_at(e, sh, ltE_tile_row(&c0), ltE_tile_col(&c0)),
-             t->name, ltI_dtypes[t->dt].bytes);
+    if (P) {
+      ltE_line(e, "if ((uintptr_t)ptr %% 16 == 0) lt_cp_async16(&%s, n > 0 ? ptr : %s, n * %d);", to, t->name, eb);
+      if (P == 4) ltE_line(e, "else if ((uintptr_t)ptr %% 8 == 0) lt_cp_async8x2(&%s, ptr, %s, n * %d);", to, t->name, eb);
+      ltE_line(e, "else lt_cp_async%s(&%s, ptr, %s, n * %d);", P == 4 ? "4x4" : "8x2", to, t->name, eb);
+    } else {
+      ltE_line(e, "lt_cp_async16(&%s, n > 0 ? ptr : %s, n * %d);", to, t->name, eb);
+    }
     e->depth--;
     ltE_line(e, "} else {");
     e->depth++;

@@ -10,7 +10,9 @@
 **     refill after the wgmma gemm that opens the body, the warpgroups'
 **     turns at it; and the wgmmas it leaves in flight across its back edge;
 **   each gemm's instruction and ldmatrix form (Stmt.inst, Stmt.ldsm_ring);
-**   which tile lets and loads fuse with the assignment after them (fuse).
+**   which tile lets and loads fuse with the assignment after them (fuse);
+**   which cp.async copies move rows off the 16-byte grid in 8- or 4-byte
+**   pieces (View.pieces).
 **
 ** (The staged stores are smem.c's: Stmt.via.)  Where the plan leaves a
 ** value the kernel set without effect on the target, such as the stages of
@@ -898,11 +900,38 @@ static void plan_consumers(Kernel *k, Stmt *s) {
   }
 }
 
+/* Copy s into a shared tile (View.pieces): on a target with cp.async,
+** where the rows of its tensor (unit-strided columns) may start off the
+** 16-byte grid, their row stride not known to be a multiple of 16 bytes
+** (a tn GEMM's A at M = 100: rows 200 bytes apart, every other one off the
+** grid), a 16-byte chunk of such a row moves as cp.async of 8-byte pieces
+** where it is 8-byte aligned, of 4-byte ones where it is 4-byte aligned;
+** 4 unless the stride is known to be a multiple of 8 bytes.  Element by
+** element (synchronous loads, each waited for before the chunk's copies
+** are issued) ran those GEMMs at 0.19-0.29x cuBLAS (H200).  A copy whose
+** rows are on the grid is left as it is (a base off the grid still goes
+** element by element there).  Copies by cp.async (a stage ring, or a
+** loop's lead-in) zero-filled outside the tensor only, as copy.c's path. */
+static void plan_pieces(Kernel *k, Stmt *s, const Target *t) {
+  View *v = s->view;
+  const Expr *o = s->other;
+  if (!t->async_copy || !s->shared || !(s->shared->stages > 1 || s->lead_in)) return;   /* (cp.async: copy.c) */
+  if (!o || o->kind != E_CONST || o->cval != 0) return;   /* (zero-filled outside the tensor) */
+  if (!v || v->scalar || v->rdim < 0 || v->cdim < 0 || v->rdim == v->cdim) return;
+  if (!ltI_nonneg(v->origin[v->cdim]) && !ltP_mma_layout(k)) return;   /* (element by element there: copy.c) */
+  long long one, eb = ltI_dtypes[v->t->dt].bytes;
+  if (!ltI_const_int(v->t->strides[v->cdim], &one) || one != 1 || eb > 8 || 16 % eb) return;
+  const Expr *rs = v->t->strides[v->rdim];
+  if (ltI_multiple_of(rs, 16 / eb)) return;
+  v->pieces = ltI_multiple_of(rs, 8 / eb) ? 8 : 4;
+}
+
 /* Plans the statements of block b, those inside a statement first (a
 ** loop's form reads its gemms' plan). */
 static void plan_block(Kernel *k, Block *b, const Target *t) {
   for (Stmt *s = b->first; s; s = s->next) {
     s->fuse = fusable(s) || (k->mma == MMA_WGMMA && broadcast_fusable(s));
+    if (s->kind == S_G2S) plan_pieces(k, s, t);
     if (s->kind == S_GEMM) plan_gemm(k, s, t);
     plan_block(k, &s->body, t);
     plan_block(k, &s->orelse, t);

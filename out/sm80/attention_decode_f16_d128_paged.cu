@@ -118,6 +118,33 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* cp.async of 8- and 4-byte pieces (after cuda_mma.h; lower/copy.c, View.pieces). */
+
+/* A 16-byte chunk of shared memory from a source off the 16-byte grid:
+** cp.async of 8-byte pieces (lt_cp_async8x2: a source 8-byte aligned) or
+** of 4-byte ones (lt_cp_async4x4: 4-byte aligned), cp.async.ca (the sizes
+** under 16); of the chunk's src_bytes (0..16), each piece reads those it
+** holds and zero-fills the rest, and one that holds none names `none` (the
+** tensor's base, as lt_cp_async16 is given for a chunk outside). */
+LT_FN void lt_cp_async8x2(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+  const int n0 = min(max(src_bytes, 0), 8), n1 = min(max(src_bytes - 8, 0), 8);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a), "l"(n0 > 0 ? g : none), "r"(n0) : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a + 8), "l"(n1 > 0 ? g + 8 : none), "r"(n1)
+               : "memory");
+}
+LT_FN void lt_cp_async4x4(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const int n = min(max(src_bytes - 4 * p, 0), 4);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(a + 4 * p), "l"(n > 0 ? g + 4 * p : none),
+                 "r"(n) : "memory");
+  }
+}
+
 /* The launcher's 64-bit max and min (host code): grid and workspace sizes
 ** from a max or min of sizes, computed without overflow. */
 static inline __attribute__((unused)) int64_t lt_wide_max(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -311,9 +338,11 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16plai
             const int gr = j * 16 % PS + ri * 2 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -338,9 +367,11 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16plai
             const int gr = j * 16 % PS + ri * 2 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -376,9 +407,11 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16plai
             const int gr = j_next * 16 % PS + ri * 2 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -403,9 +436,11 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16plai
             const int gr = j_next * 16 % PS + ri * 2 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1063,9 +1098,11 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             const int gr = j * 16 % PS + ri * 2 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1090,9 +1127,11 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             const int gr = j * 16 % PS + ri * 2 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1128,9 +1167,11 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             const int gr = j_next * 16 % PS + ri * 2 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1155,9 +1196,11 @@ __global__ void __launch_bounds__(32) attention_decode_f16_d128_paged_rows16_ker
             const int gr = j_next * 16 % PS + ri * 2 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_next_stage][ri * 2 + tid / 16][(tid % 16 * 8) ^ ((ri * 2 + tid / 16) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1845,9 +1888,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64pla
             const int gr = jb * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1872,9 +1917,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64pla
             const int gr = jb * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1905,9 +1952,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64pla
             const int gr = jb_2 * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1932,9 +1981,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64pla
             const int gr = jb_2 * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1974,9 +2025,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64pla
             const int gr = jb * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2001,9 +2054,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64pla
             const int gr = jb * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2034,9 +2089,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64pla
             const int gr = jb_2 * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2061,9 +2118,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64pla
             const int gr = jb_2 * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3010,9 +3069,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
             const int gr = jb * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3037,9 +3098,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
             const int gr = jb * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3070,9 +3133,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
             const int gr = jb_2 * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3097,9 +3162,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
             const int gr = jb_2 * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs_2[j_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3139,9 +3206,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
             const int gr = jb * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3166,9 +3235,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
             const int gr = jb * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3199,9 +3270,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
             const int gr = jb_2 * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3226,9 +3299,11 @@ __global__ void __launch_bounds__(128) attention_decode_f16_d128_paged_rows64_ke
             const int gr = jb_2 * 16 % PS + ri * 8 + tid / 16;
             const int gc = tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(128 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs_2[j_next_stage][ri * 8 + tid / 16][(tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {

@@ -114,6 +114,33 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* cp.async of 8- and 4-byte pieces (after cuda_mma.h; lower/copy.c, View.pieces). */
+
+/* A 16-byte chunk of shared memory from a source off the 16-byte grid:
+** cp.async of 8-byte pieces (lt_cp_async8x2: a source 8-byte aligned) or
+** of 4-byte ones (lt_cp_async4x4: 4-byte aligned), cp.async.ca (the sizes
+** under 16); of the chunk's src_bytes (0..16), each piece reads those it
+** holds and zero-fills the rest, and one that holds none names `none` (the
+** tensor's base, as lt_cp_async16 is given for a chunk outside). */
+LT_FN void lt_cp_async8x2(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+  const int n0 = min(max(src_bytes, 0), 8), n1 = min(max(src_bytes - 8, 0), 8);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a), "l"(n0 > 0 ? g : none), "r"(n0) : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a + 8), "l"(n1 > 0 ? g + 8 : none), "r"(n1)
+               : "memory");
+}
+LT_FN void lt_cp_async4x4(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const int n = min(max(src_bytes - 4 * p, 0), 4);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(a + 4 * p), "l"(n > 0 ? g + 4 * p : none),
+                 "r"(n) : "memory");
+  }
+}
+
 /* One block (128 threads) of attention_f16_d32. */
 __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
 {
@@ -171,9 +198,11 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
         const int gr = qb * 128 + ri * 32 + tid / 4;
         const int gc = tid % 4 * 8;
         const __half *ptr = base + (int64_t)gr * sqs + gc;
-        if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+        if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
           const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
-          lt_cp_async16(&Qs[ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : Q, n * 2);
+          if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Qs[ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : Q, n * 2);
+          else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Qs[ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, Q, n * 2);
+          else lt_cp_async4x4(&Qs[ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, Q, n * 2);
         } else {
           #pragma unroll
           for (int vi = 0; vi < 8; ++vi) {
@@ -227,9 +256,11 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
             const int gr = j * 128 + ri * 32 + tid / 4;
             const int gc = tid % 4 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -254,9 +285,11 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
             const int gr = j * 128 + ri * 32 + tid / 4;
             const int gc = tid % 4 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -290,9 +323,11 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
             const int gr = j_next * 128 + ri * 32 + tid / 4;
             const int gc = tid % 4 * 8;
             const __half *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -317,9 +352,11 @@ __global__ void __launch_bounds__(128) attention_f16_d32_kernel(const __half *__
             const int gr = j_next * 128 + ri * 32 + tid / 4;
             const int gc = tid % 4 * 8;
             const __half *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(32 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {

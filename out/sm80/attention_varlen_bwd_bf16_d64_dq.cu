@@ -114,6 +114,33 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* cp.async of 8- and 4-byte pieces (after cuda_mma.h; lower/copy.c, View.pieces). */
+
+/* A 16-byte chunk of shared memory from a source off the 16-byte grid:
+** cp.async of 8-byte pieces (lt_cp_async8x2: a source 8-byte aligned) or
+** of 4-byte ones (lt_cp_async4x4: 4-byte aligned), cp.async.ca (the sizes
+** under 16); of the chunk's src_bytes (0..16), each piece reads those it
+** holds and zero-fills the rest, and one that holds none names `none` (the
+** tensor's base, as lt_cp_async16 is given for a chunk outside). */
+LT_FN void lt_cp_async8x2(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+  const int n0 = min(max(src_bytes, 0), 8), n1 = min(max(src_bytes - 8, 0), 8);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a), "l"(n0 > 0 ? g : none), "r"(n0) : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a + 8), "l"(n1 > 0 ? g + 8 : none), "r"(n1)
+               : "memory");
+}
+LT_FN void lt_cp_async4x4(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const int n = min(max(src_bytes - 4 * p, 0), 4);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(a + 4 * p), "l"(n > 0 ? g + 4 * p : none),
+                 "r"(n) : "memory");
+  }
+}
+
 /* One block (128 threads) of attention_varlen_bwd_bf16_d64_dq. */
 __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d64_dq_kernel(const __nv_bfloat16 *__restrict__ Q, const __nv_bfloat16 *__restrict__ K, const __nv_bfloat16 *__restrict__ V, const __nv_bfloat16 *__restrict__ dO, const float *__restrict__ LSE, const float *__restrict__ Delta, const int *__restrict__ cu_seqlens_q, const int *__restrict__ cu_seqlens_k, __nv_bfloat16 *__restrict__ dQ, int Hq, int TQ, int Hkv, int TK, int B1, int64_t sqh, int64_t sqt, int64_t skh, int64_t skt, int64_t svh, int64_t svt, int64_t sdoh, int64_t sdot, int64_t sdqh, int64_t sdqt, float scale, int window_left, int window_right)
 {
@@ -476,9 +503,11 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d64_dq_kernel(c
           const int64_t gr = (int64_t)q_lo + (int64_t)blk * 64 + ri * 16 + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * sqt + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : Q, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, Q, n * 2);
+            else lt_cp_async4x4(&Qs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, Q, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -504,9 +533,11 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d64_dq_kernel(c
           const int64_t gr = (int64_t)q_lo + (int64_t)blk * 64 + ri * 16 + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * sdot + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < TQ && gr >= q_lo && gr < q_hi ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&dOs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : dO, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&dOs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : dO, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&dOs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, dO, n * 2);
+            else lt_cp_async4x4(&dOs[ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, dO, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -562,9 +593,11 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d64_dq_kernel(c
               const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri * 16 + tid / 8;
               const int gc = tid % 8 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * skt + gc;
-              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
                 const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_hi ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-                lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, K, n * 2);
+                else lt_cp_async4x4(&Ks[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, K, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -589,9 +622,11 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d64_dq_kernel(c
               const int64_t gr = (int64_t)k_lo + (int64_t)j * 64 + ri * 16 + tid / 8;
               const int gc = tid % 8 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * svt + gc;
-              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
                 const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_hi ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-                lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, V, n * 2);
+                else lt_cp_async4x4(&Vs[j_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, V, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -625,9 +660,11 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d64_dq_kernel(c
               const int64_t gr = (int64_t)k_lo + (int64_t)j_next * 64 + ri * 16 + tid / 8;
               const int gc = tid % 8 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * skt + gc;
-              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
                 const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_hi ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-                lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, K, n * 2);
+                else lt_cp_async4x4(&Ks[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, K, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -652,9 +689,11 @@ __global__ void __launch_bounds__(128) attention_varlen_bwd_bf16_d64_dq_kernel(c
               const int64_t gr = (int64_t)k_lo + (int64_t)j_next * 64 + ri * 16 + tid / 8;
               const int gc = tid % 8 * 8;
               const __nv_bfloat16 *ptr = base + (int64_t)gr * svt + gc;
-              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
                 const int n = ok && gr >= 0 && gr < TK && gr >= k_lo && gr < k_hi ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-                lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, V, n * 2);
+                else lt_cp_async4x4(&Vs[j_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, V, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {

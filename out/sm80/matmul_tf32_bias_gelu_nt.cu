@@ -114,6 +114,33 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* cp.async of 8- and 4-byte pieces (after cuda_mma.h; lower/copy.c, View.pieces). */
+
+/* A 16-byte chunk of shared memory from a source off the 16-byte grid:
+** cp.async of 8-byte pieces (lt_cp_async8x2: a source 8-byte aligned) or
+** of 4-byte ones (lt_cp_async4x4: 4-byte aligned), cp.async.ca (the sizes
+** under 16); of the chunk's src_bytes (0..16), each piece reads those it
+** holds and zero-fills the rest, and one that holds none names `none` (the
+** tensor's base, as lt_cp_async16 is given for a chunk outside). */
+LT_FN void lt_cp_async8x2(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+  const int n0 = min(max(src_bytes, 0), 8), n1 = min(max(src_bytes - 8, 0), 8);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a), "l"(n0 > 0 ? g : none), "r"(n0) : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a + 8), "l"(n1 > 0 ? g + 8 : none), "r"(n1)
+               : "memory");
+}
+LT_FN void lt_cp_async4x4(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const int n = min(max(src_bytes - 4 * p, 0), 4);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(a + 4 * p), "l"(n > 0 ? g + 4 * p : none),
+                 "r"(n) : "memory");
+  }
+}
+
 /* One block (256 threads) of matmul_tf32_bias_gelu_nt. */
 __global__ void __launch_bounds__(256) matmul_tf32_bias_gelu_nt_kernel(const float *__restrict__ C0, const float *__restrict__ A, const float *__restrict__ B, float *__restrict__ C, const float *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
@@ -169,9 +196,11 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_gelu_nt_kernel(const flo
             const int gr = bm * 128 + ri * 64 + tid / 4;
             const int gc = kt * 16 + tid % 4 * 4;
             const float *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 4) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], n > 0 ? ptr : A, n * 4);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], n > 0 ? ptr : A, n * 4);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], ptr, A, n * 4);
+              else lt_cp_async4x4(&As[kt_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], ptr, A, n * 4);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
@@ -196,9 +225,11 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_gelu_nt_kernel(const flo
             const int gr = bn * 128 + ri * 64 + tid / 4;
             const int gc = kt * 16 + tid % 4 * 4;
             const float *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 4) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], n > 0 ? ptr : B, n * 4);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], n > 0 ? ptr : B, n * 4);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], ptr, B, n * 4);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], ptr, B, n * 4);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
@@ -232,9 +263,11 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_gelu_nt_kernel(const flo
             const int gr = bm * 128 + ri * 64 + tid / 4;
             const int gc = kt_next * 16 + tid % 4 * 4;
             const float *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 4) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], n > 0 ? ptr : A, n * 4);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], n > 0 ? ptr : A, n * 4);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], ptr, A, n * 4);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], ptr, A, n * 4);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {
@@ -259,9 +292,11 @@ __global__ void __launch_bounds__(256) matmul_tf32_bias_gelu_nt_kernel(const flo
             const int gr = bn * 128 + ri * 64 + tid / 4;
             const int gc = kt_next * 16 + tid % 4 * 4;
             const float *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 4) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], n > 0 ? ptr : B, n * 4);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], n > 0 ? ptr : B, n * 4);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], ptr, B, n * 4);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 64 + tid / 4][(tid % 4 * 4) ^ ((ri * 64 + tid / 4) >> 1 & 3) << 2], ptr, B, n * 4);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 4; ++vi) {

@@ -114,6 +114,33 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* cp.async of 8- and 4-byte pieces (after cuda_mma.h; lower/copy.c, View.pieces). */
+
+/* A 16-byte chunk of shared memory from a source off the 16-byte grid:
+** cp.async of 8-byte pieces (lt_cp_async8x2: a source 8-byte aligned) or
+** of 4-byte ones (lt_cp_async4x4: 4-byte aligned), cp.async.ca (the sizes
+** under 16); of the chunk's src_bytes (0..16), each piece reads those it
+** holds and zero-fills the rest, and one that holds none names `none` (the
+** tensor's base, as lt_cp_async16 is given for a chunk outside). */
+LT_FN void lt_cp_async8x2(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+  const int n0 = min(max(src_bytes, 0), 8), n1 = min(max(src_bytes - 8, 0), 8);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a), "l"(n0 > 0 ? g : none), "r"(n0) : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a + 8), "l"(n1 > 0 ? g + 8 : none), "r"(n1)
+               : "memory");
+}
+LT_FN void lt_cp_async4x4(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const int n = min(max(src_bytes - 4 * p, 0), 4);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(a + 4 * p), "l"(n > 0 ? g + 4 * p : none),
+                 "r"(n) : "memory");
+  }
+}
+
 /* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
 ** Accumulate").  A warpgroup of four consecutive warps issues each
 ** wgmma.mma_async together; B is read from shared memory by the tensor
@@ -339,9 +366,11 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
               const int gr = j * 32 + ri * 8 + tid / 32;
               const int gc = tid % 32 * 8;
               const __half *ptr = base + (int64_t)gr * sqs + gc;
-              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-                lt_cp_async16(&Qs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
+                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Qs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
+                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Qs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, Q, n * 2);
+                else lt_cp_async4x4(&Qs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -366,9 +395,11 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
               const int gr = j * 32 + ri * 8 + tid / 32;
               const int gc = tid % 32 * 8;
               const __half *ptr = base + (int64_t)gr * sdos + gc;
-              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
+              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-                lt_cp_async16(&dOs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
+                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&dOs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
+                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&dOs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, dO, n * 2);
+                else lt_cp_async4x4(&dOs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -390,9 +421,11 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
             if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
               const int gc = j * 32 + tid * 4;
               const float *ptr = base + gc;
-              if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest */
+              if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
                 const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
-                lt_cp_async16(&lses[j_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
+                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&lses[j_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
+                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&lses[j_stage][0][tid * 4], ptr, LSE, n * 4);
+                else lt_cp_async4x4(&lses[j_stage][0][tid * 4], ptr, LSE, n * 4);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 4; ++vi) {
@@ -414,9 +447,11 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
             if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
               const int gc = j * 32 + tid * 4;
               const float *ptr = base + gc;
-              if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest */
+              if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
                 const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
-                lt_cp_async16(&deltas[j_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
+                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&deltas[j_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
+                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&deltas[j_stage][0][tid * 4], ptr, Delta, n * 4);
+                else lt_cp_async4x4(&deltas[j_stage][0][tid * 4], ptr, Delta, n * 4);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 4; ++vi) {
@@ -450,9 +485,11 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
               const int gr = j_next * 32 + ri * 8 + tid / 32;
               const int gc = tid % 32 * 8;
               const __half *ptr = base + (int64_t)gr * sqs + gc;
-              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest */
+              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-                lt_cp_async16(&Qs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
+                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Qs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
+                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Qs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, Q, n * 2);
+                else lt_cp_async4x4(&Qs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, Q, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -477,9 +514,11 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
               const int gr = j_next * 32 + ri * 8 + tid / 32;
               const int gc = tid % 32 * 8;
               const __half *ptr = base + (int64_t)gr * sdos + gc;
-              if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest */
+              if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside dO, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
                 const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
-                lt_cp_async16(&dOs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
+                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&dOs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : dO, n * 2);
+                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&dOs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, dO, n * 2);
+                else lt_cp_async4x4(&dOs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, dO, n * 2);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 8; ++vi) {
@@ -501,9 +540,11 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
             if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
               const int gc = j_next * 32 + tid * 4;
               const float *ptr = base + gc;
-              if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest */
+              if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside LSE, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
                 const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
-                lt_cp_async16(&lses[j_next_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
+                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&lses[j_next_stage][0][tid * 4], n > 0 ? ptr : LSE, n * 4);
+                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&lses[j_next_stage][0][tid * 4], ptr, LSE, n * 4);
+                else lt_cp_async4x4(&lses[j_next_stage][0][tid * 4], ptr, LSE, n * 4);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 4; ++vi) {
@@ -525,9 +566,11 @@ __global__ void __launch_bounds__(256) attention_bwd_dkdv_f16_d256_softcap_kerne
             if (tid < 8) {   /* the threads that hold a piece of the [1, 32] tile */
               const int gc = j_next * 32 + tid * 4;
               const float *ptr = base + gc;
-              if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest */
+              if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Delta, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
                 const int n = ok ? lt_imin(lt_imax(Sq - gc, 0), 4) : 0;
-                lt_cp_async16(&deltas[j_next_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
+                if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&deltas[j_next_stage][0][tid * 4], n > 0 ? ptr : Delta, n * 4);
+                else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&deltas[j_next_stage][0][tid * 4], ptr, Delta, n * 4);
+                else lt_cp_async4x4(&deltas[j_next_stage][0][tid * 4], ptr, Delta, n * 4);
               } else {
                 #pragma unroll
                 for (int vi = 0; vi < 4; ++vi) {

@@ -118,6 +118,33 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* cp.async of 8- and 4-byte pieces (after cuda_mma.h; lower/copy.c, View.pieces). */
+
+/* A 16-byte chunk of shared memory from a source off the 16-byte grid:
+** cp.async of 8-byte pieces (lt_cp_async8x2: a source 8-byte aligned) or
+** of 4-byte ones (lt_cp_async4x4: 4-byte aligned), cp.async.ca (the sizes
+** under 16); of the chunk's src_bytes (0..16), each piece reads those it
+** holds and zero-fills the rest, and one that holds none names `none` (the
+** tensor's base, as lt_cp_async16 is given for a chunk outside). */
+LT_FN void lt_cp_async8x2(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+  const int n0 = min(max(src_bytes, 0), 8), n1 = min(max(src_bytes - 8, 0), 8);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a), "l"(n0 > 0 ? g : none), "r"(n0) : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a + 8), "l"(n1 > 0 ? g + 8 : none), "r"(n1)
+               : "memory");
+}
+LT_FN void lt_cp_async4x4(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const int n = min(max(src_bytes - 4 * p, 0), 4);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(a + 4 * p), "l"(n > 0 ? g + 4 * p : none),
+                 "r"(n) : "memory");
+  }
+}
+
 /* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
 ** Accumulate").  A warpgroup of four consecutive warps issues each
 ** wgmma.mma_async together; B is read from shared memory by the tensor
@@ -391,9 +418,11 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16plai
             const int gr = j * 16 % PS + ri * 4 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -418,9 +447,11 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16plai
             const int gr = j * 16 % PS + ri * 4 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -456,9 +487,11 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16plai
             const int gr = j_next * 16 % PS + ri * 4 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -483,9 +516,11 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16plai
             const int gr = j_next * 16 % PS + ri * 4 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1151,9 +1186,11 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
             const int gr = j * 16 % PS + ri * 4 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1178,9 +1215,11 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
             const int gr = j * 16 % PS + ri * 4 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1216,9 +1255,11 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
             const int gr = j_next * 16 % PS + ri * 4 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Ks[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, K, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1243,9 +1284,11 @@ __global__ void __launch_bounds__(32) attention_decode_bf16_d64_paged_rows16_ker
             const int gr = j_next * 16 % PS + ri * 4 + tid / 8;
             const int gc = tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-              lt_cp_async16(&Vs[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_next_stage][ri * 4 + tid / 8][(tid % 8 * 8) ^ ((ri * 4 + tid / 8) & 7) << 3], ptr, V, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1935,9 +1978,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64pla
           const int gr = jb * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
+            else lt_cp_async4x4(&Ks[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -1956,9 +2001,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64pla
           const int gr = jb * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
+            else lt_cp_async4x4(&Vs[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -1983,9 +2030,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64pla
           const int gr = jb_2 * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
+            else lt_cp_async4x4(&Ks_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -2004,9 +2053,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64pla
           const int gr = jb_2 * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
+            else lt_cp_async4x4(&Vs_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -2053,9 +2104,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64pla
           const int gr = jb * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
+            else lt_cp_async4x4(&Ks[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -2074,9 +2127,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64pla
           const int gr = jb * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
+            else lt_cp_async4x4(&Vs[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -2101,9 +2156,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64pla
           const int gr = jb_2 * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
+            else lt_cp_async4x4(&Ks_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -2122,9 +2179,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64pla
           const int gr = jb_2 * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
+            else lt_cp_async4x4(&Vs_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -2905,9 +2964,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
           const int gr = jb * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
+            else lt_cp_async4x4(&Ks[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -2926,9 +2987,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
           const int gr = jb * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
+            else lt_cp_async4x4(&Vs[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -2953,9 +3016,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
           const int gr = jb_2 * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
+            else lt_cp_async4x4(&Ks_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -2974,9 +3039,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
           const int gr = jb_2 * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
+            else lt_cp_async4x4(&Vs_2[j_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -3023,9 +3090,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
           const int gr = jb * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
+            else lt_cp_async4x4(&Ks[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -3044,9 +3113,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
           const int gr = jb * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
+            else lt_cp_async4x4(&Vs[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -3071,9 +3142,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
           const int gr = jb_2 * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * sks + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Ks_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : K, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
+            else lt_cp_async4x4(&Ks_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, K, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {
@@ -3092,9 +3165,11 @@ __global__ void __launch_bounds__(128) attention_decode_bf16_d64_paged_rows64_ke
           const int gr = jb_2 * 16 % PS + tid / 8;
           const int gc = tid % 8 * 8;
           const __nv_bfloat16 *ptr = base + (int64_t)gr * svs + gc;
-          if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest */
+          if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
             const int n = ok && gr >= 0 && gr < PS ? lt_imin(lt_imax(64 - gc, 0), 8) : 0;
-            lt_cp_async16(&Vs_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], n > 0 ? ptr : V, n * 2);
+            else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
+            else lt_cp_async4x4(&Vs_2[j_next_stage][tid / 8][(tid % 8 * 8) ^ ((tid / 8) & 7) << 3], ptr, V, n * 2);
           } else {
             #pragma unroll
             for (int vi = 0; vi < 8; ++vi) {

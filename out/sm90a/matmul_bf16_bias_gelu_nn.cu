@@ -126,6 +126,33 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* cp.async of 8- and 4-byte pieces (after cuda_mma.h; lower/copy.c, View.pieces). */
+
+/* A 16-byte chunk of shared memory from a source off the 16-byte grid:
+** cp.async of 8-byte pieces (lt_cp_async8x2: a source 8-byte aligned) or
+** of 4-byte ones (lt_cp_async4x4: 4-byte aligned), cp.async.ca (the sizes
+** under 16); of the chunk's src_bytes (0..16), each piece reads those it
+** holds and zero-fills the rest, and one that holds none names `none` (the
+** tensor's base, as lt_cp_async16 is given for a chunk outside). */
+LT_FN void lt_cp_async8x2(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+  const int n0 = min(max(src_bytes, 0), 8), n1 = min(max(src_bytes - 8, 0), 8);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a), "l"(n0 > 0 ? g : none), "r"(n0) : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a + 8), "l"(n1 > 0 ? g + 8 : none), "r"(n1)
+               : "memory");
+}
+LT_FN void lt_cp_async4x4(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const int n = min(max(src_bytes - 4 * p, 0), 4);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(a + 4 * p), "l"(n > 0 ? g + 4 * p : none),
+                 "r"(n) : "memory");
+  }
+}
+
 /* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
 ** Accumulate").  A warpgroup of four consecutive warps issues each
 ** wgmma.mma_async together; B is read from shared memory by the tensor
@@ -718,9 +745,11 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_gelu_nn_M512_N32768_cp_k
             const int gr = bm * 128 + ri * 32 + tid / 8;
             const int gc = kt * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -745,9 +774,11 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_gelu_nn_M512_N32768_cp_k
             const int gr = kt * 64 + ri * 8 + tid / 32;
             const int gc = bn * 256 + tid % 32 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -793,9 +824,11 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_gelu_nn_M512_N32768_cp_k
             const int gr = bm * 128 + ri * 32 + tid / 8;
             const int gc = kt_next * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -820,9 +853,11 @@ __global__ void __launch_bounds__(256) matmul_bf16_bias_gelu_nn_M512_N32768_cp_k
             const int gr = kt_next * 64 + ri * 8 + tid / 32;
             const int gc = bn * 256 + tid % 32 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1306,9 +1341,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M256_N8192_cp_ke
             const int gr = bm * 128 + ri * 16 + tid / 8;
             const int gc = kt * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1333,9 +1370,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M256_N8192_cp_ke
             const int gr = kt * 64 + ri * 8 + tid / 16;
             const int gc = bn * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1382,9 +1421,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M256_N8192_cp_ke
             const int gr = bm * 128 + ri * 16 + tid / 8;
             const int gc = kt_next * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1409,9 +1450,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M256_N8192_cp_ke
             const int gr = kt_next * 64 + ri * 8 + tid / 16;
             const int gc = bn * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1894,9 +1937,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M128_N8192_cp_ke
             const int gr = bm * 64 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1921,9 +1966,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M128_N8192_cp_ke
             const int gr = kt * 128 + ri * 8 + tid / 16;
             const int gc = bn * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1969,9 +2016,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M128_N8192_cp_ke
             const int gr = bm * 64 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1996,9 +2045,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M128_N8192_cp_ke
             const int gr = kt_next * 128 + ri * 8 + tid / 16;
             const int gc = bn * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2537,9 +2588,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M64_N8192_cp_ker
             const int gr = bm * 64 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2564,9 +2617,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M64_N8192_cp_ker
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2612,9 +2667,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M64_N8192_cp_ker
             const int gr = bm * 64 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2639,9 +2696,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M64_N8192_cp_ker
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3153,9 +3212,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M16_N16384_cp_ke
             const int gr = bm * 16 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3180,9 +3241,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M16_N16384_cp_ke
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3228,9 +3291,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M16_N16384_cp_ke
             const int gr = bm * 16 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3255,9 +3320,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M16_N16384_cp_ke
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3695,9 +3762,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M32_N8192_cp_ker
             const int gr = bm * 32 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3722,9 +3791,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M32_N8192_cp_ker
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3770,9 +3841,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M32_N8192_cp_ker
             const int gr = bm * 32 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3797,9 +3870,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M32_N8192_cp_ker
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4240,9 +4315,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M64_N4096_cp_ker
             const int gr = bm * 64 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4267,9 +4344,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M64_N4096_cp_ker
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4315,9 +4394,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M64_N4096_cp_ker
             const int gr = bm * 64 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4342,9 +4423,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_gelu_nn_M64_N4096_cp_ker
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {

@@ -126,6 +126,33 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* cp.async of 8- and 4-byte pieces (after cuda_mma.h; lower/copy.c, View.pieces). */
+
+/* A 16-byte chunk of shared memory from a source off the 16-byte grid:
+** cp.async of 8-byte pieces (lt_cp_async8x2: a source 8-byte aligned) or
+** of 4-byte ones (lt_cp_async4x4: 4-byte aligned), cp.async.ca (the sizes
+** under 16); of the chunk's src_bytes (0..16), each piece reads those it
+** holds and zero-fills the rest, and one that holds none names `none` (the
+** tensor's base, as lt_cp_async16 is given for a chunk outside). */
+LT_FN void lt_cp_async8x2(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+  const int n0 = min(max(src_bytes, 0), 8), n1 = min(max(src_bytes - 8, 0), 8);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a), "l"(n0 > 0 ? g : none), "r"(n0) : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a + 8), "l"(n1 > 0 ? g + 8 : none), "r"(n1)
+               : "memory");
+}
+LT_FN void lt_cp_async4x4(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const int n = min(max(src_bytes - 4 * p, 0), 4);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(a + 4 * p), "l"(n > 0 ? g + 4 * p : none),
+                 "r"(n) : "memory");
+  }
+}
+
 /* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
 ** Accumulate").  A warpgroup of four consecutive warps issues each
 ** wgmma.mma_async together; B is read from shared memory by the tensor
@@ -648,9 +675,11 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_M512_N32768_cp_kernel
             const int gr = kt * 64 + ri * 16 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -675,9 +704,11 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_M512_N32768_cp_kernel
             const int gr = kt * 64 + ri * 8 + tid / 32;
             const int gc = bn * 256 + tid % 32 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -723,9 +754,11 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_M512_N32768_cp_kernel
             const int gr = kt_next * 64 + ri * 16 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -750,9 +783,11 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tn_M512_N32768_cp_kernel
             const int gr = kt_next * 64 + ri * 8 + tid / 32;
             const int gc = bn * 256 + tid % 32 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1161,9 +1196,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M256_N8192_cp_kernel(
             const int gr = kt * 64 + ri * 8 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1188,9 +1225,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M256_N8192_cp_kernel(
             const int gr = kt * 64 + ri * 8 + tid / 16;
             const int gc = bn * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1237,9 +1276,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M256_N8192_cp_kernel(
             const int gr = kt_next * 64 + ri * 8 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1264,9 +1305,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M256_N8192_cp_kernel(
             const int gr = kt_next * 64 + ri * 8 + tid / 16;
             const int gc = bn * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1674,9 +1717,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M128_N8192_cp_kernel(
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1701,9 +1746,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M128_N8192_cp_kernel(
             const int gr = kt * 128 + ri * 8 + tid / 16;
             const int gc = bn * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1749,9 +1796,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M128_N8192_cp_kernel(
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1776,9 +1825,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M128_N8192_cp_kernel(
             const int gr = kt_next * 128 + ri * 8 + tid / 16;
             const int gc = bn * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2240,9 +2291,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M64_N8192_cp_kernel(c
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2267,9 +2320,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M64_N8192_cp_kernel(c
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2315,9 +2370,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M64_N8192_cp_kernel(c
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2342,9 +2399,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M64_N8192_cp_kernel(c
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2779,9 +2838,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M16_N16384_row_cp_ker
             const int gr = bm * 16 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * K + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2806,9 +2867,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M16_N16384_row_cp_ker
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2854,9 +2917,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M16_N16384_row_cp_ker
             const int gr = bm * 16 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * K + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2881,9 +2946,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M16_N16384_row_cp_ker
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3264,9 +3331,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M16_N16384_cp_kernel(
             const int gr = kt * 128 + ri * 64 + tid / 2;
             const int gc = bm * 16 + tid % 2 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3291,9 +3360,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M16_N16384_cp_kernel(
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3339,9 +3410,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M16_N16384_cp_kernel(
             const int gr = kt_next * 128 + ri * 64 + tid / 2;
             const int gc = bm * 16 + tid % 2 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3366,9 +3439,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M16_N16384_cp_kernel(
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3750,9 +3825,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M32_N8192_cp_kernel(c
             const int gr = kt * 128 + ri * 32 + tid / 4;
             const int gc = bm * 32 + tid % 4 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3777,9 +3854,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M32_N8192_cp_kernel(c
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3825,9 +3904,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M32_N8192_cp_kernel(c
             const int gr = kt_next * 128 + ri * 32 + tid / 4;
             const int gc = bm * 32 + tid % 4 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3852,9 +3933,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M32_N8192_cp_kernel(c
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4237,9 +4320,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M64_N4096_cp_kernel(c
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4264,9 +4349,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M64_N4096_cp_kernel(c
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4312,9 +4399,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M64_N4096_cp_kernel(c
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4339,9 +4428,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tn_M64_N4096_cp_kernel(c
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bn * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(N - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {

@@ -126,6 +126,33 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* cp.async of 8- and 4-byte pieces (after cuda_mma.h; lower/copy.c, View.pieces). */
+
+/* A 16-byte chunk of shared memory from a source off the 16-byte grid:
+** cp.async of 8-byte pieces (lt_cp_async8x2: a source 8-byte aligned) or
+** of 4-byte ones (lt_cp_async4x4: 4-byte aligned), cp.async.ca (the sizes
+** under 16); of the chunk's src_bytes (0..16), each piece reads those it
+** holds and zero-fills the rest, and one that holds none names `none` (the
+** tensor's base, as lt_cp_async16 is given for a chunk outside). */
+LT_FN void lt_cp_async8x2(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+  const int n0 = min(max(src_bytes, 0), 8), n1 = min(max(src_bytes - 8, 0), 8);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a), "l"(n0 > 0 ? g : none), "r"(n0) : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a + 8), "l"(n1 > 0 ? g + 8 : none), "r"(n1)
+               : "memory");
+}
+LT_FN void lt_cp_async4x4(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const int n = min(max(src_bytes - 4 * p, 0), 4);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(a + 4 * p), "l"(n > 0 ? g + 4 * p : none),
+                 "r"(n) : "memory");
+  }
+}
+
 /* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
 ** Accumulate").  A warpgroup of four consecutive warps issues each
 ** wgmma.mma_async together; B is read from shared memory by the tensor
@@ -648,9 +675,11 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tt_M512_N32768_cp_kernel
             const int gr = kt * 64 + ri * 16 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -675,9 +704,11 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tt_M512_N32768_cp_kernel
             const int gr = bn * 256 + ri * 32 + tid / 8;
             const int gc = kt * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -723,9 +754,11 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tt_M512_N32768_cp_kernel
             const int gr = kt_next * 64 + ri * 16 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -750,9 +783,11 @@ __global__ void __launch_bounds__(256) matmul_bf16_none_tt_M512_N32768_cp_kernel
             const int gr = bn * 256 + ri * 32 + tid / 8;
             const int gc = kt_next * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1158,9 +1193,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M256_N8192_cp_kernel(
             const int gr = kt * 64 + ri * 8 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1185,9 +1222,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M256_N8192_cp_kernel(
             const int gr = bn * 128 + ri * 16 + tid / 8;
             const int gc = kt * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1234,9 +1273,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M256_N8192_cp_kernel(
             const int gr = kt_next * 64 + ri * 8 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1261,9 +1302,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M256_N8192_cp_kernel(
             const int gr = bn * 128 + ri * 16 + tid / 8;
             const int gc = kt_next * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1670,9 +1713,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M128_N8192_cp_kernel(
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1697,9 +1742,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M128_N8192_cp_kernel(
             const int gr = bn * 128 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1745,9 +1792,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M128_N8192_cp_kernel(
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1772,9 +1821,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M128_N8192_cp_kernel(
             const int gr = bn * 128 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2236,9 +2287,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M64_N8192_cp_kernel(c
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2263,9 +2316,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M64_N8192_cp_kernel(c
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2311,9 +2366,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M64_N8192_cp_kernel(c
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2338,9 +2395,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M64_N8192_cp_kernel(c
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2776,9 +2835,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M16_N16384_row_cp_ker
             const int gr = bm * 16 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * K + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2803,9 +2864,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M16_N16384_row_cp_ker
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2851,9 +2914,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M16_N16384_row_cp_ker
             const int gr = bm * 16 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * K + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2878,9 +2943,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M16_N16384_row_cp_ker
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3262,9 +3329,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M16_N16384_cp_kernel(
             const int gr = kt * 128 + ri * 64 + tid / 2;
             const int gc = bm * 16 + tid % 2 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3289,9 +3358,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M16_N16384_cp_kernel(
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3337,9 +3408,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M16_N16384_cp_kernel(
             const int gr = kt_next * 128 + ri * 64 + tid / 2;
             const int gc = bm * 16 + tid % 2 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3364,9 +3437,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M16_N16384_cp_kernel(
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3749,9 +3824,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M32_N8192_cp_kernel(c
             const int gr = kt * 128 + ri * 32 + tid / 4;
             const int gc = bm * 32 + tid % 4 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3776,9 +3853,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M32_N8192_cp_kernel(c
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3824,9 +3903,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M32_N8192_cp_kernel(c
             const int gr = kt_next * 128 + ri * 32 + tid / 4;
             const int gc = bm * 32 + tid % 4 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3851,9 +3932,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M32_N8192_cp_kernel(c
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4237,9 +4320,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M64_N4096_cp_kernel(c
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4264,9 +4349,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M64_N4096_cp_kernel(c
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4312,9 +4399,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M64_N4096_cp_kernel(c
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4339,9 +4428,11 @@ __global__ void __launch_bounds__(128) matmul_bf16_none_tt_M64_N4096_cp_kernel(c
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __nv_bfloat16 *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {

@@ -126,6 +126,33 @@ template <int N> static __device__ __forceinline__ void lt_cp_async_wait(void) {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* cp.async of 8- and 4-byte pieces (after cuda_mma.h; lower/copy.c, View.pieces). */
+
+/* A 16-byte chunk of shared memory from a source off the 16-byte grid:
+** cp.async of 8-byte pieces (lt_cp_async8x2: a source 8-byte aligned) or
+** of 4-byte ones (lt_cp_async4x4: 4-byte aligned), cp.async.ca (the sizes
+** under 16); of the chunk's src_bytes (0..16), each piece reads those it
+** holds and zero-fills the rest, and one that holds none names `none` (the
+** tensor's base, as lt_cp_async16 is given for a chunk outside). */
+LT_FN void lt_cp_async8x2(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+  const int n0 = min(max(src_bytes, 0), 8), n1 = min(max(src_bytes - 8, 0), 8);
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a), "l"(n0 > 0 ? g : none), "r"(n0) : "memory");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8, %2;\n" ::"r"(a + 8), "l"(n1 > 0 ? g + 8 : none), "r"(n1)
+               : "memory");
+}
+LT_FN void lt_cp_async4x4(void *smem, const void *gmem, const void *none, int src_bytes) {
+  const unsigned a = (unsigned)__cvta_generic_to_shared(smem);
+  const char *g = (const char *)gmem;
+#pragma unroll
+  for (int p = 0; p < 4; ++p) {
+    const int n = min(max(src_bytes - 4 * p, 0), 4);
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" ::"r"(a + 4 * p), "l"(n > 0 ? g + 4 * p : none),
+                 "r"(n) : "memory");
+  }
+}
+
 /* wgmma (sm_90a; PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-
 ** Accumulate").  A warpgroup of four consecutive warps issues each
 ** wgmma.mma_async together; B is read from shared memory by the tensor
@@ -648,9 +675,11 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_tt_M512_N32768_cp_kernel(
             const int gr = kt * 64 + ri * 16 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -675,9 +704,11 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_tt_M512_N32768_cp_kernel(
             const int gr = bn * 256 + ri * 32 + tid / 8;
             const int gc = kt * 64 + tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -723,9 +754,11 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_tt_M512_N32768_cp_kernel(
             const int gr = kt_next * 64 + ri * 16 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) / 64][ri * 16 + tid / 16][((tid % 16 * 8) ^ ((ri * 16 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -750,9 +783,11 @@ __global__ void __launch_bounds__(256) matmul_f16_bias_tt_M512_N32768_cp_kernel(
             const int gr = bn * 256 + ri * 32 + tid / 8;
             const int gc = kt_next * 64 + tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 32 + tid / 8][(tid % 8 * 8) ^ ((ri * 32 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1230,9 +1265,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M256_N8192_cp_kernel(c
             const int gr = kt * 64 + ri * 8 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1257,9 +1294,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M256_N8192_cp_kernel(c
             const int gr = bn * 128 + ri * 16 + tid / 8;
             const int gc = kt * 64 + tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1306,9 +1345,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M256_N8192_cp_kernel(c
             const int gr = kt_next * 64 + ri * 8 + tid / 16;
             const int gc = bm * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1333,9 +1374,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M256_N8192_cp_kernel(c
             const int gr = bn * 128 + ri * 16 + tid / 8;
             const int gc = kt_next * 64 + tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1814,9 +1857,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M128_N8192_cp_kernel(c
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1841,9 +1886,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M128_N8192_cp_kernel(c
             const int gr = bn * 128 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1889,9 +1936,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M128_N8192_cp_kernel(c
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -1916,9 +1965,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M128_N8192_cp_kernel(c
             const int gr = bn * 128 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2452,9 +2503,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M64_N8192_cp_kernel(co
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2479,9 +2532,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M64_N8192_cp_kernel(co
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2527,9 +2582,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M64_N8192_cp_kernel(co
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -2554,9 +2611,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M64_N8192_cp_kernel(co
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3064,9 +3123,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M16_N16384_row_cp_kern
             const int gr = bm * 16 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * K + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3091,9 +3152,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M16_N16384_row_cp_kern
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3139,9 +3202,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M16_N16384_row_cp_kern
             const int gr = bm * 16 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * K + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < M ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3166,9 +3231,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M16_N16384_row_cp_kern
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3603,9 +3670,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M16_N16384_cp_kernel(c
             const int gr = kt * 128 + ri * 64 + tid / 2;
             const int gc = bm * 16 + tid % 2 * 8;
             const __half *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3630,9 +3699,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M16_N16384_cp_kernel(c
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3678,9 +3749,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M16_N16384_cp_kernel(c
             const int gr = kt_next * 128 + ri * 64 + tid / 2;
             const int gc = bm * 16 + tid % 2 * 8;
             const __half *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 64 + tid / 2][(tid % 2 * 8) ^ ((ri * 64 + tid / 2) >> 2 & 1) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -3705,9 +3778,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M16_N16384_cp_kernel(c
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4143,9 +4218,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M32_N8192_cp_kernel(co
             const int gr = kt * 128 + ri * 32 + tid / 4;
             const int gc = bm * 32 + tid % 4 * 8;
             const __half *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4170,9 +4247,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M32_N8192_cp_kernel(co
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4218,9 +4297,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M32_N8192_cp_kernel(co
             const int gr = kt_next * 128 + ri * 32 + tid / 4;
             const int gc = bm * 32 + tid % 4 * 8;
             const __half *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 32 + tid / 4][(tid % 4 * 8) ^ ((ri * 32 + tid / 4) >> 1 & 3) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4245,9 +4326,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M32_N8192_cp_kernel(co
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4684,9 +4767,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M64_N4096_cp_kernel(co
             const int gr = kt * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4711,9 +4796,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M64_N4096_cp_kernel(co
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4759,9 +4846,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M64_N4096_cp_kernel(co
             const int gr = kt_next * 128 + ri * 16 + tid / 8;
             const int gc = bm * 64 + tid % 8 * 8;
             const __half *ptr = base + (int64_t)gr * lda + gc;
-            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest */
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
-              lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {
@@ -4786,9 +4875,11 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_tt_M64_N4096_cp_kernel(co
             const int gr = bn * 64 + ri * 8 + tid / 16;
             const int gc = kt_next * 128 + tid % 16 * 8;
             const __half *ptr = base + (int64_t)gr * ldb + gc;
-            if ((uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest */
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
               const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
-              lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) / 64][ri * 8 + tid / 16][((tid % 16 * 8) ^ ((ri * 8 + tid / 16) & 7) << 3) % 64], ptr, B, n * 2);
             } else {
               #pragma unroll
               for (int vi = 0; vi < 8; ++vi) {

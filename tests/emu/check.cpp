@@ -597,7 +597,11 @@ static double activation(int a, double x) {
 ** cp.async twin) or padded.  Last, M = 1: tight, A in tn and tt is one row
 ** of K unit-strided elements (lda 1), which the small-M buckets' launchers
 ** run through their row twins (pass/row.c; K = 136: its TMA kernel, 131:
-** its cp.async twin), and padded (lda 4: the tn and tt kernels). */
+** its cp.async twin), and padded (lda 4: the tn and tt kernels).  And
+** M = 100, tight: in tn and tt A's rows are 200 bytes apart, every other
+** one off the 16-byte grid (no tensor map: the cp.async twin, whose chunks
+** there go as 8-byte pieces; the padded cases' rows 4-byte aligned take
+** the 4-byte ones). */
 struct MmCase {
   int batch, M, N, K;
   float alpha, beta;
@@ -610,6 +614,7 @@ static const MmCase mm_cases[] = {
   {1, 16, 72, 136, 1.0f, 0.0f, 0},  {1, 31, 72, 136, 1.5f, 0.0f, 1}, {1, 33, 72, 136, 1.0f, 0.5f, 0},
   {1, 64, 72, 136, 1.0f, 0.0f, 0},  {1, 65, 72, 136, 0.5f, 0.0f, 1},
   {1, 1, 72, 136, 1.0f, 0.5f, 0},   {2, 1, 72, 131, 1.5f, 0.0f, 0},  {2, 1, 72, 136, 1.0f, 0.0f, 1},
+  {1, 100, 72, 136, 1.0f, 0.5f, 0},
 };
 
 /* The elements of a buffer as doubles. */
