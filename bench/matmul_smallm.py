@@ -10,10 +10,12 @@ against float64 with alpha 1.25 and beta 0.5 (C0 read), three runs bitwise
 equal, the counters back to 0; a failed check leaves that build untimed
 there.  Times: triton.testing.do_bench, median, L2 flushed; `--rounds`
 rounds, every other one in reverse order, each side keeping its best
-(`--rounds 0`: the checks alone); `--warmup` and `--rep` (ms, 25 and 150)
-are do_bench's.
+(`--rounds 0`: the checks alone; `--stat median`: each column the median
+over the rounds of that round's cuBLAS time over the build's, with the
+least and the most of them in brackets); `--warmup` and `--rep` (ms, 25
+and 150) are do_bench's.
 usage: python3 bench/matmul_smallm.py [--dtypes bf16] [--layouts nn,nt,tn,tt] [--epilogues none]
-       [--ms 1,16,64] [--ns 4096,6144,14336] [--k 4096] [--rounds 2] [--warmup 25] [--rep 150]
+       [--ms 1,16,64] [--ns 4096,6144,14336] [--k 4096] [--rounds 2] [--stat best|median] [--warmup 25] [--rep 150]
        NAME=LIB.so ..."""
 import ctypes
 import math
@@ -35,6 +37,7 @@ MS = [int(x) for x in opts.get("--ms", "1,16,64").split(",")]
 NS = [int(x) for x in opts.get("--ns", "4096,6144,14336").split(",")]
 K = int(opts.get("--k", "4096"))
 ROUNDS = int(opts.get("--rounds", "2"))
+STAT = opts.get("--stat", "best")
 WARMUP = int(opts.get("--warmup", "25"))
 REP = int(opts.get("--rep", "150"))
 BOUND = {"f16": 2e-3, "bf16": 1e-2}
@@ -140,13 +143,22 @@ for dt in DTS:
                     for n, lib in libs:
                         if good.get(n):
                             sides[n] = (lambda lib=lib: call(lib, name, lay, c0, a, b, c, bias, M, N, 1.0, 0.0))
-                    best = {}
+                    best, times = {}, {}
                     order = list(sides)
                     for r in range(ROUNDS):
                         for s in (order if r % 2 == 0 else order[::-1]):
                             t = bench(sides[s])
                             best[s] = min(best.get(s, t), t)
+                            times.setdefault(s, []).append(t)
                     tf = 2 * M * N * K / best["cublas"] * 1e-9
-                    cols = " | ".join(f"{best['cublas'] / best[n]:.2f}x" if n in best else "FAIL" if n in good else "-"
-                                      for n in names)
+
+                    def col(n):
+                        if n not in best:
+                            return "FAIL" if n in good else "-"
+                        if STAT != "median":
+                            return f"{best['cublas'] / best[n]:.2f}x"
+                        rs = sorted(c / t for c, t in zip(times["cublas"], times[n]))
+                        med = rs[len(rs) // 2] if len(rs) % 2 else (rs[len(rs) // 2 - 1] + rs[len(rs) // 2]) / 2
+                        return f"{med:.2f}x ({rs[0]:.2f}-{rs[-1]:.2f})"
+                    cols = " | ".join(col(n) for n in names)
                     print(f"| {name} | {M}x{N}x{K} | {cols} | {tf:.1f} |", flush=True)
