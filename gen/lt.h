@@ -776,5 +776,11 @@ int ltN_bucket_sizes(const char *variant, const char *bucket, const char *const 
                      long long *vals, int *log2s);   /* keys: room for LT_MAXRANK * 4 */
 long long ltN_bucket_limit(long long lo, long long hi);   /* the largest size bucket lo takes below bucket hi */
 const char *ltN_off_grid(const char *variant, const char *bucket);   /* its rows off the 16-byte grid run this bucket */
+#define LT_ALT_SUFFIX " (alternative)"   /* ltN_buckets' text of an entry's alternative: its bucket's, then this */
+const char *ltN_alternative(const char *variant, const char *bucket, int *line);   /* its alternative's bucket text */
+int ltN_is_alternative(const char *b);   /* an entry's alternative (ltN_buckets), not a bucket */
+int ltN_alternatives(const char *variant);   /* how many of its entries name an alternative */
+void ltN_error_at(int line, const char *fmt, ...);   /* an error at a line of the tuned file */
+long long ltP_tile_work(const Kernel *k, const char **what);   /* waves.c: a program's tile, in elements (0: none) */
 
 #endif

@@ -69,6 +69,63 @@ static const char *off_grid_test(E *e, Sym **ps, int np) {
   return any ? b.p : NULL;
 }
 
+/* The launcher's lines that run bucket kernel ks[i] (prefix: "" or "if
+** (C <= 8192) "): its kernel, or where its entry names an alternative
+** (tuned.c; the kernel among ks[0..n-1] of that bucket text) whichever of
+** the two leaves the busiest multiprocessor less work at the call's sizes:
+** its programs a multiprocessor, rounded up, times a program's tile
+** (ltP_tile_work); ties go to the bucket's own.  args: the call's. */
+static void run_bucket(E *e, Kernel **ks, int n, int i, const char *prefix, const char *args, int ws) {
+  int line = 0;
+  const char *alt = ltN_alternative(ks[0]->tuned, ks[i]->bucket, &line);
+  int j = 0;
+  while (alt && j < n && strcmp(ks[j]->bucket, alt) != 0) j++;
+  if (!alt || j == n) {
+    ltE_line(e, "%sreturn %s(%s);", prefix, runs(ks[i])->name, args_of(ks[i], args, ws));
+    return;
+  }
+  const Kernel *two[2] = {runs(ks[i]), runs(ks[j])};
+  const char *what[2], *programs[2];
+  long long work[2];
+  for (int m = 0; m < 2; m++) {
+    work[m] = ltP_tile_work(two[m], &what[m]);
+    if (!work[m])
+      ltN_error_at(line, "the alternative of bucket %s: %s has no k:gemm and no k:fragment, so no tile to weigh its "
+                   "programs by; an alternative needs one", ks[i]->bucket, ks[0]->launcher);
+    Buf p = {0};
+    Kernel *was = e->k;
+    e->k = (Kernel *)two[m];
+    e->wide = 1;   /* a product of tile counts can pass 2^31 */
+    for (int g = 0; g < two[m]->ngrid; g++)
+      ltU_printf(&p, "%s%s", g ? " * " : "", ltE_paren(ltE_itext(e, two[m]->grid[g]->extent)));
+    e->wide = 0;
+    e->k = was;
+    programs[m] = p.p;
+  }
+  if (*prefix) ltE_line(e, "%s{", prefix);
+  e->depth += !!*prefix;
+  ltE_line(e, "/* bucket %s: its config or its entry's alternative, whichever leaves the busiest", ks[i]->bucket);
+  ltE_line(e, "** multiprocessor less work: programs a multiprocessor, rounded up, x a program's tile "
+              "(ties: its own) */");
+  int cached = e->emu;   /* the persistent grid's cached query (templates/cuda_tma.h; the emulator's) */
+  for (int m = 0; m < n; m++) cached |= ltE_gpu(e) && e->t->lang == LANG_CUDA && (ks[m]->ws || ks[m]->bulk_reds);
+  if (ltE_gpu(e) && cached) {
+    ltE_line(e, "int sm_count = 0;");
+    ltE_line(e, "const int sm_err = lt_sm_count(&sm_count);   /* queried once a device */");
+    ltE_line(e, "if (sm_err != 0) return sm_err;");
+  } else {
+    ltE_sm_count(e, 0);
+  }
+  for (int m = 0; m < 2; m++)
+    ltE_line(e, "const int64_t work%s = (%s + sm_count - 1) / sm_count * %lld;   /* %s */", m ? "_alt" : "", programs[m],
+             work[m], what[m]);
+  ltE_line(e, "if (work_alt < work)");
+  ltE_line(e, "  return %s(%s);", two[1]->name, args_of(ks[j], args, ws));
+  ltE_line(e, "return %s(%s);", two[0]->name, args_of(ks[i], args, ws));
+  e->depth -= !!*prefix;
+  if (*prefix) ltE_line(e, "}");
+}
+
 /* Kernel ks[i]'s bucket's lines: rows off the 16-byte grid go to the
 ** kernel of the bucket its entry names for them (ltN_off_grid), where it
 ** names one; then ks[i].  prefix: "" or "if (C <= 8192) ". */
@@ -78,7 +135,7 @@ static void bucket_lines(E *e, Kernel **ks, int n, int i, const char *prefix, co
   int j = 0;
   while (og && j < n && strcmp(ks[j]->bucket, og) != 0) j++;
   if (!og || j == n) {
-    ltE_line(e, "%sreturn %s(%s);", prefix, runs(ks[i])->name, args_of(ks[i], args, ws));
+    run_bucket(e, ks, n, i, prefix, args, ws);
     return;
   }
   if (*prefix) ltE_line(e, "%s{", prefix);
@@ -94,13 +151,14 @@ static void bucket_lines(E *e, Kernel **ks, int n, int i, const char *prefix, co
 ** b_i (vals, largest first) take sizes up to ltN_bucket_limit(b_i, the
 ** next larger bucket): b_i, or up to the power of two where the next
 ** bucket lies nearer in log2 steps (ties go to the larger); the largest
-** takes the rest.  args: the call's arguments; test: off_grid_test's. */
-static void one_size_chain(E *e, Kernel **ks, int n, const char *key, const long long *vals, const char *args,
-                           int ws, const char *test) {
+** takes the rest; nall: n and the entries' alternatives after them.
+** args: the call's arguments; test: off_grid_test's. */
+static void one_size_chain(E *e, Kernel **ks, int n, int nall, const char *key, const long long *vals,
+                           const char *args, int ws, const char *test) {
   for (int i = n - 1; i > 0; i--)
-    bucket_lines(e, ks, n, i, ltU_fmt("if (%s <= %lld) ", key, ltN_bucket_limit(vals[i], vals[i - 1])), args, ws,
+    bucket_lines(e, ks, nall, i, ltU_fmt("if (%s <= %lld) ", key, ltN_bucket_limit(vals[i], vals[i - 1])), args, ws,
                  test);
-  bucket_lines(e, ks, n, 0, "", args, ws, test);
+  bucket_lines(e, ks, nall, 0, "", args, ws, test);
 }
 
 /* The launcher of a variant of several builds ks[0..n-1] (Kernel.build):
@@ -151,6 +209,8 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
   for (int i = 0; i < np; i++)
     if (ps[i]->kind == SYM_SIZE) sizes[nsizes++] = ps[i]->name;
   long long vals[64];
+  int nall = n;   /* the buckets, then the entries' alternatives (ltN_buckets), which the buckets' lines pick */
+  while (n > 1 && ltN_is_alternative(ks[n - 1]->bucket)) n--;
   const char *key = n <= 64 ? one_size(ks, n, sizes, nsizes, vals) : NULL;
   int odd = 0;   /* a bucket of one size that is not a power of two */
   for (int i = 0; key && i < n; i++) odd |= (vals[i] & (vals[i] - 1)) != 0;
@@ -159,7 +219,7 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
     if (!ps[i]->device) ltU_printf(&args, "%s, ", ps[i]->name);
   ltU_put(&args, "stream");
   int ws = 0;
-  for (int i = 0; i < n; i++) ws |= ltE_takes_ws(e, ks[i]);
+  for (int i = 0; i < nall; i++) ws |= ltE_takes_ws(e, ks[i]);
   ltU_put(e->b, "\n");
   int og = 0;   /* a bucket whose rows off the 16-byte grid run another's config */
   for (int i = 0; key && i < n; i++) og |= ltN_off_grid(k->tuned, ks[i]->bucket) != NULL;
@@ -201,19 +261,21 @@ void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np) {
   if (e->emu) {   /* tests/emu runs each bucket's kernel on its small shapes */
     ltE_line(e, "/* the emulator: LT_EMU_BUCKET=i runs bucket i's config, whatever the sizes */");
     ltE_line(e, "const long forced = lt_emu::env_long(\"LT_EMU_BUCKET\", -1);");
-    for (int i = 0; i < n; i++) ltE_line(e, "if (forced == %d) return %s(%s);", i, runs(ks[i])->name, args_of(ks[i], args.p, ws));
+    for (int i = 0; i < nall; i++)   /* (the entries' alternatives after the buckets, each named) */
+      ltE_line(e, "if (forced == %d) return %s(%s);%s", i, runs(ks[i])->name, args_of(ks[i], args.p, ws),
+               i < n ? "" : ltU_fmt("   /* %s */", ks[i]->bucket));
   }
   if (key) {
-    one_size_chain(e, ks, n, key, vals, args.p, ws, off_grid_test(e, ps, np));
+    one_size_chain(e, ks, n, nall, key, vals, args.p, ws, off_grid_test(e, ps, np));
   } else {
     for (int i = 0; i < n - 1; i++) {
       Buf c = {0};
       for (int j = i + 1; j < n; j++) ltU_printf(&c, "%sd%d <= d%d", j > i + 1 ? " && " : "", i, j);
-      ltE_line(e, "if (%s) return %s(%s);", c.p, runs(ks[i])->name, args_of(ks[i], args.p, ws));
+      run_bucket(e, ks, nall, i, ltU_fmt("if (%s) ", c.p), args.p, ws);
     }
-    ltE_line(e, "return %s(%s);", runs(ks[n - 1])->name, args_of(ks[n - 1], args.p, ws));
+    run_bucket(e, ks, nall, n - 1, "", args.p, ws);
   }
   e->depth--;
   ltE_line(e, "}");
-  if (ws) ltE_splitk_entries(e, ks, n, ps, np);
+  if (ws) ltE_splitk_entries(e, ks, nall, ps, np);
 }

@@ -163,6 +163,7 @@ typedef struct Precond { Expr *holds; const char *why; } Precond;
 int ltE_preconds(E *e, Precond **out);
 const char *ltE_header(E *e, Sym **ps, int n);
 void ltE_dispatch(E *e, Kernel **ks, int n, Sym **ps, int np);
+void ltE_sm_count(E *e, int exported);   /* launcher.c: declares and sets int sm_count */
 void ltE_name_syms(Kernel *k);
 
 /* ---- lower/: copies, stores, reductions ---- */

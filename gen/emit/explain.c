@@ -246,8 +246,9 @@ void ltE_explain(Kernel *k, const Target *t, Buf *b) {
     ltU_printf(b, "  build %s: %s runs it %s (1 of %d builds)\n", k->bucket, k->launcher,
                k->when ? ltU_fmt("where %s", k->when_text) : "where no build before it runs", k->nbuckets);
   else if (k->bucket)
-    ltU_printf(b, "  tuned for shape bucket %s: %s runs it for the sizes nearest it (1 of %d configs)\n", k->bucket,
-               k->launcher, k->nbuckets);
+    ltU_printf(b, "  tuned for shape bucket %s: %s runs it for the sizes nearest it%s (1 of %d configs)\n", k->bucket,
+               k->launcher, ltN_is_alternative(k->bucket) ? " where it leaves the busiest SM less work than the bucket's "
+               "config" : "", k->nbuckets);
   if (k->row_when)   /* (pass/row.c) */
     ltU_printf(b, "  row twin: where %s (%s is one row, unit-strided along K) the launcher runs %s_row instead, "
                   "this kernel with %s read as a [1, K] row, copied as nn and nt copy theirs (the variant's buckets of "

@@ -98,8 +98,12 @@ const char *ltE_header(E *e, Sym **ps, int n) {
   if (k->build)
     ltU_printf(&h, " * Runs the first of its %d builds whose sizes these are (see the source).\n", k->nbuckets);
   else if (k->bucket)
-    ltU_printf(&h, " * Runs the config tuned for the shape bucket nearest the sizes (%d buckets; see the source).\n",
-               k->nbuckets);
+  {
+    int alts = ltN_alternatives(k->tuned);   /* of the nbuckets configs, the entries' alternatives */
+    ltU_printf(&h, " * Runs the config tuned for the shape bucket nearest the sizes (%d buckets%s; see the source).\n",
+               k->nbuckets - alts, alts ? ltU_fmt(", %d with an alternative config that runs where it leaves the "
+                                                 "busiest SM less work", alts) : "");
+  }
   if (k->sm_count)
     ltU_printf(&h, " * sm_count in a condition: the current device's multiprocessors (SMs, CUs)%s.\n",
                ltE_gpu(e) ? ", queried by the launcher" : "; 1 on the CPU");

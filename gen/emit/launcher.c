@@ -359,7 +359,7 @@ static void tensor_maps(E *e, Sym **ps, int n) {
 ** capturable in a CUDA graph).  Where the query fails, the launcher
 ** returns the runtime's error, an exported function (`exported`) -1.  1
 ** on `c`; LT_EMU_SMS in the emulator. */
-static void sm_count(E *e, int exported) {
+void ltE_sm_count(E *e, int exported) {
   const Target *t = e->t;
   if (!ltE_gpu(e)) {
     ltE_line(e, "const int sm_count = 1;   /* the blocks run one after another */");
@@ -419,7 +419,7 @@ void ltE_exports(E *e, Sym **ps, int n) {
     int used[128] = {0};
     used_params(x->value, ps, n, used);
     for (int i = 0; i < n; i++)
-      if (ps[i]->device && used[i]) sm_count(e, 1);
+      if (ps[i]->device && used[i]) ltE_sm_count(e, 1);
     e->wide = 1;
     ltE_line(e, "return (int64_t)%s;", ltE_itext(e, x->value));
     e->wide = 0;
@@ -482,7 +482,7 @@ void ltE_launcher(E *e, Sym **ps, int n) {
   if (!ltE_gpu(e)) ltE_line(e, "(void)stream;");
   if (k->row) row_twin(e, ps, n, ws);
   check_args(e, ps, n);
-  if (k->sm_count) sm_count(e, 0);
+  if (k->sm_count) ltE_sm_count(e, 0);
   check_preconds(e);
   static const char *const g[] = {"grid_x", "grid_y", "grid_z"};
   static const long long lim[] = {2147483647LL, 65535, 65535};

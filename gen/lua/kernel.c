@@ -385,8 +385,10 @@ static void build_once(Run *run, int kt, int vt, int ct, const char *vname, cons
   if (bucket) {
     Buf b = {0};
     ltU_printf(&b, "%s_", vname);
-    for (const char *p = bucket; *p; p++)
+    size_t n = strlen(bucket), m = ltN_is_alternative(bucket) ? strlen(LT_ALT_SUFFIX) : 0;
+    for (const char *p = bucket; p < bucket + n - m; p++)
       if (*p != '=') ltU_printf(&b, "%c", *p == ',' ? '_' : *p);
+    if (m) ltU_put(&b, "_alt");   /* an entry's alternative (tuned.c) */
     K->name = b.p;
   }
   K->as_row = row;

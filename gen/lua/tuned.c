@@ -87,6 +87,16 @@ static void tuned_error(int line, const char *fmt, ...) {
   longjmp(ltU_jmp, 1);
 }
 
+/* tuned_error for the passes and emitters: an error at a line of the tuned file. */
+void ltN_error_at(int line, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  tuned_error(line, "%s", msg);
+}
+
 /* A copy of s fit for one line of a C comment: control characters become
 ** '?', and so does the first character of a comment opener or closer. */
 static const char *clean(const char *s) {
@@ -529,6 +539,9 @@ typedef struct Entry {
   int line;
   const char *off_grid; /* the bucket whose config runs this bucket's rows off the 16-byte grid, or NULL */
   int off_line;         /* of off_grid */
+  TunedValue *alt;      /* the entry's alternative: its config with the alternative's keys laid over, or NULL */
+  int nalt;
+  int alt_line;         /* of alternative */
 } Entry;
 
 static TunedOptions opts;
@@ -608,16 +621,15 @@ static const char *entry_string(const Val *e, const char *key) {
   return f->v->s;
 }
 
-/* Checks and converts one entry's config table against the kernel's. */
-static void entry_config(Entry *en, const Val *e, const char *kernel, const TunedValue *cfg, int ncfg) {
-  Field *f = field(e, "config");
-  if (!f) tuned_error(e->line, "the entry has no config (an entry has target, device, variant, bucket, config)");
-  if (f->v->kind != V_TABLE) tuned_error(f->line, "config must be a table of name = value, not %s", val_text(f->v));
-  const Val *c = f->v;
-  en->vals = ltU_alloc(sizeof *en->vals * (size_t)(c->nf + 1));
+/* Checks and converts config table c (an entry's config, or its
+** alternative's keys; what names it in messages) against the kernel's
+** config into vals (room for c's fields); returns how many. */
+static int config_values(const Val *c, const char *what, const char *kernel, const TunedValue *cfg, int ncfg,
+                         TunedValue *vals) {
+  int nvals = 0;
   for (int i = 0; i < c->nf; i++) {
     const Field *kv = &c->f[i];
-    if (!kv->key) tuned_error(kv->line, "config holds name = value pairs, not a bare %s", val_text(kv->v));
+    if (!kv->key) tuned_error(kv->line, "%s holds name = value pairs, not a bare %s", what, val_text(kv->v));
     const TunedValue *want = NULL;
     for (int j = 0; j < ncfg; j++)
       if (strcmp(cfg[j].key, kv->key) == 0) want = &cfg[j];
@@ -627,7 +639,7 @@ static void entry_config(Entry *en, const Val *e, const char *kernel, const Tune
       tuned_error(kv->line, "tuned config key '%s' is not a config key of %s (it has: %s)", clean(kv->key), kernel,
                   b.p ? b.p : "none");
     }
-    TunedValue *tv = &en->vals[en->nvals++];
+    TunedValue *tv = &vals[nvals++];
     tv->key = want->key;
     tv->kind = want->kind;
     int ok = (want->kind == TK_INT && kv->v->kind == V_INT) || (want->kind == TK_BOOL && kv->v->kind == V_BOOL) ||
@@ -638,6 +650,47 @@ static void entry_config(Entry *en, const Val *e, const char *kernel, const Tune
     tv->i = kv->v->i;
     tv->s = kv->v->s;
   }
+  return nvals;
+}
+
+/* Checks and converts one entry's config table against the kernel's. */
+static void entry_config(Entry *en, const Val *e, const char *kernel, const TunedValue *cfg, int ncfg) {
+  Field *f = field(e, "config");
+  if (!f) tuned_error(e->line, "the entry has no config (an entry has target, device, variant, bucket, config)");
+  if (f->v->kind != V_TABLE) tuned_error(f->line, "config must be a table of name = value, not %s", val_text(f->v));
+  en->vals = ltU_alloc(sizeof *en->vals * (size_t)(f->v->nf + 1));
+  en->nvals = config_values(f->v, "config", kernel, cfg, ncfg, en->vals);
+}
+
+/* An entry's optional alternative = { BM = 64, BN = 192, stages = 6 }: a
+** second config for the bucket, the entry's config with these keys laid
+** over it.  The launcher runs whichever of the two leaves the busiest
+** multiprocessor less work at the call's sizes (dispatch.c: programs a
+** multiprocessor, rounded up, times a program's tile, pass/waves.c). */
+static void entry_alternative(Entry *en, const Val *e, const char *kernel, const TunedValue *cfg, int ncfg) {
+  Field *f = field(e, "alternative");
+  if (!f) return;
+  if (f->v->kind != V_TABLE)
+    tuned_error(f->line, "alternative must be a table of config name = value (the keys that differ from the entry's "
+                "config), not %s", val_text(f->v));
+  if (en->off_grid)
+    tuned_error(f->line, "an entry takes off_grid or alternative, not both (off_grid at line %d)", en->off_line);
+  TunedValue *over = ltU_alloc(sizeof *over * (size_t)(f->v->nf + 1));
+  int nover = config_values(f->v, "alternative", kernel, cfg, ncfg, over);
+  if (!nover) tuned_error(f->line, "alternative is empty; give the config keys whose values differ from the entry's");
+  en->alt = ltU_alloc(sizeof *en->alt * (size_t)(en->nvals + nover + 1));
+  for (int i = 0; i < en->nvals; i++) en->alt[en->nalt++] = en->vals[i];
+  int differs = 0;
+  for (int i = 0; i < nover; i++) {
+    int j = 0;
+    while (j < en->nalt && strcmp(en->alt[j].key, over[i].key) != 0) j++;
+    if (j == en->nalt) en->nalt++, differs = 1;
+    else differs |= en->alt[j].i != over[i].i || (en->alt[j].s != over[i].s &&
+                    (!en->alt[j].s || !over[i].s || strcmp(en->alt[j].s, over[i].s) != 0));
+    en->alt[j] = over[i];
+  }
+  if (!differs) tuned_error(f->line, "alternative gives the entry's own config; give values that differ from it");
+  en->alt_line = f->line;
 }
 
 /* An entry's optional off_grid = "C=6144": the bucket whose config runs
@@ -720,6 +773,7 @@ static void read_entries(const Val *top, const char *kernel, const TunedValue *c
     en->bucket = shape_text(&s);
     entry_config(en, e, kernel, cfg, ncfg);
     entry_off_grid(en, e, &s);
+    entry_alternative(en, e, kernel, cfg, ncfg);
     for (int j = 0; j < nentries - 1; j++) {
       const Entry *o = &entries[j];
       if (strcmp(o->target, en->target) == 0 && strcmp(o->device, en->device) == 0 &&
@@ -838,6 +892,13 @@ long long ltN_bucket_limit(long long lo, long long hi) {
   return lo > (1LL << m) ? lo : 1LL << m;
 }
 
+/* The bucket whose entry's alternative bucket text b names (ltN_buckets:
+** "M=256,N=8192" LT_ALT_SUFFIX), or NULL where b is a bucket itself. */
+static const char *alt_base(const char *b) {
+  size_t n = strlen(b), m = strlen(LT_ALT_SUFFIX);
+  return n > m && strcmp(b + n - m, LT_ALT_SUFFIX) == 0 ? ltU_fmt("%.*s", (int)(n - m), b) : NULL;
+}
+
 /* --shape's entry among variant's of device dev when the entries are
 ** buckets of one size, the one --shape names, and one of them is not a
 ** power of two: the bucket the launcher's chain runs for that size (the
@@ -879,6 +940,8 @@ const char *ltN_pick(const char *variant, const char *bucket, const TunedValue *
   const char *want = bucket ? bucket : want_bucket;
   const Entry *chained = !bucket && want_bucket && dev ? chain_entry(variant, dev) : NULL;
   if (chained) want = chained->bucket;
+  const char *alt = bucket ? alt_base(bucket) : NULL;   /* bucket's alternative: its entry's alt */
+  if (alt) want = alt;
   const Entry *best = NULL;
   for (int i = 0; dev && i < nentries; i++) {
     const Entry *e = &entries[i];
@@ -887,10 +950,10 @@ const char *ltN_pick(const char *variant, const char *bucket, const TunedValue *
   if (!best)
     return ltU_fmt("kernel defaults: %s has no entry for %s on %s, %s%s%s", shown, variant, target->name,
                    clean(dev ? dev : device), want ? ", bucket " : "", want ? want : "");
-  *vals = best->vals;
-  *n = best->nvals;
-  if (strcmp(dev, RULE) == 0) return ltU_fmt("rule: %s, %s", shown, best->bucket);
-  return ltU_fmt("tuned: %s, %s, %s", shown, clean(device), best->bucket);
+  *vals = alt ? best->alt : best->vals;
+  *n = alt ? best->nalt : best->nvals;
+  if (strcmp(dev, RULE) == 0) return ltU_fmt("rule: %s, %s", shown, alt ? bucket : best->bucket);
+  return ltU_fmt("tuned: %s, %s, %s", shown, clean(device), alt ? bucket : best->bucket);
 }
 
 /* The buckets of a variant's entries for the run's target and device (or the rule's), in
@@ -910,8 +973,11 @@ int ltN_buckets(const char *variant, const char **out, int max) {
     for (; j > 0 && before(e, es[j - 1]); j--) es[j] = es[j - 1];
     es[j] = e;
   }
-  for (int i = 0; i < n; i++) out[i] = es[i]->bucket;
-  return n;
+  int m = 0;
+  for (int i = 0; i < n; i++) out[m++] = es[i]->bucket;
+  for (int i = 0; i < n && m < max; i++)   /* then each alternative, as a bucket of its own */
+    if (es[i]->alt) out[m++] = ltU_fmt("%s" LT_ALT_SUFFIX, es[i]->bucket);
+  return m;
 }
 
 /* The sizes of variant's bucket ("C=4096,R=32768", as ltN_buckets gives
@@ -947,4 +1013,28 @@ const char *ltN_off_grid(const char *variant, const char *bucket) {
   for (int i = 0; dev && i < nentries; i++)
     if (ours(&entries[i], variant, dev) && strcmp(entries[i].bucket, bucket) == 0) return entries[i].off_grid;
   return NULL;
+}
+
+/* The bucket text of the alternative of variant's bucket (its entry's
+** alternative: "M=256,N=8192" LT_ALT_SUFFIX, as ltN_buckets gives it), or
+** NULL where the entry has none; with it, *line: the alternative's line. */
+const char *ltN_alternative(const char *variant, const char *bucket, int *line) {
+  const char *dev = tpath && target && !want_bucket ? entries_of(variant) : NULL;
+  for (int i = 0; dev && i < nentries; i++)
+    if (ours(&entries[i], variant, dev) && strcmp(entries[i].bucket, bucket) == 0 && entries[i].alt) {
+      if (line) *line = entries[i].alt_line;
+      return ltU_fmt("%s" LT_ALT_SUFFIX, bucket);
+    }
+  return NULL;
+}
+
+/* Is bucket text b (ltN_buckets') an entry's alternative, not a bucket? */
+int ltN_is_alternative(const char *b) { return b && alt_base(b) != NULL; }
+
+/* How many of variant's entries (those ltN_buckets gives) name an alternative. */
+int ltN_alternatives(const char *variant) {
+  const char *dev = tpath && target && !want_bucket ? entries_of(variant) : NULL;
+  int n = 0;
+  for (int i = 0; dev && i < nentries; i++) n += ours(&entries[i], variant, dev) && entries[i].alt;
+  return n;
 }

@@ -7,7 +7,7 @@
  * Configs, one per tuned shape bucket; the launcher runs the nearest's:
  *   M=512,N=32768: BK=64 BM=128 BN=256 group_m=8 stages=3 threads=256 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=512,N=32768)
  *   M=512,N=16384: the config of M=512,N=32768, whose kernel it runs
- *   M=256,N=8192: BK=64 BM=128 BN=128 group_m=8 stages=5 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=256,N=8192)
+ *   M=256,N=8192: BK=64 BM=128 BN=128 group_m=8 stages=7 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=256,N=8192)
  *   M=512,N=4096: the config of M=512,N=32768, whose kernel it runs
  *   M=128,N=8192: BK=128 BM=64 BN=128 group_m=8 stages=4 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=128,N=8192)
  *   M=256,N=4096: the config of M=128,N=8192, whose kernel it runs
@@ -17,6 +17,7 @@
  *   M=32,N=8192: BK=128 BM=32 BN=64 group_m=8 stages=8 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=32,N=8192)
  *   M=64,N=4096: BK=128 BM=64 BN=64 group_m=8 stages=5 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=64,N=4096)
  *   M=16,N=8192: the config of M=16,N=16384, whose kernel it runs
+ *   M=256,N=8192 (alternative): BK=64 BM=64 BN=192 group_m=8 stages=6 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=256,N=8192 (alternative))
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_f16_bias_relu_tt.cu
  */
 #include <cuda_runtime.h>
@@ -279,6 +280,25 @@ template <int TA, int TB> LT_FN void lt_wgmma_m64n32k16_f16_ss_t(float (&d)[16],
                "wgmma.mma_async.sync.aligned.m64n32k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15}, %16, %17, p, 1, 1, %18, %19;\n}\n"
                : "+f"(d[0]), "+f"(d[2]), "+f"(d[1]), "+f"(d[3]), "+f"(d[4]), "+f"(d[6]), "+f"(d[5]), "+f"(d[7]),
                  "+f"(d[8]), "+f"(d[10]), "+f"(d[9]), "+f"(d[11]), "+f"(d[12]), "+f"(d[14]), "+f"(d[13]), "+f"(d[15])
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
+}
+
+/* d = A @ B + (scale_d ? d : 0): one m64n192k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n192k16_f16_ss(float (&d)[96], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %100, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n192k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95}, %96, %97, p, 1, 1, %98, %99;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[48]), "+f"(d[49]), "+f"(d[2]), "+f"(d[3]), "+f"(d[50]), "+f"(d[51]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[52]), "+f"(d[53]), "+f"(d[6]), "+f"(d[7]), "+f"(d[54]), "+f"(d[55]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[56]), "+f"(d[57]), "+f"(d[10]), "+f"(d[11]), "+f"(d[58]), "+f"(d[59]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[60]), "+f"(d[61]), "+f"(d[14]), "+f"(d[15]), "+f"(d[62]), "+f"(d[63]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[64]), "+f"(d[65]), "+f"(d[18]), "+f"(d[19]), "+f"(d[66]), "+f"(d[67]),
+                 "+f"(d[20]), "+f"(d[21]), "+f"(d[68]), "+f"(d[69]), "+f"(d[22]), "+f"(d[23]), "+f"(d[70]), "+f"(d[71]),
+                 "+f"(d[24]), "+f"(d[25]), "+f"(d[72]), "+f"(d[73]), "+f"(d[26]), "+f"(d[27]), "+f"(d[74]), "+f"(d[75]),
+                 "+f"(d[28]), "+f"(d[29]), "+f"(d[76]), "+f"(d[77]), "+f"(d[30]), "+f"(d[31]), "+f"(d[78]), "+f"(d[79]),
+                 "+f"(d[32]), "+f"(d[33]), "+f"(d[80]), "+f"(d[81]), "+f"(d[34]), "+f"(d[35]), "+f"(d[82]), "+f"(d[83]),
+                 "+f"(d[36]), "+f"(d[37]), "+f"(d[84]), "+f"(d[85]), "+f"(d[38]), "+f"(d[39]), "+f"(d[86]), "+f"(d[87]),
+                 "+f"(d[40]), "+f"(d[41]), "+f"(d[88]), "+f"(d[89]), "+f"(d[42]), "+f"(d[43]), "+f"(d[90]), "+f"(d[91]),
+                 "+f"(d[44]), "+f"(d[45]), "+f"(d[92]), "+f"(d[93]), "+f"(d[46]), "+f"(d[47]), "+f"(d[94]), "+f"(d[95])
                : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
@@ -1221,10 +1241,10 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_relu_tt_M256_N8192_cp_ker
   const int pid = blockIdx.x;
   const int b = blockIdx.y;
   extern __shared__ __align__(1024) unsigned char lt_smem[];
-  /* As (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  /* As (a ring of 7 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
   __half (*As)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 0);
-  /* Bs (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
-  __half (*Bs)[128][64] = (__half (*)[128][64])(lt_smem + 81920);
+  /* Bs (a ring of 7 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*Bs)[128][64] = (__half (*)[128][64])(lt_smem + 114688);
   /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
   __half (*C_out)[128] = (__half (*)[128])(lt_smem + 0);
   // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
@@ -1246,8 +1266,8 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_relu_tt_M256_N8192_cp_ker
     }
   }
   // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-  /* prologue: start the copies of the first 3 iterations, one commit group each */
-  for (int kt_stage = 0; kt_stage < 3; ++kt_stage) {
+  /* prologue: start the copies of the first 5 iterations, one commit group each */
+  for (int kt_stage = 0; kt_stage < 5; ++kt_stage) {
     const int kt = kt_stage;
     if (kt < (K + 64 - 1) / 64) {
       // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
@@ -1311,8 +1331,8 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_relu_tt_M256_N8192_cp_ker
     }
     lt_cp_async_commit();
   }
-  for (int kt = 0, kt_stage = 0; kt < (K + 64 - 1) / 64; ++kt, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
-    lt_cp_async_wait<2>();   /* this thread's copies for iteration kt have landed */
+  for (int kt = 0, kt_stage = 0; kt < (K + 64 - 1) / 64; ++kt, kt_stage = kt_stage == 6 ? 0 : kt_stage + 1) {
+    lt_cp_async_wait<4>();   /* this thread's copies for iteration kt have landed */
     lt_wgmma_barrier();   /* everyone's have; and stage kt - 2 is free again (its wgmmas were waited for in iteration kt - 1) */
     /* in flight from the iteration before: the wgmmas into acc_2 */
     lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
@@ -1326,9 +1346,9 @@ __global__ void __launch_bounds__(128) matmul_f16_bias_relu_tt_M256_N8192_cp_ker
       lt_wgmma_m64n128k16_f16_ss<1, 0>(reinterpret_cast<float (&)[64]>(acc_2[64]), lt_wgmma_desc(&As[kt_stage][((warp_row & ~63) + 64) / 64][kk][((warp_row & ~63) + 64) % 64], 8192, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
     }
     lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
-    /* the copies for iteration kt + 3, issued while the tensor cores run the wgmmas above */
-    const int kt_next = kt + 3;
-    const int kt_next_stage = kt_stage < 2 ? kt_stage + 3 : kt_stage - 2;
+    /* the copies for iteration kt + 5, issued while the tensor cores run the wgmmas above */
+    const int kt_next = kt + 5;
+    const int kt_next_stage = kt_stage < 2 ? kt_stage + 5 : kt_stage - 2;
     if (kt_next < (K + 64 - 1) / 64) {
       // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
       {
@@ -1528,10 +1548,10 @@ static int matmul_f16_bias_relu_tt_M256_N8192_cp(const void *C0, const void *A, 
   const int64_t grid_y = (int64_t)batch;
   if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
-  /* 163840 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_relu_tt_M256_N8192_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 163840);
+  /* 229376 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_relu_tt_M256_N8192_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 229376);
   if (err != cudaSuccess) return (int)err;
-  matmul_f16_bias_relu_tt_M256_N8192_cp_kernel<<<grid, dim3(128), 163840, (cudaStream_t)stream>>>((const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_f16_bias_relu_tt_M256_N8192_cp_kernel<<<grid, dim3(128), 229376, (cudaStream_t)stream>>>((const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 
@@ -1547,19 +1567,19 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_tt_M256_N8192_ker
   const int row0 = warp_row + lane / 4;
   const int col0 = warp_col + lane % 4 * 2;
   extern __shared__ __align__(1024) unsigned char lt_smem[];
-  /* As (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  /* As (a ring of 7 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
   __half (*As)[2][64][64] = (__half (*)[2][64][64])(lt_smem + 0);
-  /* Bs (a ring of 5 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
-  __half (*Bs)[128][64] = (__half (*)[128][64])(lt_smem + 81920);
-  __half (*bias_early)[1][128] = (__half (*)[1][128])(lt_smem + 163968);
-  uint64_t *kt_full = (uint64_t *)(lt_smem + 163840), *kt_empty = kt_full + 5;   /* the ring's mbarriers */
+  /* Bs (a ring of 7 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
+  __half (*Bs)[128][64] = (__half (*)[128][64])(lt_smem + 114688);
+  __half (*bias_early)[1][128] = (__half (*)[1][128])(lt_smem + 229504);
+  uint64_t *kt_full = (uint64_t *)(lt_smem + 229376), *kt_empty = kt_full + 7;   /* the ring's mbarriers */
   const int lt_grid0 = (M + 128 - 1) / 128 * ((N + 128 - 1) / 128);
   const int lt_grid1 = batch;
   const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
-  /* the ring of the k:pipelined loop at matmul.lua:74, 5 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
+  /* the ring of the k:pipelined loop at matmul.lua:74, 7 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
   if (threadIdx.x == 0) {
     #pragma unroll
-    for (int kt_stage = 0; kt_stage < 5; ++kt_stage) {
+    for (int kt_stage = 0; kt_stage < 7; ++kt_stage) {
       lt_mbar_init(&kt_full[kt_stage], 1);   /* the producer's arrival, with the bytes to expect */
       lt_mbar_init(&kt_empty[kt_stage], 4);   /* one arrival a consumer warp */
     }
@@ -1582,7 +1602,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_tt_M256_N8192_ker
         const int bm = t16 + pid % t14 % t19;
         const int bn = pid % t14 / t19;
         // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
-        for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
+        for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 6, kt_stage = kt_stage == 6 ? 0 : kt_stage + 1) {
           lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
           lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 32768);   /* the bytes its copies deliver */
           // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
@@ -1608,8 +1628,8 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_tt_M256_N8192_ker
       const int bn = pid % t14 / t19;
       if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
         const int lt_fills = lt_imax((K + 64 - 1) / 64, 0);
-        kt_phase ^= (lt_fills / 5 + (kt_stage + lt_fills % 5) / 5) & 1;
-        kt_stage = (kt_stage + lt_fills % 5) % 5;
+        kt_phase ^= (lt_fills / 7 + (kt_stage + lt_fills % 7) / 7) & 1;
+        kt_stage = (kt_stage + lt_fills % 7) % 7;
         continue;
       }
       // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
@@ -1647,7 +1667,7 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_tt_M256_N8192_ker
       lt_cp_async_commit();
       // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
       if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
-      for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 4, kt_stage = kt_stage == 4 ? 0 : kt_stage + 1) {
+      for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 6, kt_stage = kt_stage == 6 ? 0 : kt_stage + 1) {
         lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
         /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
         // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
@@ -1660,12 +1680,12 @@ __global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_tt_M256_N8192_ker
         }
         lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
         lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
-        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 4 : kt_stage - 1]);   /* each warp gives it back to the producer */
+        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 6 : kt_stage - 1]);   /* each warp gives it back to the producer */
       }
       if (lt_programs - lt_prog > (int)gridDim.x) lt_wg_turn_pass(lt_wg);   /* the next program's main loop (the other warpgroup's) may begin: this one's fills have landed */
       lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
       lt_wgmma_settle(acc_2);   /* read below, after the wait */
-      if (((K + 64 - 1) / 64) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 4 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
+      if (((K + 64 - 1) / 64) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 6 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
       // matmul.lua:79: k:assign(acc, acc * p.alpha)
       #pragma unroll
       for (int ri = 0; ri < 4; ++ri) {
@@ -1792,10 +1812,10 @@ static int matmul_f16_bias_relu_tt_M256_N8192(const void *C0, const void *A, con
   if (sm_err != 0) return sm_err;
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
-  /* 164480 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_relu_tt_M256_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 164480);
+  /* 230016 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_relu_tt_M256_N8192_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 230016);
   if (err != cudaSuccess) return (int)err;
-  matmul_f16_bias_relu_tt_M256_N8192_kernel<<<grid, dim3(384), 164480, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  matmul_f16_bias_relu_tt_M256_N8192_kernel<<<grid, dim3(384), 230016, (cudaStream_t)stream>>>(A_map, B_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
   return (int)cudaGetLastError();
 }
 
@@ -5334,6 +5354,608 @@ static int matmul_f16_bias_relu_tt_M64_N4096(const void *C0, const void *A, cons
   return (int)cudaGetLastError();
 }
 
+/* One block (128 threads) of matmul_f16_bias_relu_tt_M256_N8192_alt_cp. */
+__global__ void __launch_bounds__(128) matmul_f16_bias_relu_tt_M256_N8192_alt_cp_kernel(const __half *__restrict__ C0, const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __half *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 192] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int pid = blockIdx.x;
+  const int b = blockIdx.y;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* As (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*As)[64][64] = (__half (*)[64][64])(lt_smem + 0);
+  /* Bs (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle) */
+  __half (*Bs)[192][64] = (__half (*)[192][64])(lt_smem + 49152);
+  /* C_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __half (*C_out)[192] = (__half (*)[192])(lt_smem + 0);
+  // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+  const int t14 = 8 * ((N + 192 - 1) / 192);
+  const int t16 = pid / t14 * 8;
+  const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
+  const int bm = t16 + pid % t14 % t19;
+  const int bn = pid % t14 / t19;
+  // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
+  float acc_2[96];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 24; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        acc_2[ri * 48 + ci * 2 + vi] = 0.0f;
+      }
+    }
+  }
+  // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+  /* prologue: start the copies of the first 4 iterations, one commit group each */
+  for (int kt_stage = 0; kt_stage < 4; ++kt_stage) {
+    const int kt = kt_stage;
+    if (kt < (K + 64 - 1) / 64) {
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      {
+        const bool ok = b < batch;
+        const __half *base = A + (int64_t)b * sa;
+        if (ok && bm * 64 >= 0 && kt * 64 + 64 <= K && bm * 64 + 64 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(kt * 64 + tid / 8) * lda + (int64_t)(ri * 16) * lda + bm * 64 + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = kt * 64 + ri * 16 + tid / 8;
+            const int gc = bm * 64 + tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * lda + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                As[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      {
+        const bool ok = b < batch;
+        const __half *base = B + (int64_t)b * sb;
+        if (ok && bn * 192 >= 0 && bn * 192 + 192 <= N && kt * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 12; ++ri) {
+            lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(bn * 192 + tid / 8) * ldb + (int64_t)(ri * 16) * ldb + kt * 64 + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 12; ++ri) {
+            const int gr = bn * 192 + ri * 16 + tid / 8;
+            const int gc = kt * 64 + tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * ldb + gc;
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Bs[kt_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  for (int kt = 0, kt_stage = 0; kt < (K + 64 - 1) / 64; ++kt, kt_stage = kt_stage == 5 ? 0 : kt_stage + 1) {
+    lt_cp_async_wait<3>();   /* this thread's copies for iteration kt have landed */
+    lt_wgmma_barrier();   /* everyone's have; and stage kt - 2 is free again (its wgmmas were waited for in iteration kt - 1) */
+    /* in flight from the iteration before: the wgmmas into acc_2 */
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(acc_2);   /* read below, after the wait */
+    // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+    lt_wgmma_settle(acc_2);
+    lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 64; kk += 16) {
+      lt_wgmma_m64n192k16_f16_ss<1, 0>(acc_2, lt_wgmma_desc(&As[kt_stage][kk][(warp_row & ~63)], 8192, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+    /* the copies for iteration kt + 4, issued while the tensor cores run the wgmmas above */
+    const int kt_next = kt + 4;
+    const int kt_next_stage = kt_stage < 2 ? kt_stage + 4 : kt_stage - 2;
+    if (kt_next < (K + 64 - 1) / 64) {
+      // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+      {
+        const bool ok = b < batch;
+        const __half *base = A + (int64_t)b * sa;
+        if (ok && bm * 64 >= 0 && kt_next * 64 + 64 <= K && bm * 64 + 64 <= M && (uintptr_t)base % 16 == 0 && lda % 8 == 0) {   /* the whole tile is inside A, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(kt_next * 64 + tid / 8) * lda + (int64_t)(ri * 16) * lda + bm * 64 + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 4; ++ri) {
+            const int gr = kt_next * 64 + ri * 16 + tid / 8;
+            const int gc = bm * 64 + tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * lda + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside A, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok && gr < K ? lt_imin(lt_imax(M - gc, 0), 8) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : A, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+              else lt_cp_async4x4(&As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, A, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                As[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr < K && gc >= 0 && gc + vi < M ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+      {
+        const bool ok = b < batch;
+        const __half *base = B + (int64_t)b * sb;
+        if (ok && bn * 192 >= 0 && bn * 192 + 192 <= N && kt_next * 64 + 64 <= K && (uintptr_t)base % 16 == 0 && ldb % 8 == 0) {   /* the whole tile is inside B, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 12; ++ri) {
+            lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], base + (int64_t)(bn * 192 + tid / 8) * ldb + (int64_t)(ri * 16) * ldb + kt_next * 64 + tid % 8 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 12; ++ri) {
+            const int gr = bn * 192 + ri * 16 + tid / 8;
+            const int gc = kt_next * 64 + tid % 8 * 8;
+            const __half *ptr = base + (int64_t)gr * ldb + gc;
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside B, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok && gr >= 0 && gr < N ? lt_imin(lt_imax(K - gc, 0), 8) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], n > 0 ? ptr : B, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+              else lt_cp_async4x4(&Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8) ^ ((ri * 16 + tid / 8) & 7) << 3], ptr, B, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Bs[kt_next_stage][ri * 16 + tid / 8][(tid % 8 * 8 + vi) ^ ((ri * 16 + tid / 8) & 7) << 3] = ok && gr >= 0 && gr < N && gc + vi < K ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  lt_cp_async_wait<0>();
+  lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+  lt_wgmma_settle(acc_2);   /* read below, after the wait */
+  // matmul.lua:79: k:assign(acc, acc * p.alpha)
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 24; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        acc_2[ri * 48 + ci * 2 + vi] = acc_2[ri * 48 + ci * 2 + vi] * alpha;
+      }
+    }
+  }
+  // matmul.lua:80: k:when(p.beta:ne(0), function()
+  if (beta != 0.0f) {
+    // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+    float t28[96];
+    {
+      const bool ok = b < batch;
+      const __half *base = C0 + (int64_t)b * sc;
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 24; ++ci) {
+          const int gr = bm * 64 + ri * 8 + row0;
+          const int gc = bn * 192 + ci * 8 + col0;
+          const __half *ptr = base + (int64_t)gr * ldc + gc;
+          if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __half e[2]; } h;
+            h.v[0] = ((const uint32_t *)ptr)[0];
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) t28[ri * 48 + ci * 2 + vi] = __half2float(h.e[vi]);
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              t28[ri * 48 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+            }
+          }
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 48 + ci * 2 + vi] = acc_2[ri * 48 + ci * 2 + vi] + beta * t28[ri * 48 + ci * 2 + vi];
+          }
+        }
+      }
+    }
+  }
+  // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+  float bias_2[48];
+  {
+    const __half *base = bias;
+    #pragma unroll
+    for (int ci = 0; ci < 24; ++ci) {
+      const int gc = bn * 192 + ci * 8 + col0;
+      const __half *ptr = base + gc;
+      if (gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+        union { uint32_t v[1]; __half e[2]; } h;
+        h.v[0] = ((const uint32_t *)ptr)[0];
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) bias_2[ci * 2 + vi] = __half2float(h.e[vi]);
+      } else {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          bias_2[ci * 2 + vi] = gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+        }
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          acc_2[ri * 48 + ci * 2 + vi] = fmaxf(acc_2[ri * 48 + ci * 2 + vi] + bias_2[ci * 2 + vi], 0.0f);
+        }
+      }
+    }
+  }
+  // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+  {
+    const bool ok = b < batch;
+    __half *base = C + (int64_t)b * sc;
+    if (ok && bm * 64 >= 0 && bn * 192 >= 0 && bm * 64 + 64 <= M && bn * 192 + 192 <= N && (uintptr_t)base % 16 == 0 && ldc % 8 == 0) {   /* the whole tile is inside C: out through C_out, 16 bytes of a row a thread */
+      lt_wgmma_barrier();   /* every warp is done with the shared tiles C_out lies over */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 24; ++ci) {
+          union { uint32_t v; __half e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 48 + ci * 2 + vi]);
+          *(uint32_t *)&C_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+        }
+      }
+      lt_wgmma_barrier();   /* C_out is whole */
+      #pragma unroll
+      for (int ri = 0; ri < 4; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 3; ++ci) {
+          *(uint4 *)(base + (int64_t)(bm * 64 + tid / 8) * ldc + (int64_t)(ri * 16) * ldc + bn * 192 + (ci * 8 + tid % 8) * 8) = *(const uint4 *)&C_out[ri * 16 + tid / 8][((ci * 8 + tid % 8) * 8) ^ ((ri * 16 + tid / 8) & 7) << 3];
+        }
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 24; ++ci) {
+          const int gr = bm * 64 + ri * 8 + row0;
+          const int gc = bn * 192 + ci * 8 + col0;
+          __half *ptr = base + (int64_t)gr * ldc + gc;
+          if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __half e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 48 + ci * 2 + vi]);
+            ((uint32_t *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              if (ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N) ptr[vi] = __float2half_rn(acc_2[ri * 48 + ci * 2 + vi]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs matmul_f16_bias_relu_tt_M256_N8192_alt_cp over its grid on `stream` (the config tuned for M=256,N=8192 (alternative)). */
+static int matmul_f16_bias_relu_tt_M256_N8192_alt_cp(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+{
+  if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
+  if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
+  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(batch - 1) * sc + (double)(M - 1) * ldc + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sa + (double)(K - 1) * lda + (double)(M - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sb + (double)(N - 1) * ldb + (double)(K - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0 || (uintptr_t)bias % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)M + 64 - 1) / 64 * (((int64_t)N + 192 - 1) / 192);
+  const int64_t grid_y = (int64_t)batch;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, (unsigned)grid_y, 1);
+  /* 196608 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_relu_tt_M256_N8192_alt_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
+  if (err != cudaSuccess) return (int)err;
+  matmul_f16_bias_relu_tt_M256_N8192_alt_cp_kernel<<<grid, dim3(128), 196608, (cudaStream_t)stream>>>((const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  return (int)cudaGetLastError();
+}
+
+/* One block of matmul_f16_bias_relu_tt_M256_N8192_alt: two consumer warpgroups of 128 threads, each running every other program of the block (ping-pong), and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring that the two take in turn). */
+__global__ void __launch_bounds__(384, 1) matmul_f16_bias_relu_tt_M256_N8192_alt_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const __half *__restrict__ C0, const __half *__restrict__ A, const __half *__restrict__ B, __half *__restrict__ C, const __half *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
+{
+  const int tid = threadIdx.x < 256 ? threadIdx.x % 128 : threadIdx.x - 128;   /* ping-pong: threads 0..127 of each consumer warpgroup's program, then the producer's */
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [64, 192] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* As (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
+  __half (*As)[64][64] = (__half (*)[64][64])(lt_smem + 0);
+  /* Bs (a ring of 6 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle */
+  __half (*Bs)[192][64] = (__half (*)[192][64])(lt_smem + 49152);
+  /* C_out: a consumer warpgroup's tile on its way out by TMA stores, beside the ring (filled meanwhile with the next program's stages), in panels of 64 columns; chunk c of row r stored at c ^ (r % 8): the tensor map's 128-byte swizzle, so neither the lanes' pairs nor the rows conflict */
+  __half (*C_out)[64][64] = (__half (*)[64][64])(lt_smem + 197632);
+  __half (*bias_early)[1][192] = (__half (*)[1][192])(lt_smem + 214016);
+  uint64_t *kt_full = (uint64_t *)(lt_smem + 196608), *kt_empty = kt_full + 6;   /* the ring's mbarriers */
+  const int lt_grid0 = (M + 64 - 1) / 64 * ((N + 192 - 1) / 192);
+  const int lt_grid1 = batch;
+  const int lt_programs = lt_grid0 * lt_grid1;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
+  /* the ring of the k:pipelined loop at matmul.lua:74, 6 stages: kt_full[i] says stage i's TMA copies have landed (32768 bytes), kt_empty[i] that the 4 consumer warps are done with it */
+  if (threadIdx.x == 0) {
+    #pragma unroll
+    for (int kt_stage = 0; kt_stage < 6; ++kt_stage) {
+      lt_mbar_init(&kt_full[kt_stage], 1);   /* the producer's arrival, with the bytes to expect */
+      lt_mbar_init(&kt_empty[kt_stage], 4);   /* one arrival a consumer warp */
+    }
+    lt_mbar_init_fence();
+  }
+  __syncthreads();   /* the mbarriers are set up before either role uses them */
+  if (tid >= 128) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<40>();   /* the registers it does not need go to the consumers */
+    if (tid == 128) {
+      lt_tma_prefetch_map(&A_map);
+      lt_tma_prefetch_map(&B_map);
+      lt_tma_prefetch_map(&C_map);
+      int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+      for (int lt_prog = blockIdx.x; lt_prog < lt_programs; lt_prog += gridDim.x) {
+        const int pid = lt_prog % lt_grid0;
+        const int b = lt_prog / lt_grid0;
+        // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+        const int t14 = 8 * ((N + 192 - 1) / 192);
+        const int t16 = pid / t14 * 8;
+        const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
+        const int bm = t16 + pid % t14 % t19;
+        const int bn = pid % t14 / t19;
+        // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+        for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 5, kt_stage = kt_stage == 5 ? 0 : kt_stage + 1) {
+          lt_mbar_wait(&kt_empty[kt_stage], kt_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+          lt_mbar_arrive_expect_tx(&kt_full[kt_stage], 32768);   /* the bytes its copies deliver */
+          // matmul.lua:75: k:copy(ta and p.A:tile({ b, kt, bm }, { 1, BK, BM }) or p.A:tile({ b, bm, kt }, { 1, BM, BK }), As)
+          lt_tma_load_3d(&As[kt_stage][0][0], &A_map, bm * 64, kt * 64, b, &kt_full[kt_stage]);
+          // matmul.lua:76: k:copy(tb and p.B:tile({ b, bn, kt }, { 1, BN, BK }) or p.B:tile({ b, kt, bn }, { 1, BK, BN }), Bs)
+          lt_tma_load_3d(&Bs[kt_stage][0][0], &B_map, kt * 64, bn * 192, b, &kt_full[kt_stage]);
+        }
+      }
+    }
+  } else {   /* the two consumer warpgroups, each its own programs: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
+    const int lt_wg = threadIdx.x / 128;   /* this warpgroup runs the block's programs lt_wg, lt_wg + 2, ... */
+    int kt_stage = 0, kt_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+    for (int lt_prog = blockIdx.x, lt_turn = 0; lt_prog < lt_programs; lt_prog += gridDim.x, lt_turn ^= 1) {
+      const int pid = lt_prog % lt_grid0;
+      const int b = lt_prog / lt_grid0;
+      // matmul.lua:70: local bm, bn = tile.grouped(pid, tile.cdiv(p.M, BM), tile.cdiv(p.N, BN), c.group_m)
+      const int t14 = 8 * ((N + 192 - 1) / 192);
+      const int t16 = pid / t14 * 8;
+      const int t19 = lt_imin(lt_imax((M + 64 - 1) / 64 - t16, 1), 8);
+      const int bm = t16 + pid % t14 % t19;
+      const int bn = pid % t14 / t19;
+      if (lt_turn != lt_wg) {   /* the other warpgroup's program: its fills of the ring go by */
+        const int lt_fills = lt_imax((K + 64 - 1) / 64, 0);
+        kt_phase ^= (lt_fills / 6 + (kt_stage + lt_fills % 6) / 6) & 1;
+        kt_stage = (kt_stage + lt_fills % 6) % 6;
+        continue;
+      }
+      // matmul.lua:73: local acc = k:fragment("f32", { BM, BN }, 0)
+      float acc_2[96];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 24; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 48 + ci * 2 + vi] = 0.0f;
+          }
+        }
+      }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      lt_cp_async_wait<0>();   /* bias_early: this thread's copy of the program before has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, 128);   /* ... and every consumer thread has read it */
+      /* cp.async into bias_early: lands while the loop below runs, waited for where the load stands */
+      {
+        const __half *base = bias;
+        if (tid < 8) {   /* the threads that hold a piece of the [1, 192] tile */
+          #pragma unroll
+          for (int ci = 0; ci < 3; ++ci) {
+            const int gc = bn * 192 + (ci * 8 + tid) * 8;
+            const __half *ptr = base + gc;
+            if (gc >= 0 && (uintptr_t)ptr % 16 == 0) {   /* reads the chunk's elements inside bias, zero-fills the rest */
+              const int n = lt_imin(lt_imax(N - gc, 0), 8);
+              lt_cp_async16(&bias_early[lt_wg][0][(ci * 8 + tid) * 8], n > 0 ? ptr : bias, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                bias_early[lt_wg][0][(ci * 8 + tid) * 8 + vi] = gc >= 0 && gc + vi < N ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      lt_cp_async_commit();
+      // matmul.lua:74: k:pipelined(0, tile.cdiv(p.K, BK), c.stages, function(kt)
+      if (lt_prog != (int)blockIdx.x) lt_wg_turn_wait(lt_wg);   /* the program before (the other warpgroup's) has waited for all its fills: each stage's last phase is complete, so the parities below name this program's */
+      for (int kt = 0; kt < (K + 64 - 1) / 64; ++kt, kt_phase ^= kt_stage == 5, kt_stage = kt_stage == 5 ? 0 : kt_stage + 1) {
+        lt_mbar_wait(&kt_full[kt_stage], kt_phase);   /* the stage's copies have landed */
+        /* in flight from the iteration before: the wgmmas into acc_2 (the next ones chain onto them) */
+        // matmul.lua:77: k:gemm(As, Bs, acc, { transpose_a = ta, transpose_b = tb, tf32 = v.dtype == "tf32" })
+        lt_wgmma_settle(acc_2);
+        lt_wgmma_fence();   /* acc_2 in its registers before the wgmmas read it */
+        #pragma unroll
+        for (int kk = 0; kk < 64; kk += 16) {
+          lt_wgmma_m64n192k16_f16_ss<1, 0>(acc_2, lt_wgmma_desc(&As[kt_stage][kk][(warp_row & ~63)], 8192, 1024, 1), lt_wgmma_desc(&Bs[kt_stage][0][kk], 16, 1024, 1), 1);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs acc_2 run meanwhile */
+        lt_wgmma_wait<1>();   /* all but the wgmmas just issued are done: iteration kt - 1's stage is free */
+        if (kt > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 5 : kt_stage - 1]);   /* each warp gives it back to the producer */
+      }
+      if (lt_programs - lt_prog > (int)gridDim.x) lt_wg_turn_pass(lt_wg);   /* the next program's main loop (the other warpgroup's) may begin: this one's fills have landed */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(acc_2);   /* read below, after the wait */
+      if (((K + 64 - 1) / 64) > 0 && lane == 0) lt_mbar_arrive(&kt_empty[kt_stage == 0 ? 5 : kt_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
+      // matmul.lua:79: k:assign(acc, acc * p.alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 24; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 48 + ci * 2 + vi] = acc_2[ri * 48 + ci * 2 + vi] * alpha;
+          }
+        }
+      }
+      // matmul.lua:80: k:when(p.beta:ne(0), function()
+      if (beta != 0.0f) {
+        // matmul.lua:81: k:assign(acc, acc + p.beta * k:load(p.C0:tile({ b, bm, bn }, { 1, BM, BN })):cast("f32"))
+        float t28[96];
+        {
+          const bool ok = b < batch;
+          const __half *base = C0 + (int64_t)b * sc;
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 24; ++ci) {
+              const int gr = bm * 64 + ri * 8 + row0;
+              const int gc = bn * 192 + ci * 8 + col0;
+              const __half *ptr = base + (int64_t)gr * ldc + gc;
+              if (ok && gr >= 0 && gr < M && gc + 2 <= N && (uintptr_t)ptr % 4 == 0) {
+                union { uint32_t v[1]; __half e[2]; } h;
+                h.v[0] = ((const uint32_t *)ptr)[0];
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) t28[ri * 48 + ci * 2 + vi] = __half2float(h.e[vi]);
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) {
+                  t28[ri * 48 + ci * 2 + vi] = ok && gr >= 0 && gr < M && gc >= 0 && gc + vi < N ? __half2float(ptr[vi]) : 0.0f;
+                }
+              }
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                acc_2[ri * 48 + ci * 2 + vi] = acc_2[ri * 48 + ci * 2 + vi] + beta * t28[ri * 48 + ci * 2 + vi];
+              }
+            }
+          }
+        }
+      }
+      // matmul.lua:85: local bias = k:load(p.bias:tile({ bn }, { BN })):cast("f32")
+      float bias_2[48];
+      lt_cp_async_wait<0>();   /* bias_early, copied at the program's top, has landed ... */
+      lt_fence_proxy_async(); lt_named_barrier(5 + lt_wg, 128);   /* ... every consumer thread's chunks */
+      #pragma unroll
+      for (int ci = 0; ci < 24; ++ci) {
+        #pragma unroll
+        for (int vi = 0; vi < 2; ++vi) {
+          bias_2[ci * 2 + vi] = __half2float(bias_early[lt_wg][0][ci * 8 + col0 + vi]);
+        }
+      }
+      // matmul.lua:86: k:assign(acc, act(acc + bias))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 24; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            acc_2[ri * 48 + ci * 2 + vi] = fmaxf(acc_2[ri * 48 + ci * 2 + vi] + bias_2[ci * 2 + vi], 0.0f);
+          }
+        }
+      }
+      // matmul.lua:88: k:store(p.C:tile({ b, bm, bn }, { 1, BM, BN }), acc)
+      {   /* out by TMA stores (C_map: only the elements inside C are written), this warpgroup's tile, 64 columns at a time through C_out[lt_wg] */
+        #pragma unroll
+        for (int part = 0; part < 3; ++part) {   /* columns part * 64.. of the tile */
+          if (tid % 128 == 0) lt_tma_store_wait_read<0>();   /* the group's stores before have read C_out[lt_wg] */
+          lt_named_barrier(3 + lt_wg, 128);   /* ... before any of its threads writes it */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 24; ++ci) {
+              if (ci / 8 != part) continue;   /* a column chunk of another part */
+              union { uint32_t v; __half e[2]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(acc_2[ri * 48 + ci * 2 + vi]);
+              *(uint32_t *)&C_out[lt_wg][ri * 8 + row0][((ci * 8 + col0) - part * 64) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+            }
+          }
+          lt_fence_proxy_async();   /* this thread's writes, before the copy engine reads them */
+          lt_named_barrier(3 + lt_wg, 128);   /* C_out[lt_wg] is whole */
+          if (tid % 128 == 0) {
+            lt_tma_store_3d(&C_map, bn * 192 + part * 64, bm * 64, b, &C_out[lt_wg][0][0]);
+            lt_tma_store_commit();
+          }
+        }
+      }
+    }
+    if (tid % 128 == 0) lt_tma_store_wait<0>();   /* the warpgroup's TMA stores are done before it ends */
+  }
+}
+
+/* Checks the arguments, then runs matmul_f16_bias_relu_tt_M256_N8192_alt over its grid on `stream` (the config tuned for M=256,N=8192 (alternative)). */
+static int matmul_f16_bias_relu_tt_M256_N8192_alt(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
+{
+  if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
+  if (batch <= 0 || M <= 0 || N <= 0 || K <= 0 || sc < 0 || ldc < 0 || sa < 0 || lda < 0 || sb < 0 || ldb < 0) return cudaErrorInvalidValue;
+  if (batch > 1073741823 || M > 1073741823 || N > 1073741823 || K > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(batch - 1) * sc + (double)(M - 1) * ldc + (double)(N - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sa + (double)(K - 1) * lda + (double)(M - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(batch - 1) * sb + (double)(N - 1) * ldb + (double)(K - 1) >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sc < N && batch > 1) || (ldc < N && M > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if ((uintptr_t)C0 % 2 != 0 || (uintptr_t)A % 2 != 0 || (uintptr_t)B % 2 != 0 || (uintptr_t)C % 2 != 0 || (uintptr_t)bias % 2 != 0) return cudaErrorMisalignedAddress;
+  const int64_t grid_x = ((int64_t)M + 64 - 1) / 64 * (((int64_t)N + 192 - 1) / 192);
+  const int64_t grid_y = (int64_t)batch;
+  if (grid_x > 2147483647 || grid_y > 65535) return cudaErrorInvalidConfiguration;
+  /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
+  const uint64_t A_map_dims[3] = {(uint64_t)M, (uint64_t)K, (uint64_t)batch}, A_map_strides[2] = {(uint64_t)lda, (uint64_t)sa};
+  const uint32_t A_map_box[3] = {64, 64, 1};
+  const uint64_t B_map_dims[3] = {(uint64_t)K, (uint64_t)N, (uint64_t)batch}, B_map_strides[2] = {(uint64_t)ldb, (uint64_t)sb};
+  const uint32_t B_map_box[3] = {64, 192, 1};
+  const uint64_t C_map_dims[3] = {(uint64_t)N, (uint64_t)M, (uint64_t)batch}, C_map_strides[2] = {(uint64_t)ldc, (uint64_t)sc};
+  const uint32_t C_map_box[3] = {64, 64, 1};
+  CUtensorMap A_map, B_map, C_map;
+  if (lt_tma_encode(&A_map, A, LT_TMA_F16, 3, A_map_dims, A_map_strides, A_map_box, 128) != 0 ||
+      lt_tma_encode(&B_map, B, LT_TMA_F16, 3, B_map_dims, B_map_strides, B_map_box, 128) != 0 ||
+      lt_tma_encode(&C_map, C, LT_TMA_F16, 3, C_map_dims, C_map_strides, C_map_box, 128) != 0)
+    return matmul_f16_bias_relu_tt_M256_N8192_alt_cp(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
+  const int64_t programs = grid_x * grid_y;
+  int sms = 0;
+  const int sm_err = lt_sm_count(&sms);
+  if (sm_err != 0) return sm_err;
+  if (programs > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
+  /* 214784 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(matmul_f16_bias_relu_tt_M256_N8192_alt_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 214784);
+  if (err != cudaSuccess) return (int)err;
+  matmul_f16_bias_relu_tt_M256_N8192_alt_kernel<<<grid, dim3(384), 214784, (cudaStream_t)stream>>>(A_map, B_map, C_map, (const __half *)C0, (const __half *)A, (const __half *)B, (__half *)C, (const __half *)bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta);
+  return (int)cudaGetLastError();
+}
+
 /* How far size n is from a bucket's size 2^b: |log2 n - b|, n rounded up to a power of two. */
 static int lt_bucket_distance(int n, int b)
 {
@@ -5360,7 +5982,18 @@ extern "C" int matmul_f16_bias_relu_tt_ws(const void *C0, const void *A, const v
   const int d11 = lt_bucket_distance(M, 4) + lt_bucket_distance(N, 13);   /* M=16,N=8192 */
   if (d0 <= d1 && d0 <= d2 && d0 <= d3 && d0 <= d4 && d0 <= d5 && d0 <= d6 && d0 <= d7 && d0 <= d8 && d0 <= d9 && d0 <= d10 && d0 <= d11) return matmul_f16_bias_relu_tt_M512_N32768(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
   if (d1 <= d2 && d1 <= d3 && d1 <= d4 && d1 <= d5 && d1 <= d6 && d1 <= d7 && d1 <= d8 && d1 <= d9 && d1 <= d10 && d1 <= d11) return matmul_f16_bias_relu_tt_M512_N32768(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
-  if (d2 <= d3 && d2 <= d4 && d2 <= d5 && d2 <= d6 && d2 <= d7 && d2 <= d8 && d2 <= d9 && d2 <= d10 && d2 <= d11) return matmul_f16_bias_relu_tt_M256_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  if (d2 <= d3 && d2 <= d4 && d2 <= d5 && d2 <= d6 && d2 <= d7 && d2 <= d8 && d2 <= d9 && d2 <= d10 && d2 <= d11) {
+    /* bucket M=256,N=8192: its config or its entry's alternative, whichever leaves the busiest
+    ** multiprocessor less work: programs a multiprocessor, rounded up, x a program's tile (ties: its own) */
+    int sm_count = 0;
+    const int sm_err = lt_sm_count(&sm_count);   /* queried once a device */
+    if (sm_err != 0) return sm_err;
+    const int64_t work = ((((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128)) * (int64_t)batch + sm_count - 1) / sm_count * 16384;   /* 128 x 128, the k:gemm accumulator */
+    const int64_t work_alt = ((((int64_t)M + 64 - 1) / 64 * (((int64_t)N + 192 - 1) / 192)) * (int64_t)batch + sm_count - 1) / sm_count * 12288;   /* 64 x 192, the k:gemm accumulator */
+    if (work_alt < work)
+      return matmul_f16_bias_relu_tt_M256_N8192_alt(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+    return matmul_f16_bias_relu_tt_M256_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+  }
   if (d3 <= d4 && d3 <= d5 && d3 <= d6 && d3 <= d7 && d3 <= d8 && d3 <= d9 && d3 <= d10 && d3 <= d11) return matmul_f16_bias_relu_tt_M512_N32768(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
   if (d4 <= d5 && d4 <= d6 && d4 <= d7 && d4 <= d8 && d4 <= d9 && d4 <= d10 && d4 <= d11) return matmul_f16_bias_relu_tt_M128_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);
   if (d5 <= d6 && d5 <= d7 && d5 <= d8 && d5 <= d9 && d5 <= d10 && d5 <= d11) return matmul_f16_bias_relu_tt_M128_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);

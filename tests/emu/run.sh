@@ -368,8 +368,9 @@ for t in $targets; do
   else
     echo "PASS emu $t: $(wc -l < $d/hash.forward) outputs bitwise equal in the forward and warps thread orders"
   fi
-  # a variant tuned for several shape buckets has one kernel each, and the
-  # small shapes above reach only the nearest: LT_EMU_BUCKET runs each
+  # a variant tuned for several shape buckets has one kernel each (and one
+  # for each entry's alternative config, after them), and the small shapes
+  # above reach only the nearest: LT_EMU_BUCKET runs each
   for f in $d/*.emu.cpp; do
     v=$(basename "$f" .emu.cpp)
     # drivers.sh's kernels: its shapes reach each bucket through the launcher (matmul_fp8: M up to 257)
@@ -395,7 +396,7 @@ for t in $targets; do
       elif ! grep -q '^PASS' $d/bucket$i.out; then
         echo "FAIL emu $t $v [bucket $i]: no case ran (check.cpp selects cases by the forward variant's name)"
       elif ! grep -q '^FAIL' $d/bucket$i.out; then
-        echo "PASS emu $t $v [bucket $i of $n: $(sed -n "s|^  const int d$i = .*/\* \(.*\) \*/\$|\1|p" "$f")]: $(grep -c '^PASS' $d/bucket$i.out) cases$(
+        echo "PASS emu $t $v [bucket $i of $n: $(sed -n "s|^  const int d$i = .*/\* \(.*\) \*/\$|\1|p; s|^  if (forced == $i) return .*/\* \(.*\) \*/\$|\1|p" "$f")]: $(grep -c '^PASS' $d/bucket$i.out) cases$(
           [ -n "$cap" ] && echo ", $(grep -c '^REFUSED' $d/bucket$i.out) rows over $cap refused")"
       fi
     done

@@ -107,7 +107,11 @@ for _, b in ipairs(buckets2) do
   if runs2[b] then fail("--no-share's file has bucket " .. b .. " run another's kernel") end
 end
 local launcher = shared_path:match("([^/]+)$"):match("^([^.]+)")
-local function kname(b) return launcher .. "_" .. b:gsub("=", ""):gsub(",", "_") end
+-- (an entry's alternative config, "B (alternative)": B's kernel name and "_alt")
+local function kname(b)
+  local base, alt = b:match("^(.-)( %(alternative%))$")
+  return launcher .. "_" .. (base or b):gsub("=", ""):gsub(",", "_") .. (alt and "_alt" or "")
+end
 
 local nshared, printed = 0, {}
 for _, b in ipairs(buckets) do

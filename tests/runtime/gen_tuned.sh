@@ -300,6 +300,85 @@ if [ -z "$why" ]; then
 fi
 check gen_tuned_dispatch_runs "$why"
 
+# an entry's alternative config (tuned.c, emit/dispatch.c): a kernel of its
+# own after the buckets', which the bucket's lines run where it leaves the
+# busiest SM less work (programs an SM, rounded up, x the k:fragment's
+# elements; on c one "SM"); the launcher runs on the c target at sizes
+# where each of the four configs runs, and --list names the alternatives
+why=
+cat >"$W/k/kernels/tvfrag.lua" <<'EOF'
+local tile = require "tile"
+return tile.kernel {
+  name = "tvfrag",
+  config = { BLOCK = 1024, threads = 128 },
+  params = function() return { X = tile.tensor("f32", { "N" }), Y = tile.tensor("f32", { "N" }) } end,
+  body = function(k, p, c)
+    local i = k:grid(tile.cdiv(p.N, c.BLOCK))
+    local acc = k:fragment("f32", { 1, c.BLOCK }, 0)
+    k:assign(acc, k:load(p.X:tile({ i }, { c.BLOCK })) * 2)
+    k:store(p.Y:tile({ i }, { c.BLOCK }), acc)
+  end,
+}
+EOF
+cat >alttuned.lua <<'EOF'
+return { kernel = "tvfrag", entries = {
+  { target = "c", device = "CPU", variant = "tvfrag", bucket = "N=64", config = { BLOCK = 64 },
+    alternative = { BLOCK = 16 } },
+  { target = "c", device = "CPU", variant = "tvfrag", bucket = "N=8192", config = { BLOCK = 2048 },
+    alternative = { BLOCK = 512 } },
+  { target = "sm80", device = "GPU A", variant = "tvfrag", bucket = "N=64", config = { BLOCK = 256 } },
+  { target = "sm80", device = "GPU A", variant = "tvfrag", bucket = "N=8192", config = { BLOCK = 2048 },
+    alternative = { threads = 256 } },
+} }
+EOF
+"$gen" k/kernels/tvfrag.lua --target c --tuned alttuned.lua -o calt 2>calt.err || why+="gen failed: $(cat calt.err); "
+for l in "  if (N <= 512) {" \
+         "    const int64_t work = ((((int64_t)N + 64 - 1) / 64) + sm_count - 1) / sm_count * 64;   /* 1 x 64, its largest k:fragment */" \
+         "    const int64_t work_alt = ((((int64_t)N + 16 - 1) / 16) + sm_count - 1) / sm_count * 16;   /* 1 x 16, its largest k:fragment */" \
+         "      return tvfrag_N64_alt(X, Y, N, stream);" \
+         "  const int64_t work = ((((int64_t)N + 2048 - 1) / 2048) + sm_count - 1) / sm_count * 2048;   /* 1 x 2048, its largest k:fragment */" \
+         "  if (work_alt < work)" \
+         "    return tvfrag_N8192_alt(X, Y, N, stream);" \
+         "  return tvfrag_N8192(X, Y, N, stream);"; do
+  grep -qxF -- "$l" calt/tvfrag.c 2>/dev/null || why+="no line '$l'; "
+done
+grep -qF " * Runs the config tuned for the shape bucket nearest the sizes (2 buckets, 2 with an alternative config" \
+  calt/tvfrag.h 2>/dev/null || why+="the header does not count the alternatives; "
+mkdir -p calt
+cat >calt/main.c <<'EOF'
+#include <stdio.h>
+#include <stdlib.h>
+#include "tvfrag.h"
+int main(void) {
+  static const int ns[] = {1, 17, 64, 100, 600, 3000, 8192, 10007};   /* N=64's own and alt, N=8192's own and alt */
+  for (int i = 0; i < 8; i++) {
+    int n = ns[i];
+    float *x = malloc(sizeof(float) * n), *y = malloc(sizeof(float) * n);
+    for (int j = 0; j < n; j++) x[j] = (float)(j * 7 % 13) - 6.5f, y[j] = 1e30f;
+    if (tvfrag(x, y, n, NULL) != 0) return printf("N=%d: launcher error\n", n), 1;
+    for (int j = 0; j < n; j++)
+      if (y[j] != 2 * x[j]) return printf("N=%d: y[%d] = %g, want %g\n", n, j, y[j], 2 * x[j]), 1;
+    free(x), free(y);
+  }
+  return 0;
+}
+EOF
+if [ -z "$why" ]; then
+  cc -std=c11 -O1 -Wall -Wextra -Icalt calt/main.c calt/tvfrag.c -lm -o calt/run 2>calt.err ||
+    why+="build failed: $(head -c 300 calt.err); "
+  [ -z "$why" ] && { calt/run >calt.out 2>&1 || why+="run failed: $(cat calt.out); "; }
+fi
+"$gen" k/kernels/tvfrag.lua --target sm80 --tuned alttuned.lua -o salt 2>salt.err || why+="sm80 gen failed: $(cat salt.err); "
+for l in "  if (sm_err != cudaSuccess) return (int)sm_err;" \
+         "  const int64_t work_alt = ((((int64_t)N + 2048 - 1) / 2048) + sm_count - 1) / sm_count * 2048;   /* 1 x 2048, its largest k:fragment */" \
+         "  return tvfrag_N8192(X, Y, N, stream);"; do
+  grep -qxF -- "$l" salt/tvfrag.cu 2>/dev/null || why+="sm80: no line '$l'; "
+done
+"$gen" k/kernels/tvfrag.lua --target c --tuned alttuned.lua --list >alist.out 2>&1 || why+="--list failed; "
+grep -qxF "  tvfrag  for N=8192 (alternative)  config: BLOCK=512 threads=128 (tuned: alttuned.lua, CPU, N=8192 (alternative))" \
+  alist.out || why+="--list: $(cat alist.out); "
+check gen_tuned_alternative "$why"
+
 # a bucket that names something other than a size: one error at its line
 printf 'return { kernel = "tvadd", entries = {\n  { target = "c", device = "CPU", variant = "tvadd_f32", bucket = "A=4,N=1024", config = { BLOCK = 16 } },\n  { target = "c", device = "CPU", variant = "tvadd_f32", bucket = "N=64", config = { BLOCK = 32 } },\n} }\n' >badbucket.lua
 "$gen" "$K" --target c --tuned badbucket.lua -o bad_out >bad.out 2>bad.err

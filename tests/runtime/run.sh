@@ -78,6 +78,11 @@ if [ "$(wc -l <"$T/doc_dispatch.c")" -gt 5 ] &&
    grep -qxF -f "$T/doc_dispatch.c" out/sm90a/layernorm_bf16.cu &&
    [ "$(grep -A"$(( $(wc -l <"$T/doc_dispatch.c") - 1 ))" -xF "$(head -1 "$T/doc_dispatch.c")" out/sm90a/layernorm_bf16.cu)" = "$(cat "$T/doc_dispatch.c")" ]
 then pass doc_example_dispatch; else fail doc_example_dispatch "docs/runtime.md's block is not in out/sm90a/layernorm_bf16.cu"; fi
+# and the bucket with an alternative config (the pick by waves), out/sm90a's matmul launcher's
+doc_block doc_example_alternative >"$T/doc_alternative.c"
+if [ "$(wc -l <"$T/doc_alternative.c")" -gt 5 ] &&
+   [ "$(grep -A"$(( $(wc -l <"$T/doc_alternative.c") - 1 ))" -xF "$(head -1 "$T/doc_alternative.c")" out/sm90a/matmul_bf16_none_nn.cu)" = "$(cat "$T/doc_alternative.c")" ]
+then pass doc_example_alternative; else fail doc_example_alternative "docs/runtime.md's block is not in out/sm90a/matmul_bf16_none_nn.cu"; fi
 doc_block doc_example_c >"$T/doc_example.c"
 if [ ! -s "$T/doc_example.c" ]; then fail doc_example_c "no such block in docs/runtime.md"
 elif ! cc -std=c11 -Wall -Wextra -Werror -Iruntime "$T/doc_example.c" "$B/libluatile.a" -ldl \
