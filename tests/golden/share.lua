@@ -92,6 +92,7 @@ local function region(lines, n, path)
     if f and not owns(n, f) then fail("function " .. f .. " amid kernel " .. n .. "'s in " .. path) end
     l = l:gsub("%f[%w_]" .. n .. "%f[^%w]", "NAME"):gsub("%f[%w_]" .. n .. "_", "NAME_")
     l = l:gsub(" One config serves the tuned buckets [^:]*: this kernel runs them all%.", "")
+    l = l:gsub(" %(alternative%)", "")   -- (an entry's alternative among the buckets named)
     l = l:gsub("%(the config tuned for [^)]*%)", "(the config tuned for BUCKETS)")
     out[#out + 1] = l
   end
