@@ -973,6 +973,12 @@ int ltN_buckets(const char *variant, const char **out, int max) {
     for (; j > 0 && before(e, es[j - 1]); j--) es[j] = es[j - 1];
     es[j] = e;
   }
+  int total = 0, last = 0;   /* (a listing of the variant's kernels, max > 1, takes them all or says why not) */
+  for (int i = 0; i < nentries; i++)
+    if (ours(&entries[i], variant, dev)) total += 1 + !!entries[i].alt, last = entries[i].line;
+  if (max > 1 && total > max)
+    tuned_error(last, "%s has %d tuned buckets and alternatives, more than the %d kernels one launcher takes; "
+                "merge buckets or drop an alternative", variant, total, max);
   int m = 0;
   for (int i = 0; i < n; i++) out[m++] = es[i]->bucket;
   for (int i = 0; i < n && m < max; i++)   /* then each alternative, as a bucket of its own */

@@ -583,9 +583,9 @@ int ltF_run_file(lua_State *l) {
     int nvc = apply_variant_config(kt, vt, ct, cv, vname.p, dcfg, ndcfg, kline, vc);
     /* several tuned buckets: one kernel each (-D applies to all), and a
     ** launcher that picks one by the call's sizes */
-    const char *buckets[16];
+    const char *buckets[LT_MAX_BUCKETS];
     const char *tname = req->target ? tuned_name(kt, vt, vkeys, nv, kname, vname.p) : vname.p;
-    int nb = req->target ? ltN_buckets(tname, buckets, 16) : 0;
+    int nb = req->target ? ltN_buckets(tname, buckets, LT_MAX_BUCKETS) : 0;
     Buf same = {0};   /* the buckets tuned to the one config that the largest's entry gives */
     if (nb >= 2 && one_config(cv, vars, vname.p, tname, buckets, nb, ckeys, nc, vc, nvc, dcfg, ndcfg))
       for (int b = 1; b < nb; b++) ltU_printf(&same, "%s%s", b > 1 ? ", " : "; the same for ", buckets[b]);

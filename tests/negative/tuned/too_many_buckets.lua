@@ -1,0 +1,21 @@
+return {
+  entries = {
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=2", config = { BLOCK = 256 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=4", config = { BLOCK = 512 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=8", config = { BLOCK = 256 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=16", config = { BLOCK = 512 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=32", config = { BLOCK = 256 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=64", config = { BLOCK = 512 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=128", config = { BLOCK = 256 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=256", config = { BLOCK = 512 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=512", config = { BLOCK = 256 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=1024", config = { BLOCK = 512 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=2048", config = { BLOCK = 256 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=4096", config = { BLOCK = 512 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=8192", config = { BLOCK = 256 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=16384", config = { BLOCK = 512 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=32768", config = { BLOCK = 256 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_too_many_buckets_f32", bucket = "N=65536", config = { BLOCK = 512 },
+      alternative = { BLOCK = 256 } },
+  },
+}
