@@ -966,21 +966,21 @@ int ltN_buckets(const char *variant, const char **out, int max) {
   if (!dev) return 0;
   const Entry *es[64];
   int n = 0;
-  for (int i = 0; i < nentries && n < max && n < 64; i++) {
+  int total = 0, last = 0;   /* the buckets and alternatives, and the last entry's line */
+  for (int i = 0; i < nentries; i++) {
     const Entry *e = &entries[i];
     if (!ours(e, variant, dev)) continue;
+    total += 1 + !!e->alt, last = e->line;
+    if (n == 64) continue;
     int j = n++;
     for (; j > 0 && before(e, es[j - 1]); j--) es[j] = es[j - 1];
     es[j] = e;
   }
-  int total = 0, last = 0;   /* (a listing of the variant's kernels, max > 1, takes them all or says why not) */
-  for (int i = 0; i < nentries; i++)
-    if (ours(&entries[i], variant, dev)) total += 1 + !!entries[i].alt, last = entries[i].line;
-  if (max > 1 && total > max)
+  if (max > 1 && total > max)   /* (a listing of the variant's kernels takes them all or says why not) */
     tuned_error(last, "%s has %d tuned buckets and alternatives, more than the %d kernels one launcher takes; "
                 "merge buckets or drop an alternative", variant, total, max);
   int m = 0;
-  for (int i = 0; i < n; i++) out[m++] = es[i]->bucket;
+  for (int i = 0; i < n && m < max; i++) out[m++] = es[i]->bucket;
   for (int i = 0; i < n && m < max; i++)   /* then each alternative, as a bucket of its own */
     if (es[i]->alt) out[m++] = ltU_fmt("%s" LT_ALT_SUFFIX, es[i]->bucket);
   return m;
