@@ -15,6 +15,13 @@ difference under 1e-2) before anything is timed.  bf16, Q/K/V in
 [B, S, H, D] memory, the grid of bench/attention.py (16K tokens a batch,
 model dim 2048).
 
+Other dtypes, sequence lengths and head counts from the environment: DTYPE
+(bf16 or f16), SEQS (default 1024,4096,16384; B = 16384 // S, so 16K tokens
+a batch or fewer where S does not divide it), HEADS=HQ/HKV (default
+2048 / D query heads, as many key/value heads; with fewer key/value heads,
+GQA, flash and cuDNN get K and V repeated to HQ heads, as SDPA without
+enable_gqa takes them).
+
 usage: python3 bench/attention_ab.py LABEL=LIB.so [LABEL=LIB.so ...]
        (ROUNDS and REPS from the environment, default 10 and 6; DIMS, the
        head dims, default 64,128)"""
@@ -31,7 +38,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from lt import I64, named_libs  # noqa: E402
 
 DIMS = [int(d) for d in os.environ.get("DIMS", "64,128").split(",")]
-POINTS = [(D, S, causal) for S in (1024, 4096, 16384) for D in DIMS for causal in (True, False)]
+SEQS = [int(s) for s in os.environ.get("SEQS", "1024,4096,16384").split(",")]
+DTYPE = os.environ.get("DTYPE", "bf16")
+HEADS = os.environ.get("HEADS")   # "HQ/HKV", else 2048 // D each
+POINTS = [(D, S, causal) for S in SEQS for D in DIMS for causal in (True, False)]
 
 
 def interleaved(fns, rounds, reps, flush):
@@ -64,28 +74,34 @@ def main():
     dev = "cuda"
     flush = torch.empty(256 << 20, dtype=torch.uint8, device=dev)
     names = list(libs)
-    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, bf16; TFLOP/s (ratio to flash, to cuDNN), "
-          f"{rounds} rounds of {reps}")
+    dt = {"bf16": torch.bfloat16, "f16": torch.float16}[DTYPE]
+    print(f"{torch.cuda.get_device_name()}, torch {torch.__version__}, {DTYPE}"
+          f"{', heads ' + HEADS if HEADS else ''}; TFLOP/s (ratio to flash, to cuDNN), {rounds} rounds of {reps}")
     print(f"{'point':22}" + "".join(f"{n:>20}" for n in names) + f"{'flash':>8}{'cudnn':>8}   spread")
     for D, S, causal in POINTS:
-        B, H = 16384 // S, 2048 // D
-        q, k, v = (torch.randn(B, S, H, D, device=dev).to(torch.bfloat16) for _ in range(3))
+        B = max(1, 16384 // S)
+        H, Hkv = (int(h) for h in HEADS.split("/")) if HEADS else (2048 // D, 2048 // D)
+        q = torch.randn(B, S, H, D, device=dev).to(dt)
+        k, v = (torch.randn(B, S, Hkv, D, device=dev).to(dt) for _ in range(2))
+        kx, vx = (t.repeat_interleave(H // Hkv, dim=2) if Hkv != H else t for t in (k, v))   # for flash, cuDNN
         scale = 1 / math.sqrt(D)
         wl, wr = (-1, 0) if causal else (-1, -1)
         st = [I64(S * H * D), I64(D), I64(H * D)]
+        skv = [I64(S * Hkv * D), I64(D), I64(Hkv * D)]
         flops = 4.0 * B * H * S * S * D * (0.5 if causal else 1.0)
         o = {n: torch.full_like(q, float("nan")) for n in names}
         lse = torch.empty(B, H, S, device=dev)
 
         def ours(n):
-            return lambda: libs[n](f"attention_bf16_d{D}", q, k, v, o[n], lse, B, H, S, H, S, *st * 4, scale, wl, wr)
+            return lambda: libs[n](f"attention_{DTYPE}_d{D}", q, k, v, o[n], lse, B, H, S, Hkv, S, *st, *skv, *skv,
+                                   *st, scale, wl, wr)
 
         def flash():   # called inside sdpa_kernel(FLASH_ATTENTION), entered once (it costs host time)
-            return F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2),
+            return F.scaled_dot_product_attention(q.transpose(1, 2), kx.transpose(1, 2), vx.transpose(1, 2),
                                                   is_causal=causal, scale=scale)
         def cudnn():   # the ATen op SDPA's CUDNN_ATTENTION backend calls
             return torch.ops.aten._scaled_dot_product_cudnn_attention(
-                q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), None, False, 0.0, causal, False,
+                q.transpose(1, 2), kx.transpose(1, 2), vx.transpose(1, 2), None, False, 0.0, causal, False,
                 scale=scale)[0]
         fns = {n: ours(n) for n in names}
         with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
