@@ -275,7 +275,11 @@ return {
       variant = "attention_bf16_d128_softcap",
     },
     {
-      bucket = "B=16,Hkv=8,Hq=8,Sk=1024,Sq=1024",
+      -- set by hand (2026-11-26): key lengths up to 4096 keep 128 x 64 key blocks (attention.lua halves BN at
+      -- d256): 128 x 80 ran 0.88x at 1K causal, 0.96x 1K full, level at 4K causal (bf16 on an H200,
+      -- bench/results/2026-11-26-h200-attention-fwd-rescale.txt, run 4); buckets of Sk alone, so the launcher
+      -- is a chain on the key length (a tuner entry of every size beside them would make it a distance again)
+      bucket = "Sk=4096",
       config = {
         BM = 128,
         BN = 128,
@@ -283,31 +287,24 @@ return {
         threads = 256,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 773.7266237,
-      kernel_hash = "df6b236470ed68b6",
-      median_ms = 0.3476159871,
-      shape = "B=16,Hkv=8,Hq=8,Sk=1024,Sq=1024",
+      shape = "Sk=4096",
       target = "sm90a",
-      tflops = 395.3758129,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_bf16_d256",
     },
     {
-      bucket = "B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096",
+      -- set by hand (2026-11-26): key lengths over 4096 take FA3's 128 x 80 key blocks (-D BN=160: stages of
+      -- 80 KB, 229 KB of shared memory): 1.05x at 16K causal, 1.08x at 16K full, 1.03x at 4K full (bf16 on an
+      -- H200, bench/results/2026-11-26-h200-attention-fwd-rescale.txt, run 4; the same kernel code)
+      bucket = "Sk=16384",
       config = {
         BM = 128,
-        BN = 128,
+        BN = 160,
         stages = 2,
         threads = 256,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 262.9600623,
-      kernel_hash = "df6b236470ed68b6",
-      median_ms = 1.022815943,
-      shape = "B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096",
+      shape = "Sk=16384",
       target = "sm90a",
-      tflops = 537.4924177,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_bf16_d256",
     },
     {
@@ -485,7 +482,11 @@ return {
       variant = "attention_f16_d128_softcap",
     },
     {
-      bucket = "B=16,Hkv=8,Hq=8,Sk=1024,Sq=1024",
+      -- set by hand (2026-11-26): key lengths up to 4096 keep 128 x 64 key blocks (attention.lua halves BN at
+      -- d256): 128 x 80 ran 0.88x at 1K causal, 0.96x 1K full, level at 4K causal (bf16 on an H200,
+      -- bench/results/2026-11-26-h200-attention-fwd-rescale.txt, run 4); buckets of Sk alone, so the launcher
+      -- is a chain on the key length (a tuner entry of every size beside them would make it a distance again)
+      bucket = "Sk=4096",
       config = {
         BM = 128,
         BN = 128,
@@ -493,31 +494,24 @@ return {
         threads = 256,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 775.8334828,
-      kernel_hash = "df6b236470ed68b6",
-      median_ms = 0.3466719985,
-      shape = "B=16,Hkv=8,Hq=8,Sk=1024,Sq=1024",
+      shape = "Sk=4096",
       target = "sm90a",
-      tflops = 396.4524221,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_f16_d256",
     },
     {
-      bucket = "B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096",
+      -- set by hand (2026-11-26): key lengths over 4096 take FA3's 128 x 80 key blocks (-D BN=160: stages of
+      -- 80 KB, 229 KB of shared memory): 1.05x at 16K causal, 1.08x at 16K full, 1.03x at 4K full (bf16 on an
+      -- H200, bench/results/2026-11-26-h200-attention-fwd-rescale.txt, run 4; the same kernel code)
+      bucket = "Sk=16384",
       config = {
         BM = 128,
-        BN = 128,
+        BN = 160,
         stages = 2,
         threads = 256,
       },
       device = "NVIDIA H100 80GB HBM3",
-      gbps = 237.2080143,
-      kernel_hash = "df6b236470ed68b6",
-      median_ms = 1.133856058,
-      shape = "B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096",
+      shape = "Sk=16384",
       target = "sm90a",
-      tflops = 484.8550307,
-      toolchain = "nvcc: Cuda compilation tools, release 13.0, V13.0.88 | Build cuda_13.0.r13.0/compiler.36424714_0",
       variant = "attention_f16_d256",
     },
     {

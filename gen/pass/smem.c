@@ -102,6 +102,15 @@ static const Sym *pre_tile(const Kernel *k, Dtype dt, const Layout *l) {
   return own_rows_only(k->body.first, p) ? p : NULL;
 }
 
+/* The accumulator's elements a thread (a warpgroup's 64 rows over its 128
+** threads) from which its TMA store no longer goes out through the tile of
+** the copies before the loop (pre_tile): D = 256's O (128 a thread) on
+** 128 x 80 key blocks, whose two stages of 80 KB beside Q leave no room for
+** a staging tile, spilled 108 bytes that way (ptxas, nvcc 13.0), none with
+** its stores through a tile over the ring after the loop.  D = 128's O (64)
+** takes it. */
+#define PRE_OUT_MAX 128
+
 /* Store s of a wgmma accumulator (layout l) in warp-specialized kernel k
 ** by TMA, where it can (returns 1; Stmt.via is then the staging tile,
 ** Stmt.map the store's tensor map, one more in k->maps): each consumer
@@ -117,8 +126,9 @@ static const Sym *pre_tile(const Kernel *k, Dtype dt, const Layout *l) {
 ** staging tile a warpgroup of two panels (one where the tile has an odd
 ** number; in ping-pong one for each of the two warpgroups): the tile goes
 ** out in parts of that many columns; where there is none, the tile of the
-** copies before the loop, where it can take the whole accumulator
-** (pre_tile; Sym.over: one tile of its shape, a warpgroup its own rows).  A view of X:rows(lo, hi) goes too:
+** copies before the loop, where it can take the whole accumulator and that
+** holds fewer than PRE_OUT_MAX elements a thread (pre_tile; Sym.over: one
+** tile of its shape, a warpgroup its own rows).  A view of X:rows(lo, hi) goes too:
 ** the copy engine stops only at the tensor's own ends, so a warpgroup
 ** whose rows are not all in [lo, hi) writes its staging tile by threads,
 ** the rows inside (store_staged.c).  (H200: the
@@ -137,7 +147,8 @@ static int tma_out(Kernel *k, const Target *t, Stmt *s, const Layout *l) {
   if (l->rows % 64 || l->cols % pc || k->threads != wgs * 128 || k->nmaps == LT_MAXMAPS) return 0;
   int part = l->cols % (2 * pc) ? pc : 2 * pc, tiles = k->pingpong ? 2 : wgs;   /* ping-pong: one a warpgroup */
   int after = (k->smem_bytes + 1023) & ~1023, bytes = tiles * 64 * part * eb;
-  const Sym *pre = after + bytes > t->smem_max && !v->rlo ? pre_tile(k, ts->dt, l) : NULL;
+  const Sym *pre = after + bytes > t->smem_max && !v->rlo && l->nr * l->nc * l->vec < PRE_OUT_MAX
+                       ? pre_tile(k, ts->dt, l) : NULL;
   if (after + bytes > t->smem_max && !pre) return 0;
   Sym *o = ltI_sym(k, SYM_SHARED, ts->dt, s->line);
   o->rank = 2;

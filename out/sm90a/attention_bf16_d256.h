@@ -37,8 +37,9 @@
  * Requires Hq / Hkv != 0 (a divisor of the kernel's index math)
  *          Hq % Hkv == 0 (attention.lua:117: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads))
  *          window_left < 1073741824 && window_right < 1073741824 (attention.lua:118: windows below 2^30, as sizes)
- * Fast path: TMA copies in a warp-specialized kernel, where Q, K, V, O start 16-byte aligned
- * and sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos are multiples of 8 elements (16 bytes; any stride of a size-1 dimension);
+ * Runs the config tuned for the shape bucket nearest the sizes (2 buckets; see the source).
+ * Fast path: TMA copies in a warp-specialized kernel, where Q, K, V start 16-byte aligned
+ * and sqb, sqh, sqs, skb, skh, sks, svb, svh, svs are multiples of 8 elements (16 bytes; any stride of a size-1 dimension);
  * otherwise the launcher runs a cp.async kernel of the same tiles, which takes any alignment.
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_bf16_d256.cu
  */

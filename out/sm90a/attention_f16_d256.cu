@@ -4,7 +4,9 @@
  *
  * FlashAttention-2 forward: O = softmax(scale * Q K^T, masked) V and LSE, with GQA, causal / window, softcap.
  *
- * Config: BM=128 BN=128 stages=2 threads=256 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, B=4,Hkv=8,Hq=8,Sk=4096,Sq=4096; the same for B=16,Hkv=8,Hq=8,Sk=1024,Sq=1024).
+ * Configs, one per tuned shape bucket; the launcher runs the nearest's:
+ *   Sk=16384: BM=128 BN=160 stages=2 threads=256 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, Sk=16384)
+ *   Sk=4096: BM=128 BN=128 stages=2 threads=256 (tuned: dsl/tuned/attention.lua, NVIDIA H100 80GB HBM3, Sk=4096)
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c attention_f16_d256.cu
  */
 #include <cuda_runtime.h>
@@ -202,14 +204,15 @@ LT_FN void lt_wgmma_barrier(void) {
   __syncthreads();
 }
 
-/* d = A @ B + (scale_d ? d : 0): one m64n64k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
-template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_f16_ss(float (&d)[32], uint64_t a, uint64_t b, int scale_d) {
-  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
-               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, %35;\n}\n"
-               : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
-                 "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
-                 "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
-                 "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
+/* d = A @ B + (scale_d ? d : 0): one m64n80k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n80k16_f16_ss(float (&d)[40], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %44, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n80k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, %38, %39}, %40, %41, p, 1, 1, %42, %43;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[20]), "+f"(d[21]), "+f"(d[2]), "+f"(d[3]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[24]), "+f"(d[25]), "+f"(d[6]), "+f"(d[7]), "+f"(d[26]), "+f"(d[27]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[28]), "+f"(d[29]), "+f"(d[10]), "+f"(d[11]), "+f"(d[30]), "+f"(d[31]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[32]), "+f"(d[33]), "+f"(d[14]), "+f"(d[15]), "+f"(d[34]), "+f"(d[35]),
+                 "+f"(d[16]), "+f"(d[17]), "+f"(d[36]), "+f"(d[37]), "+f"(d[18]), "+f"(d[19]), "+f"(d[38]), "+f"(d[39])
                : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
@@ -234,6 +237,17 @@ template <int TB> LT_FN void lt_wgmma_m64n256k16_f16(float (&d)[128], const uint
                  "+f"(d[56]), "+f"(d[57]), "+f"(d[120]), "+f"(d[121]), "+f"(d[58]), "+f"(d[59]), "+f"(d[122]), "+f"(d[123]),
                  "+f"(d[60]), "+f"(d[61]), "+f"(d[124]), "+f"(d[125]), "+f"(d[62]), "+f"(d[63]), "+f"(d[126]), "+f"(d[127])
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(b), "n"(TB), "r"(scale_d));
+}
+
+/* d = A @ B + (scale_d ? d : 0): one m64n64k16 wgmma of the warpgroup, f16 operands, A by descriptor; TA, TB: A stored M-major, B N-major. */
+template <int TA, int TB> LT_FN void lt_wgmma_m64n64k16_f16_ss(float (&d)[32], uint64_t a, uint64_t b, int scale_d) {
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %36, 0;\n"
+               "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, %34, %35;\n}\n"
+               : "+f"(d[0]), "+f"(d[1]), "+f"(d[16]), "+f"(d[17]), "+f"(d[2]), "+f"(d[3]), "+f"(d[18]), "+f"(d[19]),
+                 "+f"(d[4]), "+f"(d[5]), "+f"(d[20]), "+f"(d[21]), "+f"(d[6]), "+f"(d[7]), "+f"(d[22]), "+f"(d[23]),
+                 "+f"(d[8]), "+f"(d[9]), "+f"(d[24]), "+f"(d[25]), "+f"(d[10]), "+f"(d[11]), "+f"(d[26]), "+f"(d[27]),
+                 "+f"(d[12]), "+f"(d[13]), "+f"(d[28]), "+f"(d[29]), "+f"(d[14]), "+f"(d[15]), "+f"(d[30]), "+f"(d[31])
+               : "l"(a), "l"(b), "n"(TA), "n"(TB), "r"(scale_d));
 }
 
 /* Hopper's asynchronous copies and their barriers (sm_90; setmaxnreg
@@ -641,8 +655,1194 @@ LT_FN float lt_gelu(float v) {
   return fmaf(-fminf(x, 5.5f), lt_erfc_half(x), fmaxf(v, 0.0f));
 }
 
-/* One block (256 threads) of attention_f16_d256_cp. */
-__global__ void __launch_bounds__(256) attention_f16_d256_cp_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
+/* One block (256 threads) of attention_f16_d256_Sk16384_cp. */
+__global__ void __launch_bounds__(256) attention_f16_d256_Sk16384_cp_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 80] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  const int pid0 = blockIdx.x;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*Qs)[128][64] = (__half (*)[128][64])(lt_smem + 0);
+  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*Ks)[4][80][64] = (__half (*)[4][80][64])(lt_smem + 65536);
+  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*Vs)[4][80][64] = (__half (*)[4][80][64])(lt_smem + 147456);
+  /* O_out: a tile on its way out to global memory, over the tiles above (dead by then); chunk c of row r stored at c ^ (r % 8), so neither the lanes' pairs nor the rows conflict */
+  __half (*O_out)[256] = (__half (*)[256])(lt_smem + 0);
+  // attention.lua:101: local nqb = tile.cdiv(p.Sq, BM)
+  const int nqb = (Sq + 128 - 1) / 128;
+  // attention.lua:104: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
+  const int n = lt_imax(nqb, 1);
+  // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
+  const int t7 = lt_imax(1, 128 / n);
+  const int t8 = t7 * n;
+  const int t10 = pid0 / t8 * t7;
+  const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
+  // attention.lua:108: local lpt = p.window_right:ge(0)
+  const bool t19 = window_right >= 0;
+  // attention.lua:109: bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
+  const int bh = t19 ? pid0 % (B * Hq) : t10 + pid0 % t8 % t13;
+  const int pid = t19 ? pid0 / (B * Hq) : pid0 % t8 / t13;
+  // attention.lua:114: local qb = nqb - 1 - pid
+  const int qb = nqb - 1 - pid;
+  // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
+  const int b = bh / Hq;
+  const int h_2 = bh % Hq;
+  // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
+  const int hk = h_2 / (Hq / Hkv);
+  // attention.lua:120: local q0 = qb * BM
+  const int q0 = qb * 128;
+  // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+  const int diag = Sk - Sq;
+  // attention.lua:123: local nkb = tile.cdiv(p.Sk, BN)
+  const int nkb = (Sk + 80 - 1) / 80;
+  // attention.lua:124: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+  const int lo_key = q0 + diag - window_left;
+  const int hi_key = q0 + 128 - 1 + diag + window_right;
+  // attention.lua:125: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+  const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 80;
+  // attention.lua:126: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+  const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 80 + 1));
+  // attention.lua:131: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+  /* cp.async: lands with the first stage of the pipelined loop below */
+  {
+    const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
+    const __half *base = Q + (int64_t)b * sqb + (int64_t)h_2 * sqh;
+    if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sqs % 8 == 0) {   /* the whole tile is inside Q, rows 16-byte aligned */
+      #pragma unroll
+      for (int ri = 0; ri < 16; ++ri) {
+        lt_cp_async16(&Qs[((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(qb * 128 + tid / 32) * sqs + (int64_t)(ri * 8) * sqs + tid % 32 * 8, 16);
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 16; ++ri) {
+        const int gr = qb * 128 + ri * 8 + tid / 32;
+        const int gc = tid % 32 * 8;
+        const __half *ptr = base + (int64_t)gr * sqs + gc;
+        if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside Q, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+          const int n = ok && gr >= 0 && gr < Sq ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
+          if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Qs[((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : Q, n * 2);
+          else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Qs[((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, Q, n * 2);
+          else lt_cp_async4x4(&Qs[((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, Q, n * 2);
+        } else {
+          #pragma unroll
+          for (int vi = 0; vi < 8; ++vi) {
+            Qs[((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sq ? ptr[vi] : __float2half_rn(0.0f);
+          }
+        }
+      }
+    }
+  }
+  // attention.lua:132: local o = k:fragment("f32", { BM, D }, 0)
+  float o[128];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    #pragma unroll
+    for (int ci = 0; ci < 32; ++ci) {
+      #pragma unroll
+      for (int vi = 0; vi < 2; ++vi) {
+        o[ri * 64 + ci * 2 + vi] = 0.0f;
+      }
+    }
+  }
+  // attention.lua:133: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+  float m[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    m[ri] = -INFINITY;
+  }
+  // attention.lua:134: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+  float l[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    l[ri] = 0.0f;
+  }
+  // attention.lua:142: local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
+  const float c2 = scale * 1.442695f;
+  // attention.lua:144: k:pipelined(first, last, c.stages, function(j)
+  /* prologue: start the copies of the first iteration, one commit group */
+  for (int j_stage = 0; j_stage < 1; ++j_stage) {
+    const int j = first + j_stage;
+    if (j < last) {
+      // attention.lua:145: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      {
+        const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
+        if (ok && j * 80 >= 0 && j * 80 + 80 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 10; ++ri) {
+            lt_cp_async16(&Ks[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j * 80 + tid / 32) * sks + (int64_t)(ri * 8) * sks + tid % 32 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 10; ++ri) {
+            const int gr = j * 80 + ri * 8 + tid / 32;
+            const int gc = tid % 32 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention.lua:146: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      {
+        const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
+        if (ok && j * 80 >= 0 && j * 80 + 80 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 10; ++ri) {
+            lt_cp_async16(&Vs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j * 80 + tid / 32) * svs + (int64_t)(ri * 8) * svs + tid % 32 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 10; ++ri) {
+            const int gr = j * 80 + ri * 8 + tid / 32;
+            const int gc = tid % 32 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+  }
+  if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 148: 0 goes first */
+  for (int j = first, j_stage = 0; j < last; ++j, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
+    lt_cp_async_wait<0>();   /* this thread's copies for iteration j have landed */
+    lt_wgmma_barrier();   /* everyone's have; and stage j - 1 is free again */
+    // attention.lua:147: local s = k:fragment("f32", { BM, BN }, 0)
+    float s[40];
+    lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
+    // attention.lua:148: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+    /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
+    lt_wgmma_settle(s);
+    lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
+    #pragma unroll
+    for (int kk = 0; kk < 256; kk += 16) {
+      lt_wgmma_m64n80k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+    }
+    lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+    lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
+    /* the copies for iteration j + 1, issued while the tensor cores run the wgmmas above */
+    const int j_next = j + 1;
+    const int j_next_stage = j_stage == 0 ? 1 : j_stage - 1;
+    if (j_next < last) {
+      // attention.lua:145: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+      {
+        const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = K + (int64_t)b * skb + (int64_t)hk * skh;
+        if (ok && j_next * 80 >= 0 && j_next * 80 + 80 <= Sk && (uintptr_t)base % 16 == 0 && sks % 8 == 0) {   /* the whole tile is inside K, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 10; ++ri) {
+            lt_cp_async16(&Ks[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j_next * 80 + tid / 32) * sks + (int64_t)(ri * 8) * sks + tid % 32 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 10; ++ri) {
+            const int gr = j_next * 80 + ri * 8 + tid / 32;
+            const int gc = tid % 32 * 8;
+            const __half *ptr = base + (int64_t)gr * sks + gc;
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside K, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Ks[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : K, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Ks[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, K, n * 2);
+              else lt_cp_async4x4(&Ks[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, K, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Ks[j_next_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+      // attention.lua:146: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+      {
+        const bool ok = b < B && b >= 0 && hk < Hkv && hk >= 0;
+        const __half *base = V + (int64_t)b * svb + (int64_t)hk * svh;
+        if (ok && j_next * 80 >= 0 && j_next * 80 + 80 <= Sk && (uintptr_t)base % 16 == 0 && svs % 8 == 0) {   /* the whole tile is inside V, rows 16-byte aligned */
+          #pragma unroll
+          for (int ri = 0; ri < 10; ++ri) {
+            lt_cp_async16(&Vs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], base + (int64_t)(j_next * 80 + tid / 32) * svs + (int64_t)(ri * 8) * svs + tid % 32 * 8, 16);
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 10; ++ri) {
+            const int gr = j_next * 80 + ri * 8 + tid / 32;
+            const int gc = tid % 32 * 8;
+            const __half *ptr = base + (int64_t)gr * svs + gc;
+            if ((uintptr_t)ptr % 4 == 0) {   /* reads the chunk's elements inside V, zero-fills the rest: one 16-byte cp.async, or 8- or 4-byte pieces where its row starts off the 16-byte grid */
+              const int n = ok && gr >= 0 && gr < Sk ? lt_imin(lt_imax(256 - gc, 0), 8) : 0;
+              if ((uintptr_t)ptr % 16 == 0) lt_cp_async16(&Vs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], n > 0 ? ptr : V, n * 2);
+              else if ((uintptr_t)ptr % 8 == 0) lt_cp_async8x2(&Vs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, V, n * 2);
+              else lt_cp_async4x4(&Vs[j_next_stage][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64], ptr, V, n * 2);
+            } else {
+              #pragma unroll
+              for (int vi = 0; vi < 8; ++vi) {
+                Vs[j_next_stage][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) / 64][ri * 8 + tid / 32][((tid % 32 * 8 + vi) ^ ((ri * 8 + tid / 32) & 7) << 3) % 64] = ok && gr >= 0 && gr < Sk ? ptr[vi] : __float2half_rn(0.0f);
+              }
+            }
+          }
+        }
+      }
+    }
+    lt_cp_async_commit();
+    // attention.lua:176: local kend = (j + 1) * BN
+    const int kend = (j + 1) * 80;
+    // attention.lua:177: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+    const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 80 < q0 + 128 - 1 + diag - window_left));
+    lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+    lt_wgmma_settle(s);   /* read below, after the wait */
+    // attention.lua:179: k:when(cuts, function() step(true) end, function() step(false) end)
+    if (cuts) {
+      // attention.lua:161: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+      int row[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        row[ri] = ri * 8 + row0 + (q0 + diag - j * 80);
+      }
+      // attention.lua:162: local lo = tile.where(wl:lt(0), 0, row - wl)
+      int lo[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+      }
+      // attention.lua:163: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+      int hi[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        hi[ri] = lt_imin(Sk - j * 80, (window_right < 0 ? 80 : row[ri] + window_right + 1));
+      }
+      // attention.lua:164: local col = k:iota({ BM, BN }, 2)
+      int col[40];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 10; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            col[ri * 20 + ci * 2 + vi] = ci * 8 + col0 + vi;
+            s[ri * 20 + ci * 2 + vi] = col[ri * 20 + ci * 2 + vi] >= lo[ri] && col[ri * 20 + ci * 2 + vi] < hi[ri] ? s[ri * 20 + ci * 2 + vi] : -INFINITY;
+          }
+        }
+      }
+      // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t79[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t79[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 10; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t79[ri] = fmaxf(t79[ri], s[ri * 20 + ci * 2 + vi]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t79[ei] = fmaxf(t79[ei], __shfl_xor_sync(0xffffffffu, t79[ei], 2));
+        t79[ei] = fmaxf(t79[ei], __shfl_xor_sync(0xffffffffu, t79[ei], 1));
+      }
+      float m_new[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_new[ri] = fmaxf(m[ri], t79[ri]);
+      }
+      // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      float mc[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri] * c2;
+      }
+      // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 10; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 20 + ci * 2 + vi] = lt_exp2(s[ri * 20 + ci * 2 + vi] * c2 - mc[ri]);
+          }
+        }
+      }
+      // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
+      float alpha[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        alpha[ri] = lt_exp2(m[ri] * c2 - mc[ri]);
+      }
+      // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t88[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t88[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 10; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t88[ri] = t88[ri] + s[ri * 20 + ci * 2 + vi];
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t88[ei] = t88[ei] + __shfl_xor_sync(0xffffffffu, t88[ei], 2);
+        t88[ei] = t88[ei] + __shfl_xor_sync(0xffffffffu, t88[ei], 1);
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        l[ri] = l[ri] * alpha[ri] + t88[ri];
+      }
+      // attention.lua:172: k:assign(o, o * alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            o[ri * 64 + ci * 2 + vi] = o[ri * 64 + ci * 2 + vi] * alpha[ri];
+          }
+        }
+      }
+      // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
+      uint32_t s_frag[5][1][4];   /* [16 of K][warp's 16 rows] */
+      #pragma unroll
+      for (int kk = 0; kk < 80; kk += 16) {
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 40 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 20], s[i + 20 + 1]);
+          s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 22], s[i + 22 + 1]);
+        }
+      }
+      lt_wgmma_settle(s_frag);
+      lt_wgmma_settle(o);
+      lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 80; kk += 16) {
+        lt_wgmma_m64n256k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 10240, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
+      // attention.lua:174: k:assign(m, m_new)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m[ri] = m_new[ri];
+      }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(o);   /* read below, after the wait */
+    } else {
+      // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
+      float t92[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t92[ri] = -INFINITY;
+        #pragma unroll
+        for (int ci = 0; ci < 10; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t92[ri] = fmaxf(t92[ri], s[ri * 20 + ci * 2 + vi]);
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 2));
+        t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 1));
+      }
+      float m_new_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m_new_2[ri] = fmaxf(m[ri], t92[ri]);
+      }
+      // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+      float mc_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri] * c2;
+      }
+      // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 10; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            s[ri * 20 + ci * 2 + vi] = lt_exp2(s[ri * 20 + ci * 2 + vi] * c2 - mc_2[ri]);
+          }
+        }
+      }
+      // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
+      float alpha_2[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        alpha_2[ri] = lt_exp2(m[ri] * c2 - mc_2[ri]);
+      }
+      // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+      float t101[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t101[ri] = 0.0f;
+        #pragma unroll
+        for (int ci = 0; ci < 10; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            t101[ri] = t101[ri] + s[ri * 20 + ci * 2 + vi];
+          }
+        }
+      }
+      #pragma unroll
+      for (int ei = 0; ei < 2; ++ei) {
+        t101[ei] = t101[ei] + __shfl_xor_sync(0xffffffffu, t101[ei], 2);
+        t101[ei] = t101[ei] + __shfl_xor_sync(0xffffffffu, t101[ei], 1);
+      }
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        l[ri] = l[ri] * alpha_2[ri] + t101[ri];
+      }
+      // attention.lua:172: k:assign(o, o * alpha)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            o[ri * 64 + ci * 2 + vi] = o[ri * 64 + ci * 2 + vi] * alpha_2[ri];
+          }
+        }
+      }
+      // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
+      uint32_t s_frag[5][1][4];   /* [16 of K][warp's 16 rows] */
+      #pragma unroll
+      for (int kk = 0; kk < 80; kk += 16) {
+        #pragma unroll
+        for (int mi = 0; mi < 1; ++mi) {
+          const int i = mi * 40 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+          s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+          s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 20], s[i + 20 + 1]);
+          s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+          s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 22], s[i + 22 + 1]);
+        }
+      }
+      lt_wgmma_settle(s_frag);
+      lt_wgmma_settle(o);
+      lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+      #pragma unroll
+      for (int kk = 0; kk < 80; kk += 16) {
+        lt_wgmma_m64n256k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 10240, 1024, 1), 1);
+      }
+      lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
+      // attention.lua:174: k:assign(m, m_new)
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m[ri] = m_new_2[ri];
+      }
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(o);   /* read below, after the wait */
+    }
+  }
+  if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
+  lt_cp_async_wait<0>();
+  // attention.lua:181: local seen = l:gt(0)
+  bool seen[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    seen[ri] = l[ri] > 0.0f;
+  }
+  // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+  float t106[2];
+  #pragma unroll
+  for (int ri = 0; ri < 2; ++ri) {
+    t106[ri] = seen[ri] ? 1.0f / l[ri] : 0.0f;
+  }
+  {
+    const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
+    __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
+    if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sos % 8 == 0) {   /* the whole tile is inside O: out through O_out, 16 bytes of a row a thread */
+      lt_wgmma_barrier();   /* every warp is done with the shared tiles O_out lies over */
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          union { uint32_t v; __half e[2]; } h;
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 64 + ci * 2 + vi] * t106[ri]);
+          *(uint32_t *)&O_out[ri * 8 + row0][(ci * 8 + col0) ^ ((ri * 8 + row0) & 7) << 3] = h.v;
+        }
+      }
+      lt_wgmma_barrier();   /* O_out is whole */
+      #pragma unroll
+      for (int ri = 0; ri < 16; ++ri) {
+        *(uint4 *)(base + (int64_t)(qb * 128 + tid / 32) * sos + (int64_t)(ri * 8) * sos + tid % 32 * 8) = *(const uint4 *)&O_out[ri * 8 + tid / 32][(tid % 32 * 8) ^ ((ri * 8 + tid / 32) & 7) << 3];
+      }
+    } else {
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          const int gr = qb * 128 + ri * 8 + row0;
+          const int gc = ci * 8 + col0;
+          __half *ptr = base + (int64_t)gr * sos + gc;
+          if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
+            union { uint32_t v[1]; __half e[2]; } h;
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 64 + ci * 2 + vi] * t106[ri]);
+            ((uint32_t *)ptr)[0] = h.v[0];
+          } else {
+            #pragma unroll
+            for (int vi = 0; vi < 2; ++vi) {
+              if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2half_rn(o[ri * 64 + ci * 2 + vi] * t106[ri]);
+            }
+          }
+        }
+      }
+    }
+  }
+  // attention.lua:183: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+  {
+    const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0 && col0 == 0;
+    float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+    #pragma unroll
+    for (int ri = 0; ri < 2; ++ri) {
+      const int gr = qb * 128 + ri * 8 + row0;
+      float *ptr = base + gr;
+      if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * scale + logf(l[ri]) : INFINITY;
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_f16_d256_Sk16384_cp over its grid on `stream` (the config tuned for Sk=16384). */
+static int attention_f16_d256_Sk16384_cp(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return cudaErrorInvalidValue;
+  if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return cudaErrorInvalidValue;
+  if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Hq - 1) * sqh + (double)(Sq - 1) * sqs + 255 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * skb + (double)(Hkv - 1) * skh + (double)(Sk - 1) * sks + 255 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * svb + (double)(Hkv - 1) * svh + (double)(Sk - 1) * svs + 255 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sob + (double)(Hq - 1) * soh + (double)(Sq - 1) * sos + 255 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)B * Hq * Sq >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sob < 256 && B > 1) || (soh < 256 && Hq > 1) || (sos < 256 && Sq > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if (!(scale > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return cudaErrorMisalignedAddress;
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:117: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention.lua:118: windows below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128 * (int64_t)B * (int64_t)Hq;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)grid_x, 1, 1);
+  /* 229376 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d256_Sk16384_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 229376);
+  if (err != cudaSuccess) return (int)err;
+  attention_f16_d256_Sk16384_cp_kernel<<<grid, dim3(256), 229376, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
+  return (int)cudaGetLastError();
+}
+
+/* One block of attention_f16_d256_Sk16384: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention.lua:144 runs warp-specialized (TMA copies into an mbarrier ring). */
+__global__ void __launch_bounds__(384, 1) attention_f16_d256_Sk16384_kernel(const __grid_constant__ CUtensorMap Q_map, const __grid_constant__ CUtensorMap K_map, const __grid_constant__ CUtensorMap V_map, const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
+{
+  const int tid = threadIdx.x;
+  const int lane = tid % 32;
+  /* warp tid / 32 of this block: rows warp_row.. and columns warp_col.. of the [128, 80] accumulator */
+  const int warp_row = tid / 32 * 16;
+  const int warp_col = 0;
+  /* wgmma m64nNk16 result layout: this thread holds rows row0 + 8 i and columns col0 + 8 j + 0..1 */
+  const int row0 = warp_row + lane / 4;
+  const int col0 = warp_col + lane % 4 * 2;
+  extern __shared__ __align__(1024) unsigned char lt_smem[];
+  /* Qs: rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): ldmatrix reads it without conflicts, and wgmma through a descriptor (its 128-byte swizzle), in panels of 64 columns */
+  __half (*Qs)[128][64] = (__half (*)[128][64])(lt_smem + 0);
+  /* Ks (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __half (*Ks)[4][80][64] = (__half (*)[4][80][64])(lt_smem + 65536);
+  /* Vs (a ring of 2 stages): rows of 16-byte chunks, chunk c of row r stored at c ^ (r % 8): the TMA copies write wgmma's 128-byte swizzle, a box per panel of 64 columns */
+  __half (*Vs)[4][80][64] = (__half (*)[4][80][64])(lt_smem + 147456);
+  uint64_t *j_full = (uint64_t *)(lt_smem + 229376), *j_empty = j_full + 2;   /* the ring's mbarriers */
+  uint64_t *j_pre = j_full + 4;   /* the mbarrier of the copies before the loop */
+  uint64_t *j_pre_empty = j_pre + 1;   /* the consumers are done with what those copies filled */
+  const int lt_grid0 = (Sq + 128 - 1) / 128 * B * Hq;
+  const int lt_programs = lt_grid0;   /* this block runs programs blockIdx.x, + gridDim.x, ... */
+  /* the divisors of the programs' index math that are the same in every program, each prepared once: a division by one is then a multiply-high, an add and a shift */
+  // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
+  const lt_divisor lt_div0 = lt_divisor_of(lt_imax(1, 128 / lt_imax((Sq + 128 - 1) / 128, 1)) * lt_imax((Sq + 128 - 1) / 128, 1));
+  // attention.lua:109: bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
+  const lt_divisor lt_div1 = lt_divisor_of(B * Hq);
+  // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
+  const lt_divisor lt_div2 = lt_divisor_of(Hq);
+  // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
+  const lt_divisor lt_div3 = lt_divisor_of(Hq / Hkv);
+  /* the ring of the k:pipelined loop at attention.lua:144, 2 stages: j_full[i] says stage i's TMA copies have landed (81920 bytes), j_empty[i] that the 8 consumer warps are done with it */
+  if (tid == 0) {
+    #pragma unroll
+    for (int j_stage = 0; j_stage < 2; ++j_stage) {
+      lt_mbar_init(&j_full[j_stage], 1);   /* the producer's arrival, with the bytes to expect */
+      lt_mbar_init(&j_empty[j_stage], 8);   /* one arrival a consumer warp */
+    }
+    lt_mbar_init(j_pre, 1);   /* the copies before the loop */
+    lt_mbar_init(j_pre_empty, 8);   /* one arrival a consumer warp, done with what they filled */
+    lt_mbar_init_fence();
+  }
+  __syncthreads();   /* the mbarriers are set up before either role uses them */
+  if (tid >= 256) {   /* the producer warpgroup: its first thread issues the TMA copies */
+    lt_setmaxnreg_dec<40>();   /* the registers it does not need go to the consumers */
+    if (tid == 256) {
+      lt_tma_prefetch_map(&Q_map);
+      lt_tma_prefetch_map(&K_map);
+      lt_tma_prefetch_map(&V_map);
+      int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+      int j_pre_phase = 0;   /* the parity of the phase of j_pre and j_pre_empty, flipping each program */
+      for (int lt_round = 0, lt_odd = 0; lt_round < lt_programs; lt_round += gridDim.x, lt_odd ^= 1) {
+        const int lt_prog = lt_round + (lt_odd ? gridDim.x - 1 - blockIdx.x : blockIdx.x);   /* snake order: the rounds' long and short programs even out */
+        if (lt_prog >= lt_programs) continue;   /* (in the last round only) */
+        const int pid0 = lt_prog;
+        // attention.lua:101: local nqb = tile.cdiv(p.Sq, BM)
+        const int nqb = (Sq + 128 - 1) / 128;
+        // attention.lua:104: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
+        const int n = lt_imax(nqb, 1);
+        // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
+        const int t7 = lt_imax(1, 128 / n);
+        const int t10 = lt_div(pid0, lt_div0) * t7;
+        const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
+        // attention.lua:108: local lpt = p.window_right:ge(0)
+        const bool t19 = window_right >= 0;
+        // attention.lua:109: bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
+        const int bh = t19 ? lt_mod(pid0, lt_div1) : t10 + lt_mod(pid0, lt_div0) % t13;
+        const int pid = t19 ? lt_div(pid0, lt_div1) : lt_mod(pid0, lt_div0) / t13;
+        // attention.lua:114: local qb = nqb - 1 - pid
+        const int qb = nqb - 1 - pid;
+        // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
+        const int b = lt_div(bh, lt_div2);
+        const int h_2 = lt_mod(bh, lt_div2);
+        // attention.lua:116: local hk = h // (p.Hq // p.Hkv)
+        const int hk = lt_div(h_2, lt_div3);
+        // attention.lua:120: local q0 = qb * BM
+        const int q0 = qb * 128;
+        // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+        const int diag = Sk - Sq;
+        // attention.lua:123: local nkb = tile.cdiv(p.Sk, BN)
+        const int nkb = (Sk + 80 - 1) / 80;
+        // attention.lua:124: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+        const int lo_key = q0 + diag - window_left;
+        const int hi_key = q0 + 128 - 1 + diag + window_right;
+        // attention.lua:125: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+        const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 80;
+        // attention.lua:126: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+        const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 80 + 1));
+        lt_mbar_wait(j_pre_empty, j_pre_phase ^ 1);   /* the consumers are done with the program before's tiles (the first program finds them free) */
+        lt_mbar_arrive_expect_tx(j_pre, 65536);   /* the bytes the copies before the loop deliver */
+        // attention.lua:131: k:copy(p.Q:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), Qs)
+        lt_tma_load_4d(&Qs[0][0][0], &Q_map, 0, qb * 128, h_2, b, j_pre);
+        lt_tma_load_4d(&Qs[1][0][0], &Q_map, 64, qb * 128, h_2, b, j_pre);
+        lt_tma_load_4d(&Qs[2][0][0], &Q_map, 128, qb * 128, h_2, b, j_pre);
+        lt_tma_load_4d(&Qs[3][0][0], &Q_map, 192, qb * 128, h_2, b, j_pre);
+        j_pre_phase ^= 1;
+        // attention.lua:144: k:pipelined(first, last, c.stages, function(j)
+        for (int j = first; j < last; ++j, j_phase ^= j_stage == 1, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
+          lt_mbar_wait(&j_empty[j_stage], j_phase ^ 1);   /* the consumers are done with the stage (the first pass finds each free) */
+          lt_mbar_arrive_expect_tx(&j_full[j_stage], 81920);   /* the bytes its copies deliver */
+          // attention.lua:145: k:copy(p.K:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Ks)
+          lt_tma_load_4d(&Ks[j_stage][0][0][0], &K_map, 0, j * 80, hk, b, &j_full[j_stage]);
+          lt_tma_load_4d(&Ks[j_stage][1][0][0], &K_map, 64, j * 80, hk, b, &j_full[j_stage]);
+          lt_tma_load_4d(&Ks[j_stage][2][0][0], &K_map, 128, j * 80, hk, b, &j_full[j_stage]);
+          lt_tma_load_4d(&Ks[j_stage][3][0][0], &K_map, 192, j * 80, hk, b, &j_full[j_stage]);
+          // attention.lua:146: k:copy(p.V:tile({ b, hk, j, 0 }, { 1, 1, BN, D }), Vs)
+          lt_tma_load_4d(&Vs[j_stage][0][0][0], &V_map, 0, j * 80, hk, b, &j_full[j_stage]);
+          lt_tma_load_4d(&Vs[j_stage][1][0][0], &V_map, 64, j * 80, hk, b, &j_full[j_stage]);
+          lt_tma_load_4d(&Vs[j_stage][2][0][0], &V_map, 128, j * 80, hk, b, &j_full[j_stage]);
+          lt_tma_load_4d(&Vs[j_stage][3][0][0], &V_map, 192, j * 80, hk, b, &j_full[j_stage]);
+        }
+      }
+    }
+  } else {   /* the 256 consumer threads, 2 warpgroups: the gemms, then what follows the loop */
+    lt_setmaxnreg_inc<232>();   /* the producer's registers, for the accumulators */
+    int j_stage = 0, j_phase = 0;   /* the stage of the next fill and its phase's parity, on across the programs */
+    int j_pre_phase = 0;   /* the parity of the phase of j_pre and j_pre_empty, flipping each program */
+    for (int lt_round = 0, lt_odd = 0; lt_round < lt_programs; lt_round += gridDim.x, lt_odd ^= 1) {
+      const int lt_prog = lt_round + (lt_odd ? gridDim.x - 1 - blockIdx.x : blockIdx.x);   /* snake order: the rounds' long and short programs even out */
+      if (lt_prog >= lt_programs) continue;   /* (in the last round only) */
+      const int pid0 = lt_prog;
+      // attention.lua:101: local nqb = tile.cdiv(p.Sq, BM)
+      const int nqb = (Sq + 128 - 1) / 128;
+      // attention.lua:104: local n = tile.max(nqb, 1)   -- = nqb; the generator then knows the indices are not negative
+      const int n = lt_imax(nqb, 1);
+      // attention.lua:106: bh, pid = tile.grouped(prog, p.B * p.Hq, n, tile.max(1, 128 // n))
+      const int t7 = lt_imax(1, 128 / n);
+      const int t10 = lt_div(pid0, lt_div0) * t7;
+      const int t13 = lt_imin(lt_imax(B * Hq - t10, 1), t7);
+      // attention.lua:108: local lpt = p.window_right:ge(0)
+      const bool t19 = window_right >= 0;
+      // attention.lua:109: bh, pid = tile.where(lpt, prog % (p.B * p.Hq), bh), tile.where(lpt, prog // (p.B * p.Hq), pid)
+      const int bh = t19 ? lt_mod(pid0, lt_div1) : t10 + lt_mod(pid0, lt_div0) % t13;
+      const int pid = t19 ? lt_div(pid0, lt_div1) : lt_mod(pid0, lt_div0) / t13;
+      // attention.lua:114: local qb = nqb - 1 - pid
+      const int qb = nqb - 1 - pid;
+      // attention.lua:115: local b, h = bh // p.Hq, bh % p.Hq
+      const int b = lt_div(bh, lt_div2);
+      const int h_2 = lt_mod(bh, lt_div2);
+      // attention.lua:120: local q0 = qb * BM
+      const int q0 = qb * 128;
+      // attention.lua:121: local diag = p.Sk - p.Sq   -- query i is aligned with key i + diag (bottom-right)
+      const int diag = Sk - Sq;
+      // attention.lua:123: local nkb = tile.cdiv(p.Sk, BN)
+      const int nkb = (Sk + 80 - 1) / 80;
+      // attention.lua:124: local lo_key, hi_key = q0 + diag - wl, q0 + BM - 1 + diag + wr
+      const int lo_key = q0 + diag - window_left;
+      const int hi_key = q0 + 128 - 1 + diag + window_right;
+      // attention.lua:125: local first = tile.where(wl:lt(0), 0, tile.max(lo_key, 0) // BN)
+      const int first = window_left < 0 ? 0 : lt_imax(lo_key, 0) / 80;
+      // attention.lua:126: local last = tile.where(wr:lt(0), nkb, tile.where(hi_key:lt(0), 0, tile.min(nkb, hi_key // BN + 1)))
+      const int last = window_right < 0 ? nkb : (hi_key < 0 ? 0 : lt_imin(nkb, hi_key / 80 + 1));
+      // attention.lua:142: local c2 = not v.softcap and k.target == "sm90a" and p.scale * LOG2E
+      const float c2 = scale * 1.442695f;
+      // attention.lua:132: local o = k:fragment("f32", { BM, D }, 0)
+      float o[128];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        #pragma unroll
+        for (int ci = 0; ci < 32; ++ci) {
+          #pragma unroll
+          for (int vi = 0; vi < 2; ++vi) {
+            o[ri * 64 + ci * 2 + vi] = 0.0f;
+          }
+        }
+      }
+      // attention.lua:133: local m = k:fragment("f32", { BM, 1 }, -math.huge)   -- running max of s (units: below)
+      float m[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        m[ri] = -INFINITY;
+      }
+      // attention.lua:134: local l = k:fragment("f32", { BM, 1 }, 0)            -- running sum of exp2(logit - m)
+      float l[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        l[ri] = 0.0f;
+      }
+      lt_mbar_wait(j_pre, j_pre_phase);   /* this program's copies before the loop have landed */
+      // attention.lua:144: k:pipelined(first, last, c.stages, function(j)
+      if (tid >= 128) lt_wg_turn_pass(1);   /* the warpgroups take turns at the wgmmas of line 148: 0 goes first */
+      for (int j = first; j < last; ++j, j_phase ^= j_stage == 1, j_stage = j_stage == 1 ? 0 : j_stage + 1) {
+        lt_mbar_wait(&j_full[j_stage], j_phase);   /* the stage's copies have landed */
+        /* in flight from the iteration before: the wgmmas into o (the next ones chain onto them) */
+        // attention.lua:147: local s = k:fragment("f32", { BM, BN }, 0)
+        float s[40];
+        lt_wg_turn_wait(tid / 128);   /* this warpgroup's turn at the tensor cores */
+        // attention.lua:148: k:gemm(Qs, Ks, s, { transpose_b = true, warps = { c.threads // k.warp, 1 } })
+        /* s starts at zero: the first k step writes it without reading it (scale-d 0) */
+        lt_wgmma_settle(s);
+        lt_wgmma_fence();   /* s in its registers before the wgmmas read it */
+        #pragma unroll
+        for (int kk = 0; kk < 256; kk += 16) {
+          lt_wgmma_m64n80k16_f16_ss<0, 0>(s, lt_wgmma_desc(&Qs[kk / 64][(warp_row & ~63)][kk % 64], 16, 1024, 1), lt_wgmma_desc(&Ks[j_stage][kk / 64][0][kk % 64], 16, 1024, 1), kk > 0);
+        }
+        lt_wgmma_commit();   /* in flight: the statements up to the first that needs s run meanwhile */
+        lt_wg_turn_pass(tid / 128);   /* the other's: its wgmmas run while this one works on these */
+        // attention.lua:176: local kend = (j + 1) * BN
+        const int kend = (j + 1) * 80;
+        // attention.lua:177: local cuts = tile.either(kend:gt(p.Sk), tile.either(tile.both(wr:ge(0), kend:gt(q0 + diag + wr + 1)),
+        const bool cuts = kend > Sk || ((window_right >= 0 && kend > q0 + diag + window_right + 1) || (window_left >= 0 && j * 80 < q0 + 128 - 1 + diag - window_left));
+        lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+        lt_wgmma_settle(o);   /* read below, after the wait */
+        lt_wgmma_settle(s);   /* read below, after the wait */
+        if (j > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 1 : j_stage - 1]);   /* iteration j - 1's wgmmas are done too: each warp gives its stage back to the producer */
+        // attention.lua:179: k:when(cuts, function() step(true) end, function() step(false) end)
+        if (cuts) {
+          // attention.lua:161: local row = k:iota({ BM, 1 }, 1) + (q0 + diag - j * BN)   -- the key aligned with the row, in block columns
+          int row[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            row[ri] = ri * 8 + row0 + (q0 + diag - j * 80);
+          }
+          // attention.lua:162: local lo = tile.where(wl:lt(0), 0, row - wl)
+          int lo[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            lo[ri] = window_left < 0 ? 0 : row[ri] - window_left;
+          }
+          // attention.lua:163: local hi = tile.min(p.Sk - j * BN, tile.where(wr:lt(0), BN, row + wr + 1))
+          int hi[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            hi[ri] = lt_imin(Sk - j * 80, (window_right < 0 ? 80 : row[ri] + window_right + 1));
+          }
+          // attention.lua:164: local col = k:iota({ BM, BN }, 2)
+          int col[40];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 10; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                col[ri * 20 + ci * 2 + vi] = ci * 8 + col0 + vi;
+                s[ri * 20 + ci * 2 + vi] = col[ri * 20 + ci * 2 + vi] >= lo[ri] && col[ri * 20 + ci * 2 + vi] < hi[ri] ? s[ri * 20 + ci * 2 + vi] : -INFINITY;
+              }
+            }
+          }
+          // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
+          float t79[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            t79[ri] = -INFINITY;
+            #pragma unroll
+            for (int ci = 0; ci < 10; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                t79[ri] = fmaxf(t79[ri], s[ri * 20 + ci * 2 + vi]);
+              }
+            }
+          }
+          #pragma unroll
+          for (int ei = 0; ei < 2; ++ei) {
+            t79[ei] = fmaxf(t79[ei], __shfl_xor_sync(0xffffffffu, t79[ei], 2));
+            t79[ei] = fmaxf(t79[ei], __shfl_xor_sync(0xffffffffu, t79[ei], 1));
+          }
+          float m_new[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            m_new[ri] = fmaxf(m[ri], t79[ri]);
+          }
+          // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+          float mc[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            mc[ri] = m_new[ri] == -INFINITY ? 0.0f : m_new[ri] * c2;
+          }
+          // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 10; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 20 + ci * 2 + vi] = lt_exp2(s[ri * 20 + ci * 2 + vi] * c2 - mc[ri]);
+              }
+            }
+          }
+          // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
+          float alpha[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            alpha[ri] = lt_exp2(m[ri] * c2 - mc[ri]);
+          }
+          // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+          float t88[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            t88[ri] = 0.0f;
+            #pragma unroll
+            for (int ci = 0; ci < 10; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                t88[ri] = t88[ri] + s[ri * 20 + ci * 2 + vi];
+              }
+            }
+          }
+          #pragma unroll
+          for (int ei = 0; ei < 2; ++ei) {
+            t88[ei] = t88[ei] + __shfl_xor_sync(0xffffffffu, t88[ei], 2);
+            t88[ei] = t88[ei] + __shfl_xor_sync(0xffffffffu, t88[ei], 1);
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            l[ri] = l[ri] * alpha[ri] + t88[ri];
+          }
+          // attention.lua:172: k:assign(o, o * alpha)
+          if (__any_sync(0xffffffffu, alpha[0] != 1.0f || alpha[1] != 1.0f)) {   /* else alpha is 1 in every row of the warp: o as it is */
+            #pragma unroll
+            for (int ri = 0; ri < 2; ++ri) {
+              #pragma unroll
+              for (int ci = 0; ci < 32; ++ci) {
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) {
+                  o[ri * 64 + ci * 2 + vi] = o[ri * 64 + ci * 2 + vi] * alpha[ri];
+                }
+              }
+            }
+          }
+          // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
+          uint32_t s_frag[5][1][4];   /* [16 of K][warp's 16 rows] */
+          #pragma unroll
+          for (int kk = 0; kk < 80; kk += 16) {
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              const int i = mi * 40 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+              s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+              s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 20], s[i + 20 + 1]);
+              s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+              s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 22], s[i + 22 + 1]);
+            }
+          }
+          lt_wgmma_settle(s_frag);
+          lt_wgmma_settle(o);
+          lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+          #pragma unroll
+          for (int kk = 0; kk < 80; kk += 16) {
+            lt_wgmma_m64n256k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 10240, 1024, 1), 1);
+          }
+          lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
+          // attention.lua:174: k:assign(m, m_new)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            m[ri] = m_new[ri];
+          }
+        } else {
+          // attention.lua:167: local m_new = tile.max(m, k:reduce_max(s, 2))
+          float t92[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            t92[ri] = -INFINITY;
+            #pragma unroll
+            for (int ci = 0; ci < 10; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                t92[ri] = fmaxf(t92[ri], s[ri * 20 + ci * 2 + vi]);
+              }
+            }
+          }
+          #pragma unroll
+          for (int ei = 0; ei < 2; ++ei) {
+            t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 2));
+            t92[ei] = fmaxf(t92[ei], __shfl_xor_sync(0xffffffffu, t92[ei], 1));
+          }
+          float m_new_2[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            m_new_2[ri] = fmaxf(m[ri], t92[ri]);
+          }
+          // attention.lua:168: local mc = tile.where(m_new:eq(-math.huge), 0, log2units(m_new))   -- 0: a row with nothing visible yet
+          float mc_2[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            mc_2[ri] = m_new_2[ri] == -INFINITY ? 0.0f : m_new_2[ri] * c2;
+          }
+          // attention.lua:169: k:assign(s, tile.exp2(log2units(s) - mc))
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 10; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                s[ri * 20 + ci * 2 + vi] = lt_exp2(s[ri * 20 + ci * 2 + vi] * c2 - mc_2[ri]);
+              }
+            }
+          }
+          // attention.lua:170: local alpha = tile.exp2(log2units(m) - mc)
+          float alpha_2[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            alpha_2[ri] = lt_exp2(m[ri] * c2 - mc_2[ri]);
+          }
+          // attention.lua:171: k:assign(l, l * alpha + k:reduce_sum(s, 2))
+          float t101[2];
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            t101[ri] = 0.0f;
+            #pragma unroll
+            for (int ci = 0; ci < 10; ++ci) {
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) {
+                t101[ri] = t101[ri] + s[ri * 20 + ci * 2 + vi];
+              }
+            }
+          }
+          #pragma unroll
+          for (int ei = 0; ei < 2; ++ei) {
+            t101[ei] = t101[ei] + __shfl_xor_sync(0xffffffffu, t101[ei], 2);
+            t101[ei] = t101[ei] + __shfl_xor_sync(0xffffffffu, t101[ei], 1);
+          }
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            l[ri] = l[ri] * alpha_2[ri] + t101[ri];
+          }
+          // attention.lua:172: k:assign(o, o * alpha)
+          if (__any_sync(0xffffffffu, alpha_2[0] != 1.0f || alpha_2[1] != 1.0f)) {   /* else alpha_2 is 1 in every row of the warp: o as it is */
+            #pragma unroll
+            for (int ri = 0; ri < 2; ++ri) {
+              #pragma unroll
+              for (int ci = 0; ci < 32; ++ci) {
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) {
+                  o[ri * 64 + ci * 2 + vi] = o[ri * 64 + ci * 2 + vi] * alpha_2[ri];
+                }
+              }
+            }
+          }
+          // attention.lua:173: k:gemm(s:cast(v.dtype), Vs, o)
+          uint32_t s_frag[5][1][4];   /* [16 of K][warp's 16 rows] */
+          #pragma unroll
+          for (int kk = 0; kk < 80; kk += 16) {
+            #pragma unroll
+            for (int mi = 0; mi < 1; ++mi) {
+              const int i = mi * 40 + kk / 4;   /* rows 16 mi + {0, 8}, columns kk + {0, 8} + 2 (lane % 4) */
+              s_frag[kk / 16][mi][0] = lt_pack_f16x2(s[i], s[i + 1]);
+              s_frag[kk / 16][mi][1] = lt_pack_f16x2(s[i + 20], s[i + 20 + 1]);
+              s_frag[kk / 16][mi][2] = lt_pack_f16x2(s[i + 2], s[i + 2 + 1]);
+              s_frag[kk / 16][mi][3] = lt_pack_f16x2(s[i + 22], s[i + 22 + 1]);
+            }
+          }
+          lt_wgmma_settle(s_frag);
+          lt_wgmma_settle(o);
+          lt_wgmma_fence();   /* s_frag and o in their registers before the wgmmas read them */
+          #pragma unroll
+          for (int kk = 0; kk < 80; kk += 16) {
+            lt_wgmma_m64n256k16_f16<1>(o, s_frag[kk / 16][0], lt_wgmma_desc(&Vs[j_stage][0][kk][0], 10240, 1024, 1), 1);
+          }
+          lt_wgmma_commit();   /* in flight: the statements up to the first that needs o run meanwhile */
+          // attention.lua:174: k:assign(m, m_new)
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            m[ri] = m_new_2[ri];
+          }
+        }
+      }
+      if (tid < 128) lt_wg_turn_wait(0);   /* warpgroup 1's last hand-over: no arrival left pending */
+      lt_wgmma_wait<0>();   /* the wgmmas in flight are done */
+      lt_wgmma_settle(o);   /* read below, after the wait */
+      if (last > first && lane == 0) lt_mbar_arrive(&j_empty[j_stage == 0 ? 1 : j_stage - 1]);   /* the last stage goes back to the producer, which fills it for the next program */
+      if (lane == 0) lt_mbar_arrive(j_pre_empty);   /* each warp gives the tiles of the copies before the loop back to the producer */
+      j_pre_phase ^= 1;
+      // attention.lua:181: local seen = l:gt(0)
+      bool seen[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        seen[ri] = l[ri] > 0.0f;
+      }
+      // attention.lua:182: k:store(p.O:tile({ b, h, qb, 0 }, { 1, 1, BM, D }), o * tile.where(seen, 1 / l, 0))
+      float t106[2];
+      #pragma unroll
+      for (int ri = 0; ri < 2; ++ri) {
+        t106[ri] = seen[ri] ? lt_fdiv(1.0f, l[ri]) : 0.0f;
+      }
+      {
+        const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0;
+        __half *base = O + (int64_t)b * sob + (int64_t)h_2 * soh;
+        if (ok && qb * 128 >= 0 && qb * 128 + 128 <= Sq && (uintptr_t)base % 16 == 0 && sos % 8 == 0) {   /* the whole tile is inside O: each lane's vectors from registers, no test an element */
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 32; ++ci) {
+              const int gr = qb * 128 + ri * 8 + row0;
+              __half *ptr = base + (int64_t)gr * sos + col0 + ci * 8;
+              union { uint32_t v; __half e[2]; } h;
+              #pragma unroll
+              for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 64 + ci * 2 + vi] * t106[ri]);
+              *(uint32_t *)ptr = h.v;
+            }
+          }
+        } else {
+          #pragma unroll
+          for (int ri = 0; ri < 2; ++ri) {
+            #pragma unroll
+            for (int ci = 0; ci < 32; ++ci) {
+              const int gr = qb * 128 + ri * 8 + row0;
+              const int gc = ci * 8 + col0;
+              __half *ptr = base + (int64_t)gr * sos + gc;
+              if (ok && gr >= 0 && gr < Sq && (uintptr_t)ptr % 4 == 0) {
+                union { uint32_t v[1]; __half e[2]; } h;
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) h.e[vi] = __float2half_rn(o[ri * 64 + ci * 2 + vi] * t106[ri]);
+                ((uint32_t *)ptr)[0] = h.v[0];
+              } else {
+                #pragma unroll
+                for (int vi = 0; vi < 2; ++vi) {
+                  if (ok && gr >= 0 && gr < Sq) ptr[vi] = __float2half_rn(o[ri * 64 + ci * 2 + vi] * t106[ri]);
+                }
+              }
+            }
+          }
+        }
+      }
+      // attention.lua:183: k:store(p.LSE:tile({ b, h, qb, 0 }, { 1, 1, BM, 1 }), tile.where(seen, m * (c2 and p.scale or LN2) + tile.log(l), math.huge))
+      {
+        const bool ok = b < B && b >= 0 && h_2 < Hq && h_2 >= 0 && col0 == 0;
+        float *base = LSE + (int64_t)b * Sq * Hq + (int64_t)h_2 * Sq;
+        #pragma unroll
+        for (int ri = 0; ri < 2; ++ri) {
+          const int gr = qb * 128 + ri * 8 + row0;
+          float *ptr = base + gr;
+          if (ok && gr >= 0 && gr < Sq) ptr[0] = seen[ri] ? m[ri] * scale + lt_log(l[ri]) : INFINITY;
+        }
+      }
+    }
+  }
+}
+
+/* Checks the arguments, then runs attention_f16_d256_Sk16384 over its grid on `stream` (the config tuned for Sk=16384). */
+static int attention_f16_d256_Sk16384(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
+{
+  if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return cudaErrorInvalidValue;
+  if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return cudaErrorInvalidValue;
+  if (B > 1073741823 || Hq > 1073741823 || Sq > 1073741823 || Hkv > 1073741823 || Sk > 1073741823) return cudaErrorInvalidValue;   /* sizes below 2^30: the kernel's int index math (a size plus a tile) cannot overflow */
+  /* each tensor's last offset below 2^62: the int64 index math cannot overflow */
+  if ((double)(B - 1) * sqb + (double)(Hq - 1) * sqh + (double)(Sq - 1) * sqs + 255 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * skb + (double)(Hkv - 1) * skh + (double)(Sk - 1) * sks + 255 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * svb + (double)(Hkv - 1) * svh + (double)(Sk - 1) * svs + 255 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)(B - 1) * sob + (double)(Hq - 1) * soh + (double)(Sq - 1) * sos + 255 >= 0x1p62) return cudaErrorInvalidValue;
+  if ((double)B * Hq * Sq >= 0x1p62) return cudaErrorInvalidValue;
+  if ((sob < 256 && B > 1) || (soh < 256 && Hq > 1) || (sos < 256 && Sq > 1)) return cudaErrorInvalidValue;   /* a written tensor's elements do not overlap */
+  if (!(scale > 0.0f)) return cudaErrorInvalidValue;   /* scalars declared positive (NaN fails too) */
+  if ((uintptr_t)Q % 2 != 0 || (uintptr_t)K % 2 != 0 || (uintptr_t)V % 2 != 0 || (uintptr_t)O % 2 != 0 || (uintptr_t)LSE % 4 != 0) return cudaErrorMisalignedAddress;
+  if ((int64_t)Hq / (int64_t)Hkv == 0) return cudaErrorInvalidValue;   /* a divisor of the kernel's index math */
+  if ((int64_t)Hq % (int64_t)Hkv != 0) return cudaErrorInvalidValue;   /* attention.lua:117: Hq is a multiple of Hkv (each key/value head serves Hq / Hkv query heads) */
+  if (!(window_left < 1073741824 && window_right < 1073741824)) return cudaErrorInvalidValue;   /* attention.lua:118: windows below 2^30, as sizes */
+  const int64_t grid_x = ((int64_t)Sq + 128 - 1) / 128 * (int64_t)B * (int64_t)Hq;
+  if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
+  /* the tensor maps of the TMA copies; where the copy engine cannot take a tensor (its base or a stride not a multiple of 16 bytes), the cp.async kernel runs instead */
+  const uint64_t Q_map_dims[4] = {(uint64_t)256, (uint64_t)Sq, (uint64_t)Hq, (uint64_t)B}, Q_map_strides[3] = {(uint64_t)sqs, (uint64_t)sqh, (uint64_t)sqb};
+  const uint32_t Q_map_box[4] = {64, 128, 1, 1};
+  const uint64_t K_map_dims[4] = {(uint64_t)256, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, K_map_strides[3] = {(uint64_t)sks, (uint64_t)skh, (uint64_t)skb};
+  const uint32_t K_map_box[4] = {64, 80, 1, 1};
+  const uint64_t V_map_dims[4] = {(uint64_t)256, (uint64_t)Sk, (uint64_t)Hkv, (uint64_t)B}, V_map_strides[3] = {(uint64_t)svs, (uint64_t)svh, (uint64_t)svb};
+  const uint32_t V_map_box[4] = {64, 80, 1, 1};
+  CUtensorMap Q_map, K_map, V_map;
+  if (lt_tma_encode(&Q_map, Q, LT_TMA_F16, 4, Q_map_dims, Q_map_strides, Q_map_box, 128) != 0 ||
+      lt_tma_encode(&K_map, K, LT_TMA_F16, 4, K_map_dims, K_map_strides, K_map_box, 128) != 0 ||
+      lt_tma_encode(&V_map, V, LT_TMA_F16, 4, V_map_dims, V_map_strides, V_map_box, 128) != 0)
+    return attention_f16_d256_Sk16384_cp(Q, K, V, O, LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right, stream);
+  /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
+  const int64_t programs = grid_x;
+  int sms = 0;
+  const int sm_err = lt_sm_count(&sms);
+  if (sm_err != 0) return sm_err;
+  if (programs > 2147483647) return cudaErrorInvalidConfiguration;
+  const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
+  /* 229424 bytes of shared memory: over the default 48 KB, so the kernel opts in */
+  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d256_Sk16384_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 229424);
+  if (err != cudaSuccess) return (int)err;
+  attention_f16_d256_Sk16384_kernel<<<grid, dim3(384), 229424, (cudaStream_t)stream>>>(Q_map, K_map, V_map, (const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
+  return (int)cudaGetLastError();
+}
+
+/* One block (256 threads) of attention_f16_d256_Sk4096_cp. */
+__global__ void __launch_bounds__(256) attention_f16_d256_Sk4096_cp_kernel(const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -1225,8 +2425,8 @@ __global__ void __launch_bounds__(256) attention_f16_d256_cp_kernel(const __half
   }
 }
 
-/* Checks the arguments, then runs attention_f16_d256_cp over its grid on `stream`. */
-static int attention_f16_d256_cp(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
+/* Checks the arguments, then runs attention_f16_d256_Sk4096_cp over its grid on `stream` (the config tuned for Sk=4096). */
+static int attention_f16_d256_Sk4096_cp(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
 {
   if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return cudaErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return cudaErrorInvalidValue;
@@ -1247,14 +2447,14 @@ static int attention_f16_d256_cp(const void *Q, const void *K, const void *V, vo
   if (grid_x > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)grid_x, 1, 1);
   /* 196608 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d256_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
+  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d256_Sk4096_cp_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 196608);
   if (err != cudaSuccess) return (int)err;
-  attention_f16_d256_cp_kernel<<<grid, dim3(256), 196608, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
+  attention_f16_d256_Sk4096_cp_kernel<<<grid, dim3(256), 196608, (cudaStream_t)stream>>>((const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
   return (int)cudaGetLastError();
 }
 
-/* One block of attention_f16_d256: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention.lua:144 runs warp-specialized (TMA copies into an mbarrier ring). */
-__global__ void __launch_bounds__(384, 1) attention_f16_d256_kernel(const __grid_constant__ CUtensorMap Q_map, const __grid_constant__ CUtensorMap K_map, const __grid_constant__ CUtensorMap V_map, const __grid_constant__ CUtensorMap O_map, const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
+/* One block of attention_f16_d256_Sk4096: 256 consumer threads and a producer warpgroup (128 threads); the k:pipelined loop at attention.lua:144 runs warp-specialized (TMA copies into an mbarrier ring). */
+__global__ void __launch_bounds__(384, 1) attention_f16_d256_Sk4096_kernel(const __grid_constant__ CUtensorMap Q_map, const __grid_constant__ CUtensorMap K_map, const __grid_constant__ CUtensorMap V_map, const __grid_constant__ CUtensorMap O_map, const __half *__restrict__ Q, const __half *__restrict__ K, const __half *__restrict__ V, __half *__restrict__ O, float *__restrict__ LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right)
 {
   const int tid = threadIdx.x;
   const int lane = tid % 32;
@@ -1772,8 +2972,8 @@ __global__ void __launch_bounds__(384, 1) attention_f16_d256_kernel(const __grid
   }
 }
 
-/* Checks the arguments, then runs attention_f16_d256 over its grid on `stream`. */
-extern "C" int attention_f16_d256(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
+/* Checks the arguments, then runs attention_f16_d256_Sk4096 over its grid on `stream` (the config tuned for Sk=4096). */
+static int attention_f16_d256_Sk4096(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
 {
   if (Q == NULL || K == NULL || V == NULL || O == NULL || LSE == NULL) return cudaErrorInvalidValue;
   if (B <= 0 || Hq <= 0 || Sq <= 0 || Hkv <= 0 || Sk <= 0 || sqb < 0 || sqh < 0 || sqs < 0 || skb < 0 || skh < 0 || sks < 0 || svb < 0 || svh < 0 || svs < 0 || sob < 0 || soh < 0 || sos < 0) return cudaErrorInvalidValue;
@@ -1806,7 +3006,7 @@ extern "C" int attention_f16_d256(const void *Q, const void *K, const void *V, v
       lt_tma_encode(&K_map, K, LT_TMA_F16, 4, K_map_dims, K_map_strides, K_map_box, 128) != 0 ||
       lt_tma_encode(&V_map, V, LT_TMA_F16, 4, V_map_dims, V_map_strides, V_map_box, 128) != 0 ||
       lt_tma_encode(&O_map, O, LT_TMA_F16, 4, O_map_dims, O_map_strides, O_map_box, 128) != 0)
-    return attention_f16_d256_cp(Q, K, V, O, LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right, stream);
+    return attention_f16_d256_Sk4096_cp(Q, K, V, O, LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right, stream);
   /* a persistent grid: a block an SM (the count queried once a device), each running programs blockIdx.x, + gridDim.x, ... */
   const int64_t programs = grid_x;
   int sms = 0;
@@ -1815,8 +3015,16 @@ extern "C" int attention_f16_d256(const void *Q, const void *K, const void *V, v
   if (programs > 2147483647) return cudaErrorInvalidConfiguration;
   const dim3 grid((unsigned)(programs < sms ? programs : sms), 1, 1);
   /* 230400 bytes of shared memory: over the default 48 KB, so the kernel opts in */
-  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d256_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 230400);
+  const cudaError_t err = cudaFuncSetAttribute(attention_f16_d256_Sk4096_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, 230400);
   if (err != cudaSuccess) return (int)err;
-  attention_f16_d256_kernel<<<grid, dim3(384), 230400, (cudaStream_t)stream>>>(Q_map, K_map, V_map, O_map, (const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
+  attention_f16_d256_Sk4096_kernel<<<grid, dim3(384), 230400, (cudaStream_t)stream>>>(Q_map, K_map, V_map, O_map, (const __half *)Q, (const __half *)K, (const __half *)V, (__half *)O, (float *)LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right);
   return (int)cudaGetLastError();
+}
+
+/* Runs the config tuned for the bucket of Sk: Sk rounded up to a power of two,
+** the nearest bucket's (ties: the larger). */
+extern "C" int attention_f16_d256(const void *Q, const void *K, const void *V, void *O, void *LSE, int B, int Hq, int Sq, int Hkv, int Sk, int64_t sqb, int64_t sqh, int64_t sqs, int64_t skb, int64_t skh, int64_t sks, int64_t svb, int64_t svh, int64_t svs, int64_t sob, int64_t soh, int64_t sos, float scale, int window_left, int window_right, void *stream)
+{
+  if (Sk <= 4096) return attention_f16_d256_Sk4096(Q, K, V, O, LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right, stream);
+  return attention_f16_d256_Sk16384(Q, K, V, O, LSE, B, Hq, Sq, Hkv, Sk, sqb, sqh, sqs, skb, skh, sks, svb, svh, svs, sob, soh, sos, scale, window_left, window_right, stream);
 }
