@@ -539,9 +539,10 @@ typedef struct Entry {
   int line;
   const char *off_grid; /* the bucket whose config runs this bucket's rows off the 16-byte grid, or NULL */
   int off_line;         /* of off_grid */
-  TunedValue *alt;      /* the entry's alternative: its config with the alternative's keys laid over, or NULL */
-  int nalt;
-  int alt_line;         /* of alternative */
+  TunedValue *alt[LT_MAX_ALTS];   /* the entry's alternatives: its config with each one's keys laid over */
+  int nalt[LT_MAX_ALTS];
+  int alt_line[LT_MAX_ALTS];      /* of each */
+  int nalts;
 } Entry;
 
 static TunedOptions opts;
@@ -662,35 +663,72 @@ static void entry_config(Entry *en, const Val *e, const char *kernel, const Tune
   en->nvals = config_values(f->v, "config", kernel, cfg, ncfg, en->vals);
 }
 
-/* An entry's optional alternative = { BM = 64, BN = 192, stages = 6 }: a
-** second config for the bucket, the entry's config with these keys laid
-** over it.  The launcher runs whichever of the two leaves the busiest
-** multiprocessor less work at the call's sizes (dispatch.c: programs a
-** multiprocessor, rounded up, times a program's tile, pass/waves.c). */
+/* Entry en's alternative a (index i; line: its own, or alternative's) of
+** config keys over its config, after the others (a1 ... ai-1): checked and
+** laid over its config into en->alt[i]. */
+static void one_alternative(Entry *en, const Val *a, int line, const char *kernel, const TunedValue *cfg, int ncfg) {
+  int i = en->nalts;
+  const char *what = i || line != a->line ? ltU_fmt("alternative %d", i + 1) : "alternative";
+  TunedValue *over = ltU_alloc(sizeof *over * (size_t)(a->nf + 1));
+  int nover = config_values(a, what, kernel, cfg, ncfg, over);
+  if (!nover) tuned_error(line, "%s is empty; give the config keys whose values differ from the entry's", what);
+  TunedValue *v = ltU_alloc(sizeof *v * (size_t)(en->nvals + nover + 1));
+  int n = 0, differs = 0;
+  for (int j = 0; j < en->nvals; j++) v[n++] = en->vals[j];
+  for (int j = 0; j < nover; j++) {
+    int m = 0;
+    while (m < n && strcmp(v[m].key, over[j].key) != 0) m++;
+    if (m == n) n++, differs = 1;
+    else differs |= en->vals[m].i != over[j].i || (en->vals[m].s != over[j].s &&
+                    (!en->vals[m].s || !over[j].s || strcmp(en->vals[m].s, over[j].s) != 0));
+    v[m] = over[j];
+  }
+  if (!differs) tuned_error(line, "%s gives the entry's own config; give values that differ from it", what);
+  for (int o = 0; o < i; o++) {   /* as many keys, each with the same value */
+    int same = en->nalt[o] == n;
+    for (int j = 0; same && j < n; j++) {
+      const TunedValue *w = NULL;
+      for (int m = 0; m < n; m++)
+        if (strcmp(en->alt[o][m].key, v[j].key) == 0) w = &en->alt[o][m];
+      same = w && w->i == v[j].i && (w->s == v[j].s || (w->s && v[j].s && strcmp(w->s, v[j].s) == 0));
+    }
+    if (same) tuned_error(line, "%s gives the config of alternative %d; give each a config of its own", what, o + 1);
+  }
+  en->alt[i] = v;
+  en->nalt[i] = n;
+  en->alt_line[i] = line;
+  en->nalts++;
+}
+
+/* An entry's optional alternative = { BM = 64, BN = 192, stages = 6 }, or
+** a list of up to LT_MAX_ALTS of them, { { BM = 128, BN = 128 }, { BM = 64,
+** BN = 192 } }: more configs for the bucket, each the entry's config with
+** its keys laid over it.  The launcher runs whichever of the bucket's
+** configs leaves the busiest multiprocessor least work at the call's sizes
+** (dispatch.c: programs a multiprocessor, rounded up, times a program's
+** tile, pass/waves.c). */
 static void entry_alternative(Entry *en, const Val *e, const char *kernel, const TunedValue *cfg, int ncfg) {
   Field *f = field(e, "alternative");
   if (!f) return;
   if (f->v->kind != V_TABLE)
     tuned_error(f->line, "alternative must be a table of config name = value (the keys that differ from the entry's "
-                "config), not %s", val_text(f->v));
+                "config), or a list of such tables, not %s", val_text(f->v));
   if (en->off_grid)
     tuned_error(f->line, "an entry takes off_grid or alternative, not both (off_grid at line %d)", en->off_line);
-  TunedValue *over = ltU_alloc(sizeof *over * (size_t)(f->v->nf + 1));
-  int nover = config_values(f->v, "alternative", kernel, cfg, ncfg, over);
-  if (!nover) tuned_error(f->line, "alternative is empty; give the config keys whose values differ from the entry's");
-  en->alt = ltU_alloc(sizeof *en->alt * (size_t)(en->nvals + nover + 1));
-  for (int i = 0; i < en->nvals; i++) en->alt[en->nalt++] = en->vals[i];
-  int differs = 0;
-  for (int i = 0; i < nover; i++) {
-    int j = 0;
-    while (j < en->nalt && strcmp(en->alt[j].key, over[i].key) != 0) j++;
-    if (j == en->nalt) en->nalt++, differs = 1;
-    else differs |= en->alt[j].i != over[i].i || (en->alt[j].s != over[i].s &&
-                    (!en->alt[j].s || !over[i].s || strcmp(en->alt[j].s, over[i].s) != 0));
-    en->alt[j] = over[i];
+  const Val *a = f->v;
+  if (a->nf == 0 || a->f[0].key || a->f[0].v->kind != V_TABLE) {   /* one alternative */
+    one_alternative(en, a, f->line, kernel, cfg, ncfg);
+    return;
   }
-  if (!differs) tuned_error(f->line, "alternative gives the entry's own config; give values that differ from it");
-  en->alt_line = f->line;
+  for (int i = 0; i < a->nf; i++) {   /* a list of them */
+    const Field *x = &a->f[i];
+    if (x->key || x->v->kind != V_TABLE)
+      tuned_error(x->line, "alternative is a list of tables of config name = value: { { ... }, { ... } }, not %s%s",
+                  x->key ? x->key : val_text(x->v), x->key ? " = ..." : "");
+    if (i == LT_MAX_ALTS)
+      tuned_error(x->line, "alternative lists %d configs, more than the %d an entry takes", a->nf, LT_MAX_ALTS);
+    one_alternative(en, x->v, x->line, kernel, cfg, ncfg);
+  }
 }
 
 /* An entry's optional off_grid = "C=6144": the bucket whose config runs
@@ -892,11 +930,25 @@ long long ltN_bucket_limit(long long lo, long long hi) {
   return lo > (1LL << m) ? lo : 1LL << m;
 }
 
+/* The text of alternative i of bucket b, as ltN_buckets gives it:
+** "M=256,N=8192" LT_ALT_SUFFIX for the first, "M=256,N=8192 (alternative
+** 2)" for the second, ... */
+static const char *alt_text(const char *b, int i) {
+  return i ? ltU_fmt("%s (alternative %d)", b, i + 1) : ltU_fmt("%s" LT_ALT_SUFFIX, b);
+}
+
 /* The bucket whose entry's alternative bucket text b names (ltN_buckets:
-** "M=256,N=8192" LT_ALT_SUFFIX), or NULL where b is a bucket itself. */
-static const char *alt_base(const char *b) {
-  size_t n = strlen(b), m = strlen(LT_ALT_SUFFIX);
-  return n > m && strcmp(b + n - m, LT_ALT_SUFFIX) == 0 ? ltU_fmt("%.*s", (int)(n - m), b) : NULL;
+** alt_text), with *i its index; NULL where b is a bucket itself. */
+static const char *alt_base(const char *b, int *i) {
+  const char *p = strstr(b, " (alternative");
+  if (!p) return NULL;
+  const char *base = ltU_fmt("%.*s", (int)(p - b), b);
+  for (int j = 0; j < LT_MAX_ALTS; j++)
+    if (strcmp(alt_text(base, j), b) == 0) {
+      if (i) *i = j;
+      return base;
+    }
+  return NULL;
 }
 
 /* --shape's entry among variant's of device dev when the entries are
@@ -940,7 +992,8 @@ const char *ltN_pick(const char *variant, const char *bucket, const TunedValue *
   const char *want = bucket ? bucket : want_bucket;
   const Entry *chained = !bucket && want_bucket && dev ? chain_entry(variant, dev) : NULL;
   if (chained) want = chained->bucket;
-  const char *alt = bucket ? alt_base(bucket) : NULL;   /* bucket's alternative: its entry's alt */
+  int ai = 0;
+  const char *alt = bucket ? alt_base(bucket, &ai) : NULL;   /* bucket's alternative ai: its entry's alt[ai] */
   if (alt) want = alt;
   const Entry *best = NULL;
   for (int i = 0; dev && i < nentries; i++) {
@@ -950,8 +1003,9 @@ const char *ltN_pick(const char *variant, const char *bucket, const TunedValue *
   if (!best)
     return ltU_fmt("kernel defaults: %s has no entry for %s on %s, %s%s%s", shown, variant, target->name,
                    clean(dev ? dev : device), want ? ", bucket " : "", want ? want : "");
-  *vals = alt ? best->alt : best->vals;
-  *n = alt ? best->nalt : best->nvals;
+  if (alt && ai >= best->nalts) return ltU_fmt("kernel defaults: %s has no alternative %d for %s", shown, ai + 1, want);
+  *vals = alt ? best->alt[ai] : best->vals;
+  *n = alt ? best->nalt[ai] : best->nvals;
   if (strcmp(dev, RULE) == 0) return ltU_fmt("rule: %s, %s", shown, alt ? bucket : best->bucket);
   return ltU_fmt("tuned: %s, %s, %s", shown, clean(device), alt ? bucket : best->bucket);
 }
@@ -970,7 +1024,7 @@ int ltN_buckets(const char *variant, const char **out, int max) {
   for (int i = 0; i < nentries; i++) {
     const Entry *e = &entries[i];
     if (!ours(e, variant, dev)) continue;
-    total += 1 + !!e->alt, last = e->line;
+    total += 1 + e->nalts, last = e->line;
     if (n == 64) continue;
     int j = n++;
     for (; j > 0 && before(e, es[j - 1]); j--) es[j] = es[j - 1];
@@ -981,8 +1035,9 @@ int ltN_buckets(const char *variant, const char **out, int max) {
                 "merge buckets or drop an alternative", variant, total, max);
   int m = 0;
   for (int i = 0; i < n && m < max; i++) out[m++] = es[i]->bucket;
-  for (int i = 0; i < n && m < max; i++)   /* then each alternative, as a bucket of its own */
-    if (es[i]->alt) out[m++] = ltU_fmt("%s" LT_ALT_SUFFIX, es[i]->bucket);
+  for (int a = 0; a < LT_MAX_ALTS; a++)   /* then the entries' alternatives, each as a bucket of its own: */
+    for (int i = 0; i < n && m < max; i++)   /* the first ones, then the second ones, ... */
+      if (a < es[i]->nalts) out[m++] = alt_text(es[i]->bucket, a);
   return m;
 }
 
@@ -1021,26 +1076,29 @@ const char *ltN_off_grid(const char *variant, const char *bucket) {
   return NULL;
 }
 
-/* The bucket text of the alternative of variant's bucket (its entry's
-** alternative: "M=256,N=8192" LT_ALT_SUFFIX, as ltN_buckets gives it), or
-** NULL where the entry has none; with it, *line: the alternative's line. */
-const char *ltN_alternative(const char *variant, const char *bucket, int *line) {
+/* The bucket text of alternative i of variant's bucket (its entry's
+** alternative: alt_text, as ltN_buckets gives it), or NULL where the entry
+** has no alternative i; with it, *line: the alternative's line. */
+const char *ltN_alternative(const char *variant, const char *bucket, int i, int *line) {
   const char *dev = tpath && target && !want_bucket ? entries_of(variant) : NULL;
-  for (int i = 0; dev && i < nentries; i++)
-    if (ours(&entries[i], variant, dev) && strcmp(entries[i].bucket, bucket) == 0 && entries[i].alt) {
-      if (line) *line = entries[i].alt_line;
-      return ltU_fmt("%s" LT_ALT_SUFFIX, bucket);
+  for (int j = 0; dev && j < nentries; j++)
+    if (ours(&entries[j], variant, dev) && strcmp(entries[j].bucket, bucket) == 0 && i < entries[j].nalts) {
+      if (line) *line = entries[j].alt_line[i];
+      return alt_text(bucket, i);
     }
   return NULL;
 }
 
 /* Is bucket text b (ltN_buckets') an entry's alternative, not a bucket? */
-int ltN_is_alternative(const char *b) { return b && alt_base(b) != NULL; }
+int ltN_is_alternative(const char *b) { return b && alt_base(b, NULL) != NULL; }
 
-/* How many of variant's entries (those ltN_buckets gives) name an alternative. */
-int ltN_alternatives(const char *variant) {
+/* How many alternatives variant's entries (those ltN_buckets gives) name,
+** all together, and into *with how many entries name one or more. */
+int ltN_alternatives(const char *variant, int *with) {
   const char *dev = tpath && target && !want_bucket ? entries_of(variant) : NULL;
-  int n = 0;
-  for (int i = 0; dev && i < nentries; i++) n += ours(&entries[i], variant, dev) && entries[i].alt;
+  int n = 0, w = 0;
+  for (int i = 0; dev && i < nentries; i++)
+    if (ours(&entries[i], variant, dev)) n += entries[i].nalts, w += entries[i].nalts > 0;
+  if (with) *with = w;
   return n;
 }
