@@ -13,15 +13,17 @@ results files measured each config at, single-config builds side by side
 A rule weighs each config at each point (132 SMs, K = 4096) and runs the
 least, ties to the first listed (the bucket's own); a pick is wrong where it
 ran more than --tol (default 0.02) below the best of the bucket's configs.
-Rules: area (the launcher's: ceil(tiles / SMs) x BM x BN), fixed (a fixed part
-of PAR elements a program added to its tile), traffic (PAR x (BM + BN) a
-program added: its operands' rows a K step).  Each line: the bucket's
+Rules: area (ceil(tiles / SMs) x BM x BN, the launcher's until 2026-11-26),
+fixed (a fixed part of PAR elements a program added to its tile; the
+launcher's since, PAR 4096), traffic (PAR x (BM + BN) a program added: its
+operands' rows a K step).  Each line: the bucket's
 configs, the rule, the wrong picks, the flips (points where an alternative
 runs) and their gain over the bucket's own, the geometric mean x cuBLAS of
 the picks, of the bucket's own config alone and of the best config each
 point, and the picks against those of the two configs the launcher had
 before (the bucket's own and its first alternative, by area): the least and
-the most ratio, and how many fall below 1 - tol.  --show prints every point.
+the most ratio, and how many fall below 1 - tol.  --show prints every point
+under the launcher's rule (fixed 4096, gen/pass/waves.c).
 usage: python3 bench/wavespick_check.py [--tol 0.02] [--show]"""
 import math
 import os
@@ -110,7 +112,7 @@ def main():
                        (mid, ["c7", "w192"], [["c7", "w192"]]), (small, ["w128", "w192"], [["w128", "w192"]])]:
         for configs in sets:
             for rule, par in rules:
-                check(data, configs, rule, par, tol, show and rule == "area", base)
+                check(data, configs, rule, par, tol, show and (rule, par) == ("fixed", 4096), base)
 
 
 if __name__ == "__main__":
