@@ -409,6 +409,7 @@ typedef struct TensorMap {
 
 #define LT_MAXMAPS 8
 #define LT_MAXSPLIT 8
+#define LT_MAX_ALTS 3   /* alternatives a tuned entry names, at most (lua/tuned.c) */
 #define LT_MAXDIVS 8
 #define LT_MINDIVS 2   /* fewer prepared divisors than this: the C operator (pass/fastdiv.c) */
 
@@ -485,6 +486,12 @@ typedef struct Kernel {
   int splitk;           /* with pingpong, a loop whose consumers' work is one gemm into a zeroed accumulator: the
                            launcher may split the loop's range over lt_splits programs a tile, whose partial
                            accumulators meet in a workspace (plan.c, lower/splitk.c) */
+  struct Kernel *alt[LT_MAX_ALTS];   /* a bucket kernel whose tuned entry names alternatives: their bucket kernels,
+                           which the launcher runs where one leaves the busiest SM least work (pass/waves.c) */
+  int nalts;
+  long long tile_work;  /* with nalts, of each and of the kernel that runs its bucket: a program's tile in elements */
+  long long tile_fixed; /* and a program's fixed part, in elements of tile (pass/waves.c) */
+  const char *tile_what;   /* its words for the comments ("128 x 128, the k:gemm accumulator") */
   TensorMap maps[LT_MAXMAPS];
   int nmaps;
   Require *requires;    /* k:require, in the order written */
@@ -692,7 +699,7 @@ typedef struct Output { const char *src, *hdr; } Output;
 ** emit/source.c): each one's kernels and launcher while it serves no other
 ** bucket, its names marked, and the scratch bytes they need (c target).
 ** pass/share.c compares the texts; ltE_emit prints them, names put back. */
-#define LT_MAX_BUCKETS 16
+#define LT_MAX_BUCKETS 24
 typedef struct BucketTexts {
   const char *text[LT_MAX_BUCKETS];
   long long scratch[LT_MAX_BUCKETS];
@@ -777,10 +784,12 @@ int ltN_bucket_sizes(const char *variant, const char *bucket, const char *const 
 long long ltN_bucket_limit(long long lo, long long hi);   /* the largest size bucket lo takes below bucket hi */
 const char *ltN_off_grid(const char *variant, const char *bucket);   /* its rows off the 16-byte grid run this bucket */
 #define LT_ALT_SUFFIX " (alternative)"   /* ltN_buckets' text of an entry's alternative: its bucket's, then this */
-const char *ltN_alternative(const char *variant, const char *bucket, int *line);   /* its alternative's bucket text */
+const char *ltN_alternative(const char *variant, const char *bucket, int i, int *line);   /* its alternative i's
+                                                                                          bucket text */
 int ltN_is_alternative(const char *b);   /* an entry's alternative (ltN_buckets), not a bucket */
-int ltN_alternatives(const char *variant);   /* how many of its entries name an alternative */
+int ltN_alternatives(const char *variant, int *with);   /* how many alternatives its entries name, and how
+                                                          many entries name one */
 void ltN_error_at(int line, const char *fmt, ...);   /* an error at a line of the tuned file */
-long long ltP_tile_work(const Kernel *k, const char **what);   /* waves.c: a program's tile, in elements (0: none) */
+void ltP_waves(Kernel **ks, int n);   /* waves.c: each bucket's alternative and the tiles the launcher weighs */
 
 #endif

@@ -100,6 +100,7 @@ static void emit_group(Gen *g) {
   BucketTexts bt;   /* share.c: buckets whose kernels print alike share one */
   if (!g->no_share) ltE_bucket_texts(g->group, g->ngroup, g->target, g->emulate, &bt);
   ltP_share(g->group, g->ngroup, g->no_share ? NULL : bt.text);
+  ltP_waves(g->group, g->ngroup);   /* waves.c: the tiles an alternative's pick weighs */
   Output o = ltE_emit(g->group, g->ngroup, g->target, g->emulate, g->no_share ? NULL : &bt);
   g->names[g->n] = k->launcher;
   g->srcs[g->n] = o.src;

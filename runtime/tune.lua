@@ -502,7 +502,11 @@ for _, v in ipairs(variants) do
         median_ms = best.median_ms, gbps = best.gbps, tflops = best.tflops,
         toolchain = toolchain, kernel_hash = kernel_hash }
       local ok, err = cache.write_tuned(out_file, kname, entry)
-      if ok then print(string.format("  best: %s -> %s", best.config, out_file))
+      if ok then
+        print(string.format("  best: %s -> %s", best.config, out_file))
+        if err then print("  (" .. err .. ")") end
+        if entry.alternative then print("  kept its alternative: " .. probe.config_text(entry.alternative)) end
+        if entry.off_grid then print("  kept its off_grid: " .. entry.off_grid) end
       else
         print("  best: " .. best.config .. " (not recorded: " .. tostring(err) .. ")")
         all_won = false

@@ -39,19 +39,29 @@
 -- keeps 128 < M <= 256 with 8192 < N <= 16384 off the 128 x 128 tiles,
 -- 0.61-0.64x cuBLAS there, the third M > 256 with N <= 4096 off M=256,N=4096).
 -- Since 2026-11-26 M=512,N=16384 and M=512,N=4096 (M > 256, N <= 16384)
--- name 128 x 128 in 7 stages, threads 128 (M=256,N=8192's config, whose
--- kernel they run) as their alternative: the launcher runs it where 128 x
--- 256 leaves a wave badly filled (M = 384-2048 at N = 3072, 5120, 6144,
--- 10240, 13824: 26 of 50 bf16 nn/nt points, 1.01-1.65x the 128 x 256 tiles
--- there; 64 x 192 and 128 x 192 lost at some of theirs); M=512,N=32768
--- names none (N > 16384 not measured; and gen takes at most 16 buckets a
--- variant, alternatives counted: 12 and 4 here).  M=128,N=8192 (64 < M <=
+-- name 128 x 128 in 7 stages, threads 128 (M=256,N=8192's config) as an
+-- alternative, and in the nt variants a second, 64 x 192, K step 64, 6
+-- stages (M=256,N=8192's alternative), whose kernels they run: the
+-- launcher runs whichever of the configs leaves
+-- the busiest SM least work, a program weighed as its tile and a fixed part
+-- (ties: 128 x 256, then 128 x 128), so 64 x 192 also where 128 x 128 and
+-- 128 x 256 tie (predicted from the points bench/results/2026-11-26-h200-
+-- matmul-alt-buckets.txt measured at M = 384-2048, N = 3072-13824, bench/
+-- wavespick_check.py: 0.894x cuBLAS, geometric mean, against 0.849x with
+-- 128 x 128 the one alternative, never below it, 1.13-1.23x at the ties
+-- 384 x 6144, 512 x 5120 and 512 x 6144; timed, bench/results/2026-11-26-
+-- h200-matmul-waves-ties.txt: 1.10-1.22x there in nn and nt). nn, tn and
+-- tt name 128 x 128 alone: in nn 64 x 192 ran 0.67-0.73x the old pick
+-- where B's rows are off 32-byte sectors (N = 3000, 7000), 1.16-1.17x at N
+-- = 3008 beside them; tn and tt not timed); M=512,N=32768 names none (N >
+-- 16384 not measured; gen takes at most 24 buckets a variant, alternatives
+-- counted: 12 and 4 here, 6 in nt).  M=128,N=8192 (64 < M <=
 -- 128) names 64 x 192, K step 64, 6 stages (M=256,N=8192's alternative):
 -- one wave where 64 x 128 makes two, about 8192 < N <= 12288 (bf16 nn/nt
 -- 0.96-1.00x cuBLAS at M = 96, 128, N = 10240, 12288; 64 x 128 0.72-0.83x).
 -- bench/results/2026-11-25-h200-matmul-sm90a-{smallm,midm-tiles,buckets,smallm-n,swap}.txt,
 -- bench/results/2026-11-26-h200-matmul-sm90a-{smallm-layouts,m64-stages}.txt,
--- bench/results/2026-11-26-h200-matmul-{midm,midm-configs,waves,alt-buckets}.txt
+-- bench/results/2026-11-26-h200-matmul-{midm,midm-configs,waves,alt-buckets,waves-ties}.txt
 return {
   entries = {
     {
@@ -321,10 +331,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -393,10 +411,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -857,10 +883,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -929,10 +963,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -1393,10 +1435,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -1465,10 +1515,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -1929,10 +1987,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -2001,10 +2067,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -2465,10 +2539,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -2537,10 +2619,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -3001,10 +3091,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -3073,10 +3171,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -3537,10 +3643,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -3609,10 +3723,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -4073,10 +4195,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -4145,10 +4275,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -4609,10 +4747,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -4681,10 +4827,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -5145,10 +5299,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",
@@ -5217,10 +5379,18 @@ return {
         threads = 256,
       },
       alternative = {
-        BM = 128,
-        BN = 128,
-        stages = 7,
-        threads = 128,
+        {
+          BM = 128,
+          BN = 128,
+          stages = 7,
+          threads = 128,
+        },
+        {
+          BM = 64,
+          BN = 192,
+          stages = 6,
+          threads = 128,
+        },
       },
       device = "NVIDIA H200",
       target = "sm90a",

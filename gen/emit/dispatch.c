@@ -70,43 +70,55 @@ static const char *off_grid_test(E *e, Sym **ps, int np) {
 }
 
 /* The launcher's lines that run bucket kernel ks[i] (prefix: "" or "if
-** (C <= 8192) "): its kernel, or where its entry names an alternative
-** (tuned.c; the kernel among ks[0..n-1] of that bucket text) whichever of
-** the two leaves the busiest multiprocessor less work at the call's sizes:
-** its programs a multiprocessor, rounded up, times a program's tile
-** (ltP_tile_work); ties go to the bucket's own.  args: the call's. */
+** (C <= 8192) "): its kernel, or where its entry names alternatives
+** (Kernel.alt, pass/waves.c) whichever of the configs leaves the busiest
+** multiprocessor least work at the call's sizes: its programs a
+** multiprocessor, rounded up, times a program's tile (Kernel.tile_work),
+** a split-K kernel's programs and work as it launches them
+** (ltL_splitk_weight); ties go to the first, the bucket's own, then the
+** alternatives in the entry's order.  args: the call's. */
 static void run_bucket(E *e, Kernel **ks, int n, int i, const char *prefix, const char *args, int ws) {
-  int line = 0;
-  const char *alt = ltN_alternative(ks[0]->tuned, ks[i]->bucket, &line);
-  int j = 0;
-  while (alt && j < n && strcmp(ks[j]->bucket, alt) != 0) j++;
-  if (!alt || j == n) {
+  int na = ks[i]->nalts;
+  if (!na) {
     ltE_line(e, "%sreturn %s(%s);", prefix, runs(ks[i])->name, args_of(ks[i], args, ws));
     return;
   }
-  const Kernel *two[2] = {runs(ks[i]), runs(ks[j])};
-  const char *what[2], *programs[2];
-  long long work[2];
-  for (int m = 0; m < 2; m++) {
-    work[m] = ltP_tile_work(two[m], &what[m]);
-    if (!work[m])
-      ltN_error_at(line, "the alternative of bucket %s: %s has no k:gemm and no k:fragment, so no tile to weigh its "
-                   "programs by; an alternative needs one", ks[i]->bucket, ks[0]->launcher);
+  const Kernel *of[LT_MAX_ALTS + 1] = {ks[i]}, *run[LT_MAX_ALTS + 1];   /* the bucket's, then its alternatives' */
+  const char *programs[LT_MAX_ALTS + 1], *sfx[LT_MAX_ALTS + 1];
+  int split = 0;
+  for (int m = 0; m <= na; m++) {
+    if (m) of[m] = ks[i]->alt[m - 1];
+    run[m] = runs((Kernel *)of[m]);
+    sfx[m] = m == 0 ? "" : m == 1 ? "_alt" : ltU_fmt("_alt%d", m);
     Buf p = {0};
     Kernel *was = e->k;
-    e->k = (Kernel *)two[m];
+    e->k = (Kernel *)run[m];
     e->wide = 1;   /* a product of tile counts can pass 2^31 */
-    for (int g = 0; g < two[m]->ngrid; g++)
-      ltU_printf(&p, "%s%s", g ? " * " : "", ltE_paren(ltE_itext(e, two[m]->grid[g]->extent)));
+    for (int g = 0; g < run[m]->ngrid; g++)
+      ltU_printf(&p, "%s%s", g ? " * " : "", ltE_paren(ltE_itext(e, run[m]->grid[g]->extent)));
     e->wide = 0;
     e->k = was;
     programs[m] = p.p;
+    split |= run[m]->splitk && ltE_takes_ws(e, run[m]);
   }
   if (*prefix) ltE_line(e, "%s{", prefix);
   e->depth += !!*prefix;
-  ltE_line(e, "/* bucket %s: its config or its entry's alternative, whichever leaves the busiest", ks[i]->bucket);
-  ltE_line(e, "** multiprocessor less work: programs a multiprocessor, rounded up, x a program's tile "
-              "(ties: its own) */");
+  const char *ties = na > 1 ? "(ties: the first, its own) */" : "(ties: its own) */";
+  if (na > 1)
+    ltE_line(e, "/* bucket %s: its config or one of its entry's %d alternatives, whichever leaves the busiest",
+             ks[i]->bucket, na);
+  else
+    ltE_line(e, "/* bucket %s: its config or its entry's alternative, whichever leaves the busiest", ks[i]->bucket);
+  const char *fixed = run[0]->tile_fixed ? " plus a fixed part" : "";
+  if (split) {
+    ltE_line(e, "** multiprocessor %s work: programs a multiprocessor, rounded up, x a program's tile%s; a split-K",
+             na > 1 ? "least" : "less", fixed);
+    ltE_line(e, "** kernel's parts as its launcher splits the tiles, each its share of the loop and one iteration more "
+                "%s", ties);
+  } else {
+    ltE_line(e, "** multiprocessor %s work: programs a multiprocessor, rounded up, x a program's tile%s %s",
+             na > 1 ? "least" : "less", fixed, ties);
+  }
   int cached = e->emu;   /* the persistent grid's cached query (templates/cuda_tma.h; the emulator's) */
   for (int m = 0; m < n; m++) cached |= ltE_gpu(e) && e->t->lang == LANG_CUDA && (ks[m]->ws || ks[m]->bulk_reds);
   if (ltE_gpu(e) && cached) {
@@ -116,12 +128,32 @@ static void run_bucket(E *e, Kernel **ks, int n, int i, const char *prefix, cons
   } else {
     ltE_sm_count(e, 0);
   }
-  for (int m = 0; m < 2; m++)
-    ltE_line(e, "const int64_t work%s = (%s + sm_count - 1) / sm_count * %lld;   /* %s */", m ? "_alt" : "", programs[m],
-             work[m], what[m]);
-  ltE_line(e, "if (work_alt < work)");
-  ltE_line(e, "  return %s(%s);", two[1]->name, args_of(ks[j], args, ws));
-  ltE_line(e, "return %s(%s);", two[0]->name, args_of(ks[i], args, ws));
+  for (int m = 0; m <= na; m++) {
+    if (run[m]->splitk && ltE_takes_ws(e, run[m])) {
+      Kernel *was = e->k;
+      e->k = (Kernel *)run[m];
+      ltE_line(e, "/* %s: split-K where its launcher splits (lower/splitk.c) */", run[m]->tile_what);
+      const char *w = ltL_splitk_weight(e, programs[m], sfx[m], run[m]->tile_work, run[m]->tile_fixed);
+      e->k = was;
+      ltE_line(e, "const double work%s = %s;", sfx[m], w);
+    } else {
+      const Kernel *r = run[m];
+      if (r->tile_fixed)
+        ltE_line(e, "const %s work%s = (%s + sm_count - 1) / sm_count * (%lld + %lld);   /* %s, and a program's fixed part */",
+                 split ? "double" : "int64_t", sfx[m], programs[m], r->tile_work, r->tile_fixed, r->tile_what);
+      else
+        ltE_line(e, "const %s work%s = (%s + sm_count - 1) / sm_count * %lld;   /* %s */", split ? "double" : "int64_t",
+                 sfx[m], programs[m], r->tile_work, r->tile_what);
+    }
+  }
+  for (int m = 1; m <= na; m++) {   /* the first of least work: less than the bucket's, no more than the later ones' */
+    Buf c = {0};
+    ltU_printf(&c, "work%s < work", sfx[m]);
+    for (int l = m + 1; l <= na; l++) ltU_printf(&c, " && work%s <= work%s", sfx[m], sfx[l]);
+    ltE_line(e, "if (%s)", c.p);
+    ltE_line(e, "  return %s(%s);", run[m]->name, args_of(of[m], args, ws));
+  }
+  ltE_line(e, "return %s(%s);", run[0]->name, args_of(ks[i], args, ws));
   e->depth -= !!*prefix;
   if (*prefix) ltE_line(e, "}");
 }

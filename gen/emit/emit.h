@@ -223,6 +223,7 @@ void ltL_splitk_range(E *e, Ring *r);
 void ltL_splitk_reduce(E *e);
 const char *ltL_splitk_params(void);
 void ltL_splitk_launch(E *e);
+const char *ltL_splitk_weight(E *e, const char *programs, const char *sfx, long long tile, long long fixed);
 const char *ltL_splitk_bound(const Kernel *k);
 void ltL_producers(E *e, Stmt *loop, Stmt *p, Stmt *end, const char *var, const char *stage);
 void ltL_prologue(E *e, Stmt *s, const Ring *r, int ahead, int unroll);

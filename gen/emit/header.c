@@ -99,10 +99,13 @@ const char *ltE_header(E *e, Sym **ps, int n) {
     ltU_printf(&h, " * Runs the first of its %d builds whose sizes these are (see the source).\n", k->nbuckets);
   else if (k->bucket)
   {
-    int alts = ltN_alternatives(k->tuned);   /* of the nbuckets configs, the entries' alternatives */
+    int with = 0, alts = ltN_alternatives(k->tuned, &with);   /* of the nbuckets configs, the entries' alternatives */
+    const char *also = with == alts ? ltU_fmt(", %d with an alternative config that runs where it leaves the busiest "
+                                              "SM less work", alts)
+                                    : ltU_fmt(", %d with alternative configs, %d in all, each run where it leaves the "
+                                              "busiest SM least work", with, alts);
     ltU_printf(&h, " * Runs the config tuned for the shape bucket nearest the sizes (%d buckets%s; see the source).\n",
-               k->nbuckets - alts, alts ? ltU_fmt(", %d with an alternative config that runs where it leaves the "
-                                                 "busiest SM less work", alts) : "");
+               k->nbuckets - alts, alts ? also : "");
   }
   if (k->sm_count)
     ltU_printf(&h, " * sm_count in a condition: the current device's multiprocessors (SMs, CUs)%s.\n",

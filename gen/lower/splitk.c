@@ -125,36 +125,38 @@ const char *ltL_splitk_params(void) {
   return "float *__restrict__ lt_ws, unsigned *__restrict__ lt_sem, int lt_splits";
 }
 
-/* The launcher's lines that choose lt_splits for split-K kernel e->k
-** (`programs` tiles, `sms` SMs; workspace, workspace_bytes the caller's)
-** and set the kernel's workspace arguments: the count of parts a tile
-** whose waves of parts (a part costing its share of the loop's iterations
-** and about one more, its slot written and read) take the least time, up to
-** MAX_SPLITS, UNITS_PER_SM programs an SM, an iteration a part, and what
-** the workspace holds; 1 without one.  (In the emulator LT_EMU_SPLITS
-** forces a count, past UNITS_PER_SM where the workspace holds it.) */
-void ltL_splitk_launch(E *e) {
+/* The lines that choose the parts a tile of split-K kernel e->k: `splits`
+** (each name below followed by sfx: "" in its launcher, "_alt" and the
+** like in the shape dispatch's weighing, pass/waves.c), for `programs`
+** tiles on `sms` SMs (texts; workspace, workspace_bytes the caller's):
+** the count whose waves of parts (a part costing its share of the loop's
+** iterations, `iters`, and about one more, its slot written and read) take
+** the least time, up to MAX_SPLITS, UNITS_PER_SM programs an SM, an
+** iteration a part, and what the workspace holds; 1 without one.  (In the
+** emulator's launcher, emu, LT_EMU_SPLITS forces a count, past
+** UNITS_PER_SM where the workspace holds it.) */
+static void split_choice(E *e, const char *programs, const char *sms, const char *sfx, int emu) {
   Kernel *k = e->k;
   const Stmt *s = k->ws;
   e->wide = 1;
   const char *lo = ltE_itext(e, ltI_host_expr(s->lo)), *hi = ltE_itext(e, ltI_host_expr(s->hi));
   e->wide = 0;
   int slot = slot_floats(k);
-  ltE_line(e, "/* split-K: the parts a tile (lower/splitk.c), where the tiles leave a wave part-empty and the workspace "
-              "holds them */");
-  ltE_line(e, "int splits = 1;");
-  ltE_line(e, "const int64_t iters = (int64_t)(%s) - (int64_t)(%s);", hi, lo);
-  ltE_line(e, "const int64_t counters = ((int64_t)%s * 4 + 255) / 256 * 256;   /* the counters' bytes, the same in "
-              "every call: a call of fewer tiles than the last must not read its slots as counters */", units());
+  const char *u = UNITS_PER_SM == 1 ? sms : ltU_fmt("%s * %d", sms, UNITS_PER_SM);
+  ltE_line(e, "int splits%s = 1;", sfx);
+  ltE_line(e, "const int64_t iters%s = (int64_t)(%s) - (int64_t)(%s);", sfx, hi, lo);
+  ltE_line(e, "const int64_t counters%s = ((int64_t)%s * 4 + 255) / 256 * 256;   /* the counters' bytes, the same in "
+              "every call: a call of fewer tiles than the last must not read its slots as counters */", sfx, u);
   ltE_line(e, "if (workspace != NULL && workspace_bytes > 0 && (uintptr_t)workspace %% 16 == 0) {");
   e->depth++;
-  ltE_line(e, "int64_t best = (programs + sms - 1) / sms * iters;");
-  ltE_line(e, "for (int64_t p = 2; p <= %d && p <= iters && programs * p <= (int64_t)%s; ++p) {", MAX_SPLITS, units());
-  ltE_line(e, "  const int64_t cost = (programs * p + sms - 1) / sms * ((iters + p - 1) / p + 1);");
-  ltE_line(e, "  if (counters + programs * p * %d * 4 > workspace_bytes) break;", slot);
-  ltE_line(e, "  if (cost < best) best = cost, splits = (int)p;");
+  ltE_line(e, "int64_t best = (%s + %s - 1) / %s * iters%s;", programs, sms, sms, sfx);
+  ltE_line(e, "for (int64_t p = 2; p <= %d && p <= iters%s && %s * p <= (int64_t)%s; ++p) {", MAX_SPLITS, sfx, programs,
+           u);
+  ltE_line(e, "  const int64_t cost = (%s * p + %s - 1) / %s * ((iters%s + p - 1) / p + 1);", programs, sms, sms, sfx);
+  ltE_line(e, "  if (counters%s + %s * p * %d * 4 > workspace_bytes) break;", sfx, programs, slot);
+  ltE_line(e, "  if (cost < best) best = cost, splits%s = (int)p;", sfx);
   ltE_line(e, "}");
-  if (e->emu) {   /* tests/emu: the parts without the SMs that call for them */
+  if (emu) {   /* tests/emu: the parts without the SMs that call for them */
     ltE_line(e, "const long forced = lt_emu::env_long(\"LT_EMU_SPLITS\", 0);   /* the emulator: LT_EMU_SPLITS=n takes n "
                 "parts a tile where they fit */");
     ltE_line(e, "if (forced > 1 && forced <= iters && programs * 4 <= counters && counters + programs * forced * %d * 4 <= "
@@ -162,6 +164,33 @@ void ltL_splitk_launch(E *e) {
   }
   e->depth--;
   ltE_line(e, "}");
+}
+
+/* The launcher's lines that choose lt_splits for split-K kernel e->k
+** (`programs` tiles, `sms` SMs; split_choice) and set the kernel's
+** workspace arguments. */
+void ltL_splitk_launch(E *e) {
+  ltE_line(e, "/* split-K: the parts a tile (lower/splitk.c), where the tiles leave a wave part-empty and the workspace "
+              "holds them */");
+  split_choice(e, "programs", "sms", "", e->emu);
+}
+
+/* The shape dispatch's weight of split-K kernel e->k (pass/waves.c), as
+** it launches: the lines that declare int64_t programs<sfx> (the text
+** programs: its tiles) and choose splits<sfx> as its launcher does
+** (split_choice; sm_count the SMs, without the emulator's forced count),
+** then the text of the work its busiest SM gets, in elements of tile
+** (tile: a program's, fixed: its fixed part, pass/waves.c): its parts an
+** SM, rounded up, times the tile times a part's iterations and one more
+** over the loop's, and the fixed part. */
+const char *ltL_splitk_weight(E *e, const char *programs, const char *sfx, long long tile, long long fixed) {
+  ltE_line(e, "const int64_t programs%s = %s;", sfx, programs);
+  split_choice(e, ltU_fmt("programs%s", sfx), "sm_count", sfx, 0);
+  const char *f = fixed ? ltU_fmt(" + %lld", fixed) : "";
+  return ltU_fmt("splits%s > 1 ? (double)((programs%s * splits%s + sm_count - 1) / sm_count) * (%lld.0 * "
+                 "(double)((iters%s + splits%s - 1) / splits%s + 1) / (double)iters%s%s) : "
+                 "(double)((programs%s + sm_count - 1) / sm_count * (%lld%s))",
+                 sfx, sfx, sfx, tile, sfx, sfx, sfx, sfx, f, sfx, tile, f);
 }
 
 /* The workspace bytes split-K kernel k may use on a device of `sms` SMs

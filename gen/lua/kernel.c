@@ -385,10 +385,13 @@ static void build_once(Run *run, int kt, int vt, int ct, const char *vname, cons
   if (bucket) {
     Buf b = {0};
     ltU_printf(&b, "%s_", vname);
-    size_t n = strlen(bucket), m = ltN_is_alternative(bucket) ? strlen(LT_ALT_SUFFIX) : 0;
-    for (const char *p = bucket; p < bucket + n - m; p++)
+    const char *alt = ltN_is_alternative(bucket) ? strstr(bucket, " (alternative") : NULL;
+    size_t n = alt ? (size_t)(alt - bucket) : strlen(bucket);
+    for (const char *p = bucket; p < bucket + n; p++)
       if (*p != '=') ltU_printf(&b, "%c", *p == ',' ? '_' : *p);
-    if (m) ltU_put(&b, "_alt");   /* an entry's alternative (tuned.c) */
+    int ai = 1;   /* an entry's alternative (tuned.c): _alt, _alt2, ... */
+    if (alt && sscanf(alt, " (alternative %d)", &ai) != 1) ai = 1;
+    if (alt) ltU_printf(&b, ai > 1 ? "_alt%d" : "_alt", ai);
     K->name = b.p;
   }
   K->as_row = row;

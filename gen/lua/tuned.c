@@ -25,7 +25,9 @@
 ** device has no entry for it, or when no device is chosen.  variants.c lays the
 ** entry's config over the kernel's config; -D still wins.  ltN_pick says
 ** where a variant's config came from, for --list, --explain and the
-** generated file's header comment.
+** generated file's header comment.  The queries (ltN_pick, ltN_buckets, and
+** the rest of a bucket's) are tuned_query.c's; what the two files share,
+** tuned.h.
 */
 #define _XOPEN_SOURCE 700   /* realpath */
 #include <errno.h>
@@ -35,7 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "lt.h"
+#include "tuned.h"
 
 extern jmp_buf ltU_jmp;
 extern void (*ltU_raise)(const char *msg);   /* set by api.c while Lua runs */
@@ -71,7 +73,6 @@ typedef struct Lex {
   int line;
 } Lex;
 
-static const char *tpath;   /* the tuned file as opened; NULL: none read */
 
 /* Reports an error at a line of the tuned file and unwinds like ltU_error:
 ** through Lua while the kernel file runs, else straight to main. */
@@ -81,7 +82,8 @@ static void tuned_error(int line, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  const char *full = line > 0 ? ltU_fmt("%s:%d: error: %s", tpath, line, msg) : ltU_fmt("%s: error: %s", tpath, msg);
+  const char *path = ltN_run.tpath;
+  const char *full = line > 0 ? ltU_fmt("%s:%d: error: %s", path, line, msg) : ltU_fmt("%s: error: %s", path, msg);
   if (ltU_raise) ltU_raise(full);
   fprintf(stderr, "%s\n", full);
   longjmp(ltU_jmp, 1);
@@ -99,7 +101,7 @@ void ltN_error_at(int line, const char *fmt, ...) {
 
 /* A copy of s fit for one line of a C comment: control characters become
 ** '?', and so does the first character of a comment opener or closer. */
-static const char *clean(const char *s) {
+const char *ltN_clean(const char *s) {
   char *r = ltU_strdup(s);
   for (char *q = r; *q; q++) {
     if ((unsigned char)*q < 0x20 || *q == 0x7f) *q = '?';
@@ -114,7 +116,7 @@ static const char *near(const char *p) {
   int n = 0;
   while (p[n] && p[n] != '\n' && p[n] != ' ' && p[n] != '\t' && n < 20) n++;
   if (n == 0) n = 1;
-  return ltU_fmt("'%s'", clean(ltU_fmt("%.*s", n, p)));
+  return ltU_fmt("'%s'", ltN_clean(ltU_fmt("%.*s", n, p)));
 }
 
 /* Level of a long bracket [[ / [=[ ... starting at p, or -1 if none. */
@@ -298,7 +300,7 @@ static Val *read_number(Lex *lx) {
     v->kind = V_NUM;
     v->d = strtod(tok, &end);
   }
-  if (*end || end == tok) tuned_error(lx->line, "malformed number near '%s'", clean(tok));
+  if (*end || end == tok) tuned_error(lx->line, "malformed number near '%s'", ltN_clean(tok));
   lx->p = e;
   return v;
 }
@@ -361,7 +363,7 @@ static Val *read_table(Lex *lx, int depth) {
     }
     for (int i = 0; key && i < t->nf; i++)
       if (t->f[i].key && strcmp(t->f[i].key, key) == 0)
-        tuned_error(line, "%s is given twice in one table (also at line %d)", clean(key), t->f[i].line);
+        tuned_error(line, "%s is given twice in one table (also at line %d)", ltN_clean(key), t->f[i].line);
     skip(lx);
     Val *v = read_value(lx, depth + 1);
     add_field(t, key, v, key ? line : v->line);
@@ -394,7 +396,7 @@ static Val *read_value(Lex *lx, int depth) {
     v->line = line;
     if (strcmp(name, "true") == 0 || strcmp(name, "false") == 0) v->kind = V_BOOL, v->i = name[0] == 't';
     else if (strcmp(name, "nil") == 0) v->kind = V_NIL;
-    else tuned_error(line, "a value must be a literal (string, number, boolean or table), not '%s'", clean(name));
+    else tuned_error(line, "a value must be a literal (string, number, boolean or table), not '%s'", ltN_clean(name));
     return v;
   }
   if (c == '-' && lx->p[1] != '-') {
@@ -429,7 +431,7 @@ static Val *read_value(Lex *lx, int depth) {
 static Val *read_file(void) {
   struct stat st;
   FILE *f = NULL;
-  if (stat(tpath, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= MAX_BYTES) f = fopen(tpath, "rb");
+  if (stat(ltN_run.tpath, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= MAX_BYTES) f = fopen(ltN_run.tpath, "rb");
   if (!f) tuned_error(0, "cannot read the tuned-config file (missing, unreadable, not a file or over 16 MB)");
   char *text = ltU_alloc((size_t)st.st_size + 1);
   size_t n = fread(text, 1, (size_t)st.st_size, f);
@@ -460,15 +462,10 @@ static Field *field(const Val *t, const char *key) {
 /* ------------------------------------------------------------------ */
 /* shapes and buckets                                                  */
 
-typedef struct Shape {
-  const char *keys[LT_MAXRANK * 4];
-  long long vals[LT_MAXRANK * 4];
-  int n;
-} Shape;
 
 /* Parses "K=V,K=V" (names, whole numbers) into s, keys sorted; NULL when
 ** well formed, else why not. */
-static const char *parse_shape(const char *text, Shape *s) {
+const char *ltN_parse_shape(const char *text, Shape *s) {
   s->n = 0;
   const char *p = text;
   for (;;) {
@@ -508,7 +505,7 @@ static const char *shape_text(const Shape *s) {
 }
 
 /* log2 of v rounded up to a power of two (0 for v <= 1). */
-static int log2_up(long long v) {
+int ltN_log2_up(long long v) {
   int e = 0;
   while (1LL << e < v) e++;
   return e;
@@ -519,7 +516,7 @@ static int log2_up(long long v) {
 static int to_bucket(Shape *s) {
   int log = 0;
   for (int i = 0; i < s->n; i++) {
-    int e = log2_up(s->vals[i]);
+    int e = ltN_log2_up(s->vals[i]);
     s->vals[i] = 1LL << e;
     log += e;
   }
@@ -527,32 +524,10 @@ static int to_bucket(Shape *s) {
 }
 
 /* ------------------------------------------------------------------ */
-/* the entries and the choice                                          */
-
-typedef struct Entry {
-  const char *target, *device, *variant;
-  const char *bucket;   /* canonical: keys sorted */
-  int size_log;         /* log2 of the bucket's element count, each size rounded up to a power of two */
-  long long one;        /* a bucket of one size: that size; else 0 */
-  TunedValue *vals;
-  int nvals;
-  int line;
-  const char *off_grid; /* the bucket whose config runs this bucket's rows off the 16-byte grid, or NULL */
-  int off_line;         /* of off_grid */
-  TunedValue *alt;      /* the entry's alternative: its config with the alternative's keys laid over, or NULL */
-  int nalt;
-  int alt_line;         /* of alternative */
-} Entry;
+/* the entries and the choice (the queries: tuned_query.c)             */
 
 static TunedOptions opts;
-static const char *shown;       /* tpath in messages: --tuned as given, else by shown_name */
-static Entry *entries;
-static int nentries;
-static const Target *target;    /* of the run; NULL for --list without --target */
-static const char *device;      /* chosen for target, or NULL */
-static const char *no_device;   /* why none was chosen */
-static const char *want_bucket; /* --shape as a bucket, or NULL */
-static Shape want_shape;        /* --shape as given (want_bucket not NULL) */
+TunedRun ltN_run;   /* the file read and the run's choice (tuned.h) */
 
 /* Keeps the command line's tuned-file options (main.c). */
 void ltN_set_options(const TunedOptions *o) { opts = *o; }
@@ -560,7 +535,7 @@ void ltN_set_options(const TunedOptions *o) { opts = *o; }
 /* NULL when text is a well-formed --shape value, else why not. */
 const char *ltN_shape_error(const char *text) {
   Shape s;
-  return parse_shape(text, &s);
+  return ltN_parse_shape(text, &s);
 }
 
 /* The tuned file for a kernel file: tuned/<kernel>.lua in the parent of
@@ -588,7 +563,7 @@ static const char *shown_name(const char *path) {
   const char *s = p + strlen(p);
   for (int n = 0; s > p; s--)
     if (s[-1] == '/' && ++n == 3) break;
-  const char *r = clean(s);
+  const char *r = ltN_clean(s);
   free(real);
   return r;
 }
@@ -608,7 +583,7 @@ static const char *val_text(const Val *v) {
     const char *t = ltU_fmt("%.14g", v->d);
     return strspn(t, "-0123456789") == strlen(t) ? ltU_fmt("%s.0", t) : t;
   }
-  case V_STR: return ltU_fmt("\"%s\"", clean(v->s));
+  case V_STR: return ltU_fmt("\"%s\"", ltN_clean(v->s));
   default: return "a table";
   }
 }
@@ -636,7 +611,7 @@ static int config_values(const Val *c, const char *what, const char *kernel, con
     if (!want) {
       Buf b = {0};
       for (int j = 0; j < ncfg; j++) ltU_printf(&b, "%s%s", j ? ", " : "", cfg[j].key);
-      tuned_error(kv->line, "tuned config key '%s' is not a config key of %s (it has: %s)", clean(kv->key), kernel,
+      tuned_error(kv->line, "tuned config key '%s' is not a config key of %s (it has: %s)", ltN_clean(kv->key), kernel,
                   b.p ? b.p : "none");
     }
     TunedValue *tv = &vals[nvals++];
@@ -662,35 +637,72 @@ static void entry_config(Entry *en, const Val *e, const char *kernel, const Tune
   en->nvals = config_values(f->v, "config", kernel, cfg, ncfg, en->vals);
 }
 
-/* An entry's optional alternative = { BM = 64, BN = 192, stages = 6 }: a
-** second config for the bucket, the entry's config with these keys laid
-** over it.  The launcher runs whichever of the two leaves the busiest
-** multiprocessor less work at the call's sizes (dispatch.c: programs a
-** multiprocessor, rounded up, times a program's tile, pass/waves.c). */
+/* Entry en's alternative a (index i; line: its own, or alternative's) of
+** config keys over its config, after the others (a1 ... ai-1): checked and
+** laid over its config into en->alt[i]. */
+static void one_alternative(Entry *en, const Val *a, int line, const char *kernel, const TunedValue *cfg, int ncfg) {
+  int i = en->nalts;
+  const char *what = i || line != a->line ? ltU_fmt("alternative %d", i + 1) : "alternative";
+  TunedValue *over = ltU_alloc(sizeof *over * (size_t)(a->nf + 1));
+  int nover = config_values(a, what, kernel, cfg, ncfg, over);
+  if (!nover) tuned_error(line, "%s is empty; give the config keys whose values differ from the entry's", what);
+  TunedValue *v = ltU_alloc(sizeof *v * (size_t)(en->nvals + nover + 1));
+  int n = 0, differs = 0;
+  for (int j = 0; j < en->nvals; j++) v[n++] = en->vals[j];
+  for (int j = 0; j < nover; j++) {
+    int m = 0;
+    while (m < n && strcmp(v[m].key, over[j].key) != 0) m++;
+    if (m == n) n++, differs = 1;
+    else differs |= en->vals[m].i != over[j].i || (en->vals[m].s != over[j].s &&
+                    (!en->vals[m].s || !over[j].s || strcmp(en->vals[m].s, over[j].s) != 0));
+    v[m] = over[j];
+  }
+  if (!differs) tuned_error(line, "%s gives the entry's own config; give values that differ from it", what);
+  for (int o = 0; o < i; o++) {   /* as many keys, each with the same value */
+    int same = en->nalt[o] == n;
+    for (int j = 0; same && j < n; j++) {
+      const TunedValue *w = NULL;
+      for (int m = 0; m < n; m++)
+        if (strcmp(en->alt[o][m].key, v[j].key) == 0) w = &en->alt[o][m];
+      same = w && w->i == v[j].i && (w->s == v[j].s || (w->s && v[j].s && strcmp(w->s, v[j].s) == 0));
+    }
+    if (same) tuned_error(line, "%s gives the config of alternative %d; give each a config of its own", what, o + 1);
+  }
+  en->alt[i] = v;
+  en->nalt[i] = n;
+  en->alt_line[i] = line;
+  en->nalts++;
+}
+
+/* An entry's optional alternative = { BM = 64, BN = 192, stages = 6 }, or
+** a list of up to LT_MAX_ALTS of them, { { BM = 128, BN = 128 }, { BM = 64,
+** BN = 192 } }: more configs for the bucket, each the entry's config with
+** its keys laid over it.  The launcher runs whichever of the bucket's
+** configs leaves the busiest multiprocessor least work at the call's sizes
+** (dispatch.c: programs a multiprocessor, rounded up, times a program's
+** tile, pass/waves.c). */
 static void entry_alternative(Entry *en, const Val *e, const char *kernel, const TunedValue *cfg, int ncfg) {
   Field *f = field(e, "alternative");
   if (!f) return;
   if (f->v->kind != V_TABLE)
     tuned_error(f->line, "alternative must be a table of config name = value (the keys that differ from the entry's "
-                "config), not %s", val_text(f->v));
+                "config), or a list of such tables, not %s", val_text(f->v));
   if (en->off_grid)
     tuned_error(f->line, "an entry takes off_grid or alternative, not both (off_grid at line %d)", en->off_line);
-  TunedValue *over = ltU_alloc(sizeof *over * (size_t)(f->v->nf + 1));
-  int nover = config_values(f->v, "alternative", kernel, cfg, ncfg, over);
-  if (!nover) tuned_error(f->line, "alternative is empty; give the config keys whose values differ from the entry's");
-  en->alt = ltU_alloc(sizeof *en->alt * (size_t)(en->nvals + nover + 1));
-  for (int i = 0; i < en->nvals; i++) en->alt[en->nalt++] = en->vals[i];
-  int differs = 0;
-  for (int i = 0; i < nover; i++) {
-    int j = 0;
-    while (j < en->nalt && strcmp(en->alt[j].key, over[i].key) != 0) j++;
-    if (j == en->nalt) en->nalt++, differs = 1;
-    else differs |= en->alt[j].i != over[i].i || (en->alt[j].s != over[i].s &&
-                    (!en->alt[j].s || !over[i].s || strcmp(en->alt[j].s, over[i].s) != 0));
-    en->alt[j] = over[i];
+  const Val *a = f->v;
+  if (a->nf == 0 || a->f[0].key || a->f[0].v->kind != V_TABLE) {   /* one alternative */
+    one_alternative(en, a, f->line, kernel, cfg, ncfg);
+    return;
   }
-  if (!differs) tuned_error(f->line, "alternative gives the entry's own config; give values that differ from it");
-  en->alt_line = f->line;
+  for (int i = 0; i < a->nf; i++) {   /* a list of them */
+    const Field *x = &a->f[i];
+    if (x->key || x->v->kind != V_TABLE)
+      tuned_error(x->line, "alternative is a list of tables of config name = value: { { ... }, { ... } }, not %s%s",
+                  x->key ? x->key : val_text(x->v), x->key ? " = ..." : "");
+    if (i == LT_MAX_ALTS)
+      tuned_error(x->line, "alternative lists %d configs, more than the %d an entry takes", a->nf, LT_MAX_ALTS);
+    one_alternative(en, x->v, x->line, kernel, cfg, ncfg);
+  }
 }
 
 /* An entry's optional off_grid = "C=6144": the bucket whose config runs
@@ -703,11 +715,11 @@ static void entry_off_grid(Entry *en, const Val *e, const Shape *s) {
   if (!f) return;
   if (f->v->kind != V_STR) tuned_error(f->line, "off_grid must be a string (a bucket: \"C=6144\"), not %s", val_text(f->v));
   Shape o;
-  const char *why = parse_shape(f->v->s, &o);
+  const char *why = ltN_parse_shape(f->v->s, &o);
   if (!why && (s->n != 1 || o.n != 1 || strcmp(s->keys[0], o.keys[0]) != 0))
     why = ltU_fmt("an off_grid bucket names the one size that its entry's bucket (%s) names", en->bucket);
   if (!why && o.vals[0] == s->vals[0]) why = "off_grid names the entry's own bucket";
-  if (why) tuned_error(f->line, "bad off_grid \"%s\": %s", clean(f->v->s), why);
+  if (why) tuned_error(f->line, "bad off_grid \"%s\": %s", ltN_clean(f->v->s), why);
   en->off_grid = shape_text(&o);
   en->off_line = f->line;
 }
@@ -717,8 +729,8 @@ static void entry_off_grid(Entry *en, const Val *e, const Shape *s) {
 ** itself (one step: the launcher tests the row once). */
 static void check_off_grid(const Entry *en) {
   if (!en->off_grid) return;
-  for (int j = 0; j < nentries; j++) {
-    const Entry *o = &entries[j];
+  for (int j = 0; j < ltN_run.nentries; j++) {
+    const Entry *o = &ltN_run.entries[j];
     if (strcmp(o->target, en->target) != 0 || strcmp(o->device, en->device) != 0 ||
         strcmp(o->variant, en->variant) != 0 || strcmp(o->bucket, en->off_grid) != 0)
       continue;
@@ -728,7 +740,7 @@ static void check_off_grid(const Entry *en) {
     return;
   }
   tuned_error(en->off_line, "off_grid \"%s\" names no entry of %s, %s, %s; it names another bucket of the variant",
-              en->off_grid, clean(en->target), clean(en->device), clean(en->variant));
+              en->off_grid, ltN_clean(en->target), ltN_clean(en->device), ltN_clean(en->variant));
 }
 
 /* Reads and checks every entry of the file. */
@@ -736,31 +748,31 @@ static void read_entries(const Val *top, const char *kernel, const TunedValue *c
   Field *k = field(top, "kernel");
   if (k && k->v->kind != V_STR) tuned_error(k->line, "kernel must be a string, not %s", val_text(k->v));
   if (k && strcmp(k->v->s, kernel) != 0)
-    tuned_error(k->line, "this tuned-config file is for kernel '%s', not '%s'", clean(k->v->s), kernel);
+    tuned_error(k->line, "this tuned-config file is for kernel '%s', not '%s'", ltN_clean(k->v->s), kernel);
   Field *es = field(top, "entries");
   if (!es) tuned_error(top->line, "the table has no entries = { ... }");
   if (es->v->kind != V_TABLE) tuned_error(es->line, "entries must be a list of tables, not %s", val_text(es->v));
   const Val *list = es->v;
-  entries = ltU_alloc(sizeof *entries * (size_t)(list->nf + 1));
-  nentries = 0;
+  ltN_run.entries = ltU_alloc(sizeof *ltN_run.entries * (size_t)(list->nf + 1));
+  ltN_run.nentries = 0;
   for (int i = 0; i < list->nf; i++) {
     const Field *f = &list->f[i];
     if (f->key) tuned_error(f->line, "entries is a list: { target = ... }, { ... }, not %s = ...", f->key);
     if (f->v->kind != V_TABLE) tuned_error(f->line, "an entry must be a table, not %s", val_text(f->v));
     const Val *e = f->v;
-    Entry *en = &entries[nentries++];
+    Entry *en = &ltN_run.entries[ltN_run.nentries++];
     en->line = e->line;
     en->target = entry_string(e, "target");
     if (!ltT_find(en->target)) {
       Buf b = {0};
       for (int j = 0; ltT_all[j]; j++) ltU_printf(&b, "%s%s", j ? ", " : "", ltT_all[j]->name);
-      tuned_error(field(e, "target")->line, "unknown target '%s' (targets: %s)", clean(en->target), b.p);
+      tuned_error(field(e, "target")->line, "unknown target '%s' (targets: %s)", ltN_clean(en->target), b.p);
     }
     en->device = entry_string(e, "device");
     en->variant = entry_string(e, "variant");
     const char *bucket = entry_string(e, "bucket");
     Shape s;
-    const char *why = parse_shape(bucket, &s);
+    const char *why = ltN_parse_shape(bucket, &s);
     Shape r = s;
     en->size_log = to_bucket(&r);
     en->one = !why && s.n == 1 ? s.vals[0] : 0;
@@ -769,23 +781,21 @@ static void read_entries(const Val *top, const char *kernel, const TunedValue *c
       if (s.vals[j] != r.vals[j])
         why = ltU_fmt("%s=%lld is not a power of two (a bucket of several sizes names powers of two; one of a "
                       "single size may name any)", s.keys[j], s.vals[j]);
-    if (why) tuned_error(field(e, "bucket")->line, "bad bucket \"%s\": %s", clean(bucket), why);
+    if (why) tuned_error(field(e, "bucket")->line, "bad bucket \"%s\": %s", ltN_clean(bucket), why);
     en->bucket = shape_text(&s);
     entry_config(en, e, kernel, cfg, ncfg);
     entry_off_grid(en, e, &s);
     entry_alternative(en, e, kernel, cfg, ncfg);
-    for (int j = 0; j < nentries - 1; j++) {
-      const Entry *o = &entries[j];
+    for (int j = 0; j < ltN_run.nentries - 1; j++) {
+      const Entry *o = &ltN_run.entries[j];
       if (strcmp(o->target, en->target) == 0 && strcmp(o->device, en->device) == 0 &&
           strcmp(o->variant, en->variant) == 0 && strcmp(o->bucket, en->bucket) == 0)
-        tuned_error(en->line, "a second entry for %s, %s, %s, bucket %s (the first is at line %d)", clean(en->target),
-                    clean(en->device), clean(en->variant), en->bucket, o->line);
+        tuned_error(en->line, "a second entry for %s, %s, %s, bucket %s (the first is at line %d)",
+                    ltN_clean(en->target), ltN_clean(en->device), ltN_clean(en->variant), en->bucket, o->line);
     }
   }
-  for (int i = 0; i < nentries; i++) check_off_grid(&entries[i]);
+  for (int i = 0; i < ltN_run.nentries; i++) check_off_grid(&ltN_run.entries[i]);
 }
-
-#define RULE "any"   /* the device of a rule's entries */
 
 /* Chooses the device for the run's target: --device, else the only device
 ** the target's entries name (a rule's "any" is none); sets no_device when
@@ -793,27 +803,29 @@ static void read_entries(const Val *top, const char *kernel, const TunedValue *c
 static void choose_device(void) {
   const char *seen[64];
   int n = 0, more = 0;
-  for (int i = 0; i < nentries; i++) {
-    if (strcmp(entries[i].target, target->name) != 0 || strcmp(entries[i].device, RULE) == 0) continue;
-    if (opts.device && strcmp(entries[i].device, opts.device) != 0) continue;
+  for (int i = 0; i < ltN_run.nentries; i++) {
+    const Entry *e = &ltN_run.entries[i];
+    if (strcmp(e->target, ltN_run.target->name) != 0 || strcmp(e->device, RULE) == 0) continue;
+    if (opts.device && strcmp(e->device, opts.device) != 0) continue;
     int j = 0;
-    while (j < n && strcmp(seen[j], entries[i].device) != 0) j++;
+    while (j < n && strcmp(seen[j], e->device) != 0) j++;
     if (j < n) continue;
     if (n == 64) { more = 1; continue; }
-    for (j = n++; j > 0 && strcmp(seen[j - 1], entries[i].device) > 0; j--) seen[j] = seen[j - 1];
-    seen[j] = entries[i].device;
+    for (j = n++; j > 0 && strcmp(seen[j - 1], e->device) > 0; j--) seen[j] = seen[j - 1];
+    seen[j] = e->device;
   }
   if (n == 1 && !more) {
-    device = seen[0];
+    ltN_run.device = seen[0];
   } else if (n == 0 && opts.device) {
-    no_device = ltU_fmt("%s has no entry for %s on %s", shown, target->name, clean(opts.device));
+    ltN_run.no_device =
+        ltU_fmt("%s has no entry for %s on %s", ltN_run.shown, ltN_run.target->name, ltN_clean(opts.device));
   } else if (n == 0) {
-    no_device = ltU_fmt("%s has no entry for %s", shown, target->name);
+    ltN_run.no_device = ltU_fmt("%s has no entry for %s", ltN_run.shown, ltN_run.target->name);
   } else {
     Buf b = {0};
-    for (int j = 0; j < n; j++) ltU_printf(&b, "%s%s", j ? "; " : "", clean(seen[j]));
-    no_device = ltU_fmt("%s has %s entries for %d devices (%s%s); choose one with --device", shown, target->name, n,
-                        b.p, more ? "; ..." : "");
+    for (int j = 0; j < n; j++) ltU_printf(&b, "%s%s", j ? "; " : "", ltN_clean(seen[j]));
+    ltN_run.no_device = ltU_fmt("%s has %s entries for %d devices (%s%s); choose one with --device", ltN_run.shown,
+                                ltN_run.target->name, n, b.p, more ? "; ..." : "");
   }
 }
 
@@ -822,225 +834,39 @@ static void choose_device(void) {
 ** value) and chooses the device for target t (NULL: --list without a
 ** target).  No file at the default place is not an error. */
 void ltN_load(const char *kernel_file, const char *kernel, const Target *t, const TunedValue *cfg, int ncfg) {
-  tpath = NULL;
-  target = t;
-  device = no_device = want_bucket = NULL;
+  ltN_run.tpath = NULL;
+  ltN_run.target = t;
+  ltN_run.device = ltN_run.no_device = ltN_run.want_bucket = NULL;
   if (opts.off) return;
   const char *path = opts.file ? opts.file : default_path(kernel_file, kernel);
   struct stat st;
   if (!opts.file && stat(path, &st) != 0) return;
-  tpath = path;
-  shown = opts.file ? clean(opts.file) : shown_name(path);
+  ltN_run.tpath = path;
+  ltN_run.shown = opts.file ? ltN_clean(opts.file) : shown_name(path);
   read_entries(read_file(), kernel, cfg, ncfg);
   if (opts.shape) {
     Shape s;
-    parse_shape(opts.shape, &s);   /* main checked it */
-    want_shape = s;
+    ltN_parse_shape(opts.shape, &s);   /* main checked it */
+    ltN_run.want_shape = s;
     to_bucket(&s);
-    want_bucket = shape_text(&s);
+    ltN_run.want_bucket = shape_text(&s);
   }
   if (t) choose_device();
 }
 
 /* Was a tuned file read for this run? */
-int ltN_active(void) { return tpath != NULL; }
+int ltN_active(void) { return ltN_run.tpath != NULL; }
 
 /* --list without --target: one line on the file, or NULL when none. */
 const char *ltN_summary(void) {
-  if (!tpath) return NULL;
+  if (!ltN_run.tpath) return NULL;
   Buf b = {0};
   int n = 0;
   for (int i = 0; ltT_all[i]; i++) {
     int c = 0;
-    for (int j = 0; j < nentries; j++) c += strcmp(entries[j].target, ltT_all[i]->name) == 0;
+    for (int j = 0; j < ltN_run.nentries; j++) c += strcmp(ltN_run.entries[j].target, ltT_all[i]->name) == 0;
     if (c) ltU_printf(&b, "%s%s %d", n++ ? ", " : "", ltT_all[i]->name, c);
   }
-  return ltU_fmt("%s, %d entr%s%s%s; --list --target T shows the config each variant gets", tpath, nentries,
-                 nentries == 1 ? "y" : "ies", n ? ": " : "", n ? b.p : "");
-}
-
-/* Is entry e one of variant's for the run's target and device dev? */
-static int ours(const Entry *e, const char *variant, const char *dev) {
-  return strcmp(e->target, target->name) == 0 && strcmp(e->device, dev) == 0 && strcmp(e->variant, variant) == 0;
-}
-
-/* The device whose entries variant takes: the chosen device when it has
-** one for variant, else the rule's "any" when it has one, else NULL. */
-static const char *entries_of(const char *variant) {
-  const char *devs[2] = {device, RULE};
-  for (int d = 0; d < 2; d++)
-    for (int i = 0; devs[d] && i < nentries; i++)
-      if (ours(&entries[i], variant, devs[d])) return devs[d];
-  return NULL;
-}
-
-/* Does entry a come before b: the larger bucket (of one size: the larger
-** size among those of one log2), then the first text? */
-static int before(const Entry *a, const Entry *b) {
-  if (a->size_log != b->size_log) return a->size_log > b->size_log;
-  if (a->one != b->one) return a->one > b->one;
-  return strcmp(a->bucket, b->bucket) < 0;
-}
-
-/* The largest size that the bucket of one size lo takes when the next
-** larger bucket is hi: lo itself, or more where the buckets lie far
-** apart: up to 2^m, m the largest log2 of a power of two nearer lo than hi
-** (ties go to the larger), counted after rounding both up to powers of
-** two, as dispatch.c's launcher chain does.  Always below hi. */
-long long ltN_bucket_limit(long long lo, long long hi) {
-  int m = (log2_up(lo) + log2_up(hi) + 1) / 2 - 1;   /* ceil((log2 lo + log2 hi) / 2) - 1 */
-  return lo > (1LL << m) ? lo : 1LL << m;
-}
-
-/* The bucket whose entry's alternative bucket text b names (ltN_buckets:
-** "M=256,N=8192" LT_ALT_SUFFIX), or NULL where b is a bucket itself. */
-static const char *alt_base(const char *b) {
-  size_t n = strlen(b), m = strlen(LT_ALT_SUFFIX);
-  return n > m && strcmp(b + n - m, LT_ALT_SUFFIX) == 0 ? ltU_fmt("%.*s", (int)(n - m), b) : NULL;
-}
-
-/* --shape's entry among variant's of device dev when the entries are
-** buckets of one size, the one --shape names, and one of them is not a
-** power of two: the bucket the launcher's chain runs for that size (the
-** smallest whose limit the size does not pass); else NULL. */
-static const Entry *chain_entry(const char *variant, const char *dev) {
-  if (want_shape.n != 1) return NULL;
-  const Entry *es[64];
-  int n = 0, odd = 0;
-  for (int i = 0; i < nentries && n < 64; i++) {
-    const Entry *e = &entries[i];
-    if (!ours(e, variant, dev)) continue;
-    Shape s;
-    parse_shape(e->bucket, &s);
-    if (!e->one || strcmp(s.keys[0], want_shape.keys[0]) != 0) return NULL;
-    odd |= (e->one & (e->one - 1)) != 0;
-    int j = n++;
-    for (; j > 0 && es[j - 1]->one > e->one; j--) es[j] = es[j - 1];
-    es[j] = e;
-  }
-  if (!odd) return NULL;
-  for (int i = 0; i + 1 < n; i++)
-    if (want_shape.vals[0] <= ltN_bucket_limit(es[i]->one, es[i + 1]->one)) return es[i];
-  return n ? es[n - 1] : NULL;
-}
-
-/* The tuned config of a variant for the run's target: sets *vals / *n to
-** the chosen entry's values (n = 0: none) and returns where the config
-** comes from: "tuned: FILE, DEVICE, BUCKET", "rule: FILE, BUCKET" (the
-** "any" entries), "kernel defaults" or "kernel defaults: why no entry
-** applies".  The entry is bucket's when
-** bucket is not NULL, else --shape's; without either, the largest
-** bucket's (ties: the first bucket text in byte order). */
-const char *ltN_pick(const char *variant, const char *bucket, const TunedValue **vals, int *n) {
-  *vals = NULL;
-  *n = 0;
-  if (!tpath || !target) return "kernel defaults";
-  const char *dev = entries_of(variant);
-  if (!dev && !device) return ltU_fmt("kernel defaults: %s", no_device);
-  const char *want = bucket ? bucket : want_bucket;
-  const Entry *chained = !bucket && want_bucket && dev ? chain_entry(variant, dev) : NULL;
-  if (chained) want = chained->bucket;
-  const char *alt = bucket ? alt_base(bucket) : NULL;   /* bucket's alternative: its entry's alt */
-  if (alt) want = alt;
-  const Entry *best = NULL;
-  for (int i = 0; dev && i < nentries; i++) {
-    const Entry *e = &entries[i];
-    if (ours(e, variant, dev) && (want ? strcmp(e->bucket, want) == 0 : !best || before(e, best))) best = e;
-  }
-  if (!best)
-    return ltU_fmt("kernel defaults: %s has no entry for %s on %s, %s%s%s", shown, variant, target->name,
-                   clean(dev ? dev : device), want ? ", bucket " : "", want ? want : "");
-  *vals = alt ? best->alt : best->vals;
-  *n = alt ? best->nalt : best->nvals;
-  if (strcmp(dev, RULE) == 0) return ltU_fmt("rule: %s, %s", shown, alt ? bucket : best->bucket);
-  return ltU_fmt("tuned: %s, %s, %s", shown, clean(device), alt ? bucket : best->bucket);
-}
-
-/* The buckets of a variant's entries for the run's target and device (or the rule's), in
-** the order ltN_pick prefers them (largest first, then by text), into out
-** (at most max); returns how many.  None under --shape: it asks for one
-** bucket.  gen writes one kernel per bucket when there are several, and a
-** launcher that picks one by the call's sizes (emit/dispatch.c). */
-int ltN_buckets(const char *variant, const char **out, int max) {
-  const char *dev = tpath && target && !want_bucket ? entries_of(variant) : NULL;
-  if (!dev) return 0;
-  const Entry *es[64];
-  int n = 0;
-  int total = 0, last = 0;   /* the buckets and alternatives, and the last entry's line */
-  for (int i = 0; i < nentries; i++) {
-    const Entry *e = &entries[i];
-    if (!ours(e, variant, dev)) continue;
-    total += 1 + !!e->alt, last = e->line;
-    if (n == 64) continue;
-    int j = n++;
-    for (; j > 0 && before(e, es[j - 1]); j--) es[j] = es[j - 1];
-    es[j] = e;
-  }
-  if (max > 1 && total > max)   /* (a listing of the variant's kernels takes them all or says why not) */
-    tuned_error(last, "%s has %d tuned buckets and alternatives, more than the %d kernels one launcher takes; "
-                "merge buckets or drop an alternative", variant, total, max);
-  int m = 0;
-  for (int i = 0; i < n && m < max; i++) out[m++] = es[i]->bucket;
-  for (int i = 0; i < n && m < max; i++)   /* then each alternative, as a bucket of its own */
-    if (es[i]->alt) out[m++] = ltU_fmt("%s" LT_ALT_SUFFIX, es[i]->bucket);
-  return m;
-}
-
-/* The sizes of variant's bucket ("C=4096,R=32768", as ltN_buckets gives
-** it): its keys in order into keys, each value into vals and its log2
-** (rounded up) into log2s; returns how many.  Each key must be one of the
-** kernel's sizes (the nsizes names in sizes): the launcher measures the
-** call against the bucket with them; else an error at the entry's line. */
-int ltN_bucket_sizes(const char *variant, const char *bucket, const char *const *sizes, int nsizes, const char **keys,
-                     long long *vals, int *log2s) {
-  Shape s;
-  parse_shape(bucket, &s);   /* read_entries checked it */
-  for (int i = 0; i < s.n; i++) {
-    int found = 0;
-    for (int j = 0; j < nsizes; j++) found |= strcmp(sizes[j], s.keys[i]) == 0;
-    if (found) continue;
-    int line = 0;
-    for (int j = 0; j < nentries; j++)
-      if (ours(&entries[j], variant, entries_of(variant)) && strcmp(entries[j].bucket, bucket) == 0)
-        line = entries[j].line;
-    Buf b = {0};
-    for (int j = 0; j < nsizes; j++) ltU_printf(&b, "%s%s", j ? ", " : "", sizes[j]);
-    tuned_error(line, "bucket %s names %s, which is not a size of %s (its sizes: %s); a bucket names sizes only",
-                bucket, s.keys[i], variant, b.p ? b.p : "none");
-  }
-  for (int i = 0; i < s.n; i++) keys[i] = s.keys[i], vals[i] = s.vals[i], log2s[i] = log2_up(s.vals[i]);
-  return s.n;
-}
-
-/* The bucket whose config runs the rows of variant's bucket that start off
-** the 16-byte grid (the entry's off_grid), or NULL: the bucket's own. */
-const char *ltN_off_grid(const char *variant, const char *bucket) {
-  const char *dev = tpath && target ? entries_of(variant) : NULL;
-  for (int i = 0; dev && i < nentries; i++)
-    if (ours(&entries[i], variant, dev) && strcmp(entries[i].bucket, bucket) == 0) return entries[i].off_grid;
-  return NULL;
-}
-
-/* The bucket text of the alternative of variant's bucket (its entry's
-** alternative: "M=256,N=8192" LT_ALT_SUFFIX, as ltN_buckets gives it), or
-** NULL where the entry has none; with it, *line: the alternative's line. */
-const char *ltN_alternative(const char *variant, const char *bucket, int *line) {
-  const char *dev = tpath && target && !want_bucket ? entries_of(variant) : NULL;
-  for (int i = 0; dev && i < nentries; i++)
-    if (ours(&entries[i], variant, dev) && strcmp(entries[i].bucket, bucket) == 0 && entries[i].alt) {
-      if (line) *line = entries[i].alt_line;
-      return ltU_fmt("%s" LT_ALT_SUFFIX, bucket);
-    }
-  return NULL;
-}
-
-/* Is bucket text b (ltN_buckets') an entry's alternative, not a bucket? */
-int ltN_is_alternative(const char *b) { return b && alt_base(b) != NULL; }
-
-/* How many of variant's entries (those ltN_buckets gives) name an alternative. */
-int ltN_alternatives(const char *variant) {
-  const char *dev = tpath && target && !want_bucket ? entries_of(variant) : NULL;
-  int n = 0;
-  for (int i = 0; dev && i < nentries; i++) n += ours(&entries[i], variant, dev) && entries[i].alt;
-  return n;
+  return ltU_fmt("%s, %d entr%s%s%s; --list --target T shows the config each variant gets", ltN_run.tpath,
+                 ltN_run.nentries, ltN_run.nentries == 1 ? "y" : "ies", n ? ": " : "", n ? b.p : "");
 }

@@ -21,6 +21,8 @@
  *   M=256,N=8192 (alternative): BK=64 BM=64 BN=192 group_m=8 stages=6 threads=128 (tuned: dsl/tuned/matmul.lua, NVIDIA H200, M=256,N=8192 (alternative))
  *   M=512,N=4096 (alternative): the config of M=256,N=8192, whose kernel it runs
  *   M=128,N=8192 (alternative): the config of M=256,N=8192 (alternative), whose kernel it runs
+ *   M=512,N=16384 (alternative 2): the config of M=256,N=8192 (alternative), whose kernel it runs
+ *   M=512,N=4096 (alternative 2): the config of M=256,N=8192 (alternative), whose kernel it runs
  * Build: nvcc -O3 -gencode=arch=compute_90a,code=sm_90a -c matmul_bf16_bias_nt.cu
  */
 #include <cuda_runtime.h>
@@ -4811,7 +4813,7 @@ static int matmul_bf16_bias_nt_M64_N4096(const void *C0, const void *A, const vo
   return (int)cudaGetLastError();
 }
 
-/* One block (128 threads) of matmul_bf16_bias_nt_M256_N8192_alt_cp. One config serves the tuned buckets M=256,N=8192 (alternative) and M=128,N=8192 (alternative): this kernel runs them all. */
+/* One block (128 threads) of matmul_bf16_bias_nt_M256_N8192_alt_cp. One config serves the tuned buckets M=256,N=8192 (alternative), M=128,N=8192 (alternative), M=512,N=16384 (alternative 2) and M=512,N=4096 (alternative 2): this kernel runs them all. */
 __global__ void __launch_bounds__(128) matmul_bf16_bias_nt_M256_N8192_alt_cp_kernel(const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x;
@@ -5118,7 +5120,7 @@ __global__ void __launch_bounds__(128) matmul_bf16_bias_nt_M256_N8192_alt_cp_ker
   }
 }
 
-/* Checks the arguments, then runs matmul_bf16_bias_nt_M256_N8192_alt_cp over its grid on `stream` (the config tuned for M=256,N=8192 (alternative) and M=128,N=8192 (alternative)). */
+/* Checks the arguments, then runs matmul_bf16_bias_nt_M256_N8192_alt_cp over its grid on `stream` (the config tuned for M=256,N=8192 (alternative), M=128,N=8192 (alternative), M=512,N=16384 (alternative 2) and M=512,N=4096 (alternative 2)). */
 static int matmul_bf16_bias_nt_M256_N8192_alt_cp(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
@@ -5141,7 +5143,7 @@ static int matmul_bf16_bias_nt_M256_N8192_alt_cp(const void *C0, const void *A, 
   return (int)cudaGetLastError();
 }
 
-/* One block of matmul_bf16_bias_nt_M256_N8192_alt: two consumer warpgroups of 128 threads, each running every other program of the block (ping-pong), and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring that the two take in turn). One config serves the tuned buckets M=256,N=8192 (alternative) and M=128,N=8192 (alternative): this kernel runs them all. */
+/* One block of matmul_bf16_bias_nt_M256_N8192_alt: two consumer warpgroups of 128 threads, each running every other program of the block (ping-pong), and a producer warpgroup (128 threads); the k:pipelined loop at matmul.lua:74 runs warp-specialized (TMA copies into an mbarrier ring that the two take in turn). One config serves the tuned buckets M=256,N=8192 (alternative), M=128,N=8192 (alternative), M=512,N=16384 (alternative 2) and M=512,N=4096 (alternative 2): this kernel runs them all. */
 __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M256_N8192_alt_kernel(const __grid_constant__ CUtensorMap A_map, const __grid_constant__ CUtensorMap B_map, const __grid_constant__ CUtensorMap C_map, const __nv_bfloat16 *__restrict__ C0, const __nv_bfloat16 *__restrict__ A, const __nv_bfloat16 *__restrict__ B, __nv_bfloat16 *__restrict__ C, const __nv_bfloat16 *__restrict__ bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta)
 {
   const int tid = threadIdx.x < 256 ? threadIdx.x % 128 : threadIdx.x - 128;   /* ping-pong: threads 0..127 of each consumer warpgroup's program, then the producer's */
@@ -5372,7 +5374,7 @@ __global__ void __launch_bounds__(384, 1) matmul_bf16_bias_nt_M256_N8192_alt_ker
   }
 }
 
-/* Checks the arguments, then runs matmul_bf16_bias_nt_M256_N8192_alt over its grid on `stream` (the config tuned for M=256,N=8192 (alternative) and M=128,N=8192 (alternative)). */
+/* Checks the arguments, then runs matmul_bf16_bias_nt_M256_N8192_alt over its grid on `stream` (the config tuned for M=256,N=8192 (alternative), M=128,N=8192 (alternative), M=512,N=16384 (alternative 2) and M=512,N=4096 (alternative 2)). */
 static int matmul_bf16_bias_nt_M256_N8192_alt(const void *C0, const void *A, const void *B, void *C, const void *bias, int batch, int M, int N, int K, int64_t sc, int64_t ldc, int64_t sa, int64_t lda, int64_t sb, int64_t ldb, float alpha, float beta, void *stream)
 {
   if (C0 == NULL || A == NULL || B == NULL || C == NULL || bias == NULL) return cudaErrorInvalidValue;
@@ -5439,49 +5441,69 @@ extern "C" int matmul_bf16_bias_nt_ws(const void *C0, const void *A, const void 
   const int d11 = lt_bucket_distance(M, 4) + lt_bucket_distance(N, 13);   /* M=16,N=8192 */
   if (d0 <= d1 && d0 <= d2 && d0 <= d3 && d0 <= d4 && d0 <= d5 && d0 <= d6 && d0 <= d7 && d0 <= d8 && d0 <= d9 && d0 <= d10 && d0 <= d11) return matmul_bf16_bias_nt_M512_N32768(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
   if (d1 <= d2 && d1 <= d3 && d1 <= d4 && d1 <= d5 && d1 <= d6 && d1 <= d7 && d1 <= d8 && d1 <= d9 && d1 <= d10 && d1 <= d11) {
-    /* bucket M=512,N=16384: its config or its entry's alternative, whichever leaves the busiest
-    ** multiprocessor less work: programs a multiprocessor, rounded up, x a program's tile (ties: its own) */
+    /* bucket M=512,N=16384: its config or one of its entry's 2 alternatives, whichever leaves the busiest
+    ** multiprocessor least work: programs a multiprocessor, rounded up, x a program's tile plus a fixed part (ties: the first, its own) */
     int sm_count = 0;
     const int sm_err = lt_sm_count(&sm_count);   /* queried once a device */
     if (sm_err != 0) return sm_err;
-    const int64_t work = ((((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256)) * (int64_t)batch + sm_count - 1) / sm_count * 32768;   /* 128 x 256, the k:gemm accumulator */
-    const int64_t work_alt = ((((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128)) * (int64_t)batch + sm_count - 1) / sm_count * 16384;   /* 128 x 128, the k:gemm accumulator */
-    if (work_alt < work)
+    const int64_t work = ((((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256)) * (int64_t)batch + sm_count - 1) / sm_count * (32768 + 4096);   /* 128 x 256, the k:gemm accumulator, and a program's fixed part */
+    const int64_t work_alt = ((((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128)) * (int64_t)batch + sm_count - 1) / sm_count * (16384 + 4096);   /* 128 x 128, the k:gemm accumulator, and a program's fixed part */
+    const int64_t work_alt2 = ((((int64_t)M + 64 - 1) / 64 * (((int64_t)N + 192 - 1) / 192)) * (int64_t)batch + sm_count - 1) / sm_count * (12288 + 4096);   /* 64 x 192, the k:gemm accumulator, and a program's fixed part */
+    if (work_alt < work && work_alt <= work_alt2)
       return matmul_bf16_bias_nt_M256_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+    if (work_alt2 < work)
+      return matmul_bf16_bias_nt_M256_N8192_alt(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
     return matmul_bf16_bias_nt_M512_N32768(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
   }
   if (d2 <= d3 && d2 <= d4 && d2 <= d5 && d2 <= d6 && d2 <= d7 && d2 <= d8 && d2 <= d9 && d2 <= d10 && d2 <= d11) {
     /* bucket M=256,N=8192: its config or its entry's alternative, whichever leaves the busiest
-    ** multiprocessor less work: programs a multiprocessor, rounded up, x a program's tile (ties: its own) */
+    ** multiprocessor less work: programs a multiprocessor, rounded up, x a program's tile plus a fixed part (ties: its own) */
     int sm_count = 0;
     const int sm_err = lt_sm_count(&sm_count);   /* queried once a device */
     if (sm_err != 0) return sm_err;
-    const int64_t work = ((((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128)) * (int64_t)batch + sm_count - 1) / sm_count * 16384;   /* 128 x 128, the k:gemm accumulator */
-    const int64_t work_alt = ((((int64_t)M + 64 - 1) / 64 * (((int64_t)N + 192 - 1) / 192)) * (int64_t)batch + sm_count - 1) / sm_count * 12288;   /* 64 x 192, the k:gemm accumulator */
+    const int64_t work = ((((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128)) * (int64_t)batch + sm_count - 1) / sm_count * (16384 + 4096);   /* 128 x 128, the k:gemm accumulator, and a program's fixed part */
+    const int64_t work_alt = ((((int64_t)M + 64 - 1) / 64 * (((int64_t)N + 192 - 1) / 192)) * (int64_t)batch + sm_count - 1) / sm_count * (12288 + 4096);   /* 64 x 192, the k:gemm accumulator, and a program's fixed part */
     if (work_alt < work)
       return matmul_bf16_bias_nt_M256_N8192_alt(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
     return matmul_bf16_bias_nt_M256_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
   }
   if (d3 <= d4 && d3 <= d5 && d3 <= d6 && d3 <= d7 && d3 <= d8 && d3 <= d9 && d3 <= d10 && d3 <= d11) {
-    /* bucket M=512,N=4096: its config or its entry's alternative, whichever leaves the busiest
-    ** multiprocessor less work: programs a multiprocessor, rounded up, x a program's tile (ties: its own) */
+    /* bucket M=512,N=4096: its config or one of its entry's 2 alternatives, whichever leaves the busiest
+    ** multiprocessor least work: programs a multiprocessor, rounded up, x a program's tile plus a fixed part (ties: the first, its own) */
     int sm_count = 0;
     const int sm_err = lt_sm_count(&sm_count);   /* queried once a device */
     if (sm_err != 0) return sm_err;
-    const int64_t work = ((((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256)) * (int64_t)batch + sm_count - 1) / sm_count * 32768;   /* 128 x 256, the k:gemm accumulator */
-    const int64_t work_alt = ((((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128)) * (int64_t)batch + sm_count - 1) / sm_count * 16384;   /* 128 x 128, the k:gemm accumulator */
-    if (work_alt < work)
+    const int64_t work = ((((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 256 - 1) / 256)) * (int64_t)batch + sm_count - 1) / sm_count * (32768 + 4096);   /* 128 x 256, the k:gemm accumulator, and a program's fixed part */
+    const int64_t work_alt = ((((int64_t)M + 128 - 1) / 128 * (((int64_t)N + 128 - 1) / 128)) * (int64_t)batch + sm_count - 1) / sm_count * (16384 + 4096);   /* 128 x 128, the k:gemm accumulator, and a program's fixed part */
+    const int64_t work_alt2 = ((((int64_t)M + 64 - 1) / 64 * (((int64_t)N + 192 - 1) / 192)) * (int64_t)batch + sm_count - 1) / sm_count * (12288 + 4096);   /* 64 x 192, the k:gemm accumulator, and a program's fixed part */
+    if (work_alt < work && work_alt <= work_alt2)
       return matmul_bf16_bias_nt_M256_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
+    if (work_alt2 < work)
+      return matmul_bf16_bias_nt_M256_N8192_alt(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
     return matmul_bf16_bias_nt_M512_N32768(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
   }
   if (d4 <= d5 && d4 <= d6 && d4 <= d7 && d4 <= d8 && d4 <= d9 && d4 <= d10 && d4 <= d11) {
     /* bucket M=128,N=8192: its config or its entry's alternative, whichever leaves the busiest
-    ** multiprocessor less work: programs a multiprocessor, rounded up, x a program's tile (ties: its own) */
+    ** multiprocessor less work: programs a multiprocessor, rounded up, x a program's tile plus a fixed part; a split-K
+    ** kernel's parts as its launcher splits the tiles, each its share of the loop and one iteration more (ties: its own) */
     int sm_count = 0;
     const int sm_err = lt_sm_count(&sm_count);   /* queried once a device */
     if (sm_err != 0) return sm_err;
-    const int64_t work = ((((int64_t)M + 64 - 1) / 64 * (((int64_t)N + 128 - 1) / 128)) * (int64_t)batch + sm_count - 1) / sm_count * 8192;   /* 64 x 128, the k:gemm accumulator */
-    const int64_t work_alt = ((((int64_t)M + 64 - 1) / 64 * (((int64_t)N + 192 - 1) / 192)) * (int64_t)batch + sm_count - 1) / sm_count * 12288;   /* 64 x 192, the k:gemm accumulator */
+    /* 64 x 128, the k:gemm accumulator: split-K where its launcher splits (lower/splitk.c) */
+    const int64_t programs = (((int64_t)M + 64 - 1) / 64 * (((int64_t)N + 128 - 1) / 128)) * (int64_t)batch;
+    int splits = 1;
+    const int64_t iters = (int64_t)(((int64_t)K + 128 - 1) / 128) - (int64_t)(0);
+    const int64_t counters = ((int64_t)sm_count * 4 + 255) / 256 * 256;   /* the counters' bytes, the same in every call: a call of fewer tiles than the last must not read its slots as counters */
+    if (workspace != NULL && workspace_bytes > 0 && (uintptr_t)workspace % 16 == 0) {
+      int64_t best = (programs + sm_count - 1) / sm_count * iters;
+      for (int64_t p = 2; p <= 16 && p <= iters && programs * p <= (int64_t)sm_count; ++p) {
+        const int64_t cost = (programs * p + sm_count - 1) / sm_count * ((iters + p - 1) / p + 1);
+        if (counters + programs * p * 8192 * 4 > workspace_bytes) break;
+        if (cost < best) best = cost, splits = (int)p;
+      }
+    }
+    const double work = splits > 1 ? (double)((programs * splits + sm_count - 1) / sm_count) * (8192.0 * (double)((iters + splits - 1) / splits + 1) / (double)iters + 4096) : (double)((programs + sm_count - 1) / sm_count * (8192 + 4096));
+    const double work_alt = ((((int64_t)M + 64 - 1) / 64 * (((int64_t)N + 192 - 1) / 192)) * (int64_t)batch + sm_count - 1) / sm_count * (12288 + 4096);   /* 64 x 192, the k:gemm accumulator, and a program's fixed part */
     if (work_alt < work)
       return matmul_bf16_bias_nt_M256_N8192_alt(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, stream);
     return matmul_bf16_bias_nt_M128_N8192(C0, A, B, C, bias, batch, M, N, K, sc, ldc, sa, lda, sb, ldb, alpha, beta, workspace, workspace_bytes, stream);

@@ -25,7 +25,7 @@
  * Returns 0 on success, else a cudaError_t: cudaErrorInvalidValue for a null pointer or a
  * bad size, cudaErrorMisalignedAddress for a pointer not aligned to its element type,
  * cudaErrorInvalidConfiguration for a grid too large, or the launch's own error.
- * Runs the config tuned for the shape bucket nearest the sizes (12 buckets, 4 with an alternative config that runs where it leaves the busiest SM less work; see the source).
+ * Runs the config tuned for the shape bucket nearest the sizes (12 buckets, 4 with alternative configs, 6 in all, each run where it leaves the busiest SM least work; see the source).
  * Fast path: TMA copies in a warp-specialized kernel, where A, B, C start 16-byte aligned
  * and sa, lda, sb, ldb, sc, ldc are multiples of 8 elements (16 bytes; any stride of a size-1 dimension);
  * otherwise the launcher runs a cp.async kernel of the same tiles, which takes any alignment.

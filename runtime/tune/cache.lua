@@ -91,20 +91,46 @@ function M.read_tuned(path, kernel)
   return nil, string.format("%s is not a tuned-config file (%s); fix or remove it", path, err)
 end
 
+-- The fields of an entry that the tuner does not search but an author
+-- writes (docs/runtime.md): a re-tuned entry keeps the one it replaces.
+local KEPT = { "off_grid", "alternative" }
+
+-- Does the alternative alt (config keys laid over config) leave config as
+-- it is?  gen refuses such an alternative.
+local function same_config(config, alt)
+  for k, v in pairs(alt) do
+    if config[k] ~= v then return false end
+  end
+  return true
+end
+
 --[[ Records the winner: entry = { target, device, variant, bucket, shape,
 config, median_ms, ... }; replaces an entry with the same target, device,
-variant and bucket.  Entries are kept sorted so the file diffs well.
-Returns true, or nil, message (an existing file that does not load is left
-as it is). ]]
+variant and bucket, keeping that entry's off_grid and alternative (KEPT):
+the tuner times one config at the shapes it is given, not the shapes of the
+bucket that the alternative or the off_grid bucket runs, so it has nothing
+to replace them with.  An alternative that the new config makes the same
+config is dropped (gen refuses it).  Entries are kept sorted so the file
+diffs well.  Returns true, or nil, message (an existing file that does not
+load is left as it is), and, where it dropped an alternative, a note. ]]
 function M.write_tuned(path, kernel, entry)
   local t, terr = M.read_tuned(path, kernel)
   if not t then return nil, terr end
-  local kept = {}
+  local kept, note = {}, nil
   for _, e in ipairs(t.entries) do
     if not (e.target == entry.target and e.device == entry.device and e.variant == entry.variant
             and e.bucket == entry.bucket) then
       kept[#kept + 1] = e
+    else
+      for _, f in ipairs(KEPT) do
+        if entry[f] == nil then entry[f] = e[f] end
+      end
     end
+  end
+  if type(entry.alternative) == "table" and type(entry.config) == "table"
+     and same_config(entry.config, entry.alternative) then
+    note = "alternative " .. probe.config_text(entry.alternative) .. " dropped: it is the new config"
+    entry.alternative = nil
   end
   kept[#kept + 1] = entry
   table.sort(kept, function(a, b)
@@ -126,7 +152,7 @@ function M.write_tuned(path, kernel, entry)
   f:close()
   local ok, rerr = os.rename(path .. ".tmp", path)
   if not ok then return nil, rerr end
-  return true
+  return true, note
 end
 
 return M

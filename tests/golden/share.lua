@@ -92,7 +92,7 @@ local function region(lines, n, path)
     if f and not owns(n, f) then fail("function " .. f .. " amid kernel " .. n .. "'s in " .. path) end
     l = l:gsub("%f[%w_]" .. n .. "%f[^%w]", "NAME"):gsub("%f[%w_]" .. n .. "_", "NAME_")
     l = l:gsub(" One config serves the tuned buckets [^:]*: this kernel runs them all%.", "")
-    l = l:gsub(" %(alternative%)", "")   -- (an entry's alternative among the buckets named)
+    l = l:gsub(" %(alternative%)", ""):gsub(" %(alternative %d+%)", "")   -- (an entry's alternatives among the buckets named)
     l = l:gsub("%(the config tuned for [^)]*%)", "(the config tuned for BUCKETS)")
     out[#out + 1] = l
   end
@@ -108,10 +108,10 @@ for _, b in ipairs(buckets2) do
   if runs2[b] then fail("--no-share's file has bucket " .. b .. " run another's kernel") end
 end
 local launcher = shared_path:match("([^/]+)$"):match("^([^.]+)")
--- (an entry's alternative config, "B (alternative)": B's kernel name and "_alt")
+-- (an entry's alternative config, "B (alternative)": B's kernel name and "_alt"; "B (alternative 2)": "_alt2")
 local function kname(b)
-  local base, alt = b:match("^(.-)( %(alternative%))$")
-  return launcher .. "_" .. (base or b):gsub("=", ""):gsub(",", "_") .. (alt and "_alt" or "")
+  local base, alt = b:match("^(.-) %(alternative ?(%d*)%)$")
+  return launcher .. "_" .. (base or b):gsub("=", ""):gsub(",", "_") .. (alt and "_alt" .. alt or "")
 end
 
 local nshared, printed = 0, {}

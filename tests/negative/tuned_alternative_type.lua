@@ -1,4 +1,4 @@
--- expect: tests/negative/tuned/alternative_type.lua:5: error: alternative must be a table of config name = value (the keys that differ from the entry's config), not "BLOCK=512"
+-- expect: tests/negative/tuned/alternative_type.lua:5: error: alternative must be a table of config name = value (the keys that differ from the entry's config), or a list of such tables, not "BLOCK=512"
 -- args: --target sm80 --tuned tests/negative/tuned/alternative_type.lua
 local tile = require "tile"
 return tile.kernel {

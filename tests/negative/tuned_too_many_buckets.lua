@@ -1,4 +1,4 @@
--- expect: tests/negative/tuned/too_many_buckets.lua:18: error: tuned_too_many_buckets_f32 has 17 tuned buckets and alternatives, more than the 16 kernels one launcher takes; merge buckets or drop an alternative
+-- expect: tests/negative/tuned/too_many_buckets.lua:24: error: tuned_too_many_buckets_f32 has 25 tuned buckets and alternatives, more than the 24 kernels one launcher takes; merge buckets or drop an alternative
 -- args: --target sm80 --tuned tests/negative/tuned/too_many_buckets.lua
 local tile = require "tile"
 return tile.kernel {

@@ -379,6 +379,43 @@ grep -qxF "  tvfrag  for N=8192 (alternative)  config: BLOCK=512 threads=128 (tu
   alist.out || why+="--list: $(cat alist.out); "
 check gen_tuned_alternative "$why"
 
+# an entry with a list of alternatives: kernels _alt and _alt2, and the
+# bucket's lines run the config of least work, ties to the first (the
+# bucket's, then the list's order): on c (one "SM") N = 700 runs 768
+# (1 x 768 against 1024 and 2048), N = 3000 512 (3072, tied with 768's,
+# against 4096), N = 8192 2048 (all tie)
+why=
+cat >alts.lua <<'EOF'
+return { kernel = "tvfrag", entries = {
+  { target = "c", device = "CPU", variant = "tvfrag", bucket = "N=64", config = { BLOCK = 64 } },
+  { target = "c", device = "CPU", variant = "tvfrag", bucket = "N=8192", config = { BLOCK = 2048 },
+    alternative = { { BLOCK = 512 }, { BLOCK = 768 } } },
+} }
+EOF
+"$gen" k/kernels/tvfrag.lua --target c --tuned alts.lua -o calts 2>calts.err || why+="gen failed: $(cat calts.err); "
+for l in "  /* bucket N=8192: its config or one of its entry's 2 alternatives, whichever leaves the busiest" \
+         "  ** multiprocessor least work: programs a multiprocessor, rounded up, x a program's tile (ties: the first, its own) */" \
+         "  const int64_t work_alt2 = ((((int64_t)N + 768 - 1) / 768) + sm_count - 1) / sm_count * 768;   /* 1 x 768, its largest k:fragment */" \
+         "  if (work_alt < work && work_alt <= work_alt2)" \
+         "    return tvfrag_N8192_alt(X, Y, N, stream);" \
+         "  if (work_alt2 < work)" \
+         "    return tvfrag_N8192_alt2(X, Y, N, stream);" \
+         "  return tvfrag_N8192(X, Y, N, stream);"; do
+  grep -qxF -- "$l" calts/tvfrag.c 2>/dev/null || why+="no line '$l'; "
+done
+grep -qF " * Runs the config tuned for the shape bucket nearest the sizes (2 buckets, 1 with alternative configs, 2 in all," \
+  calts/tvfrag.h 2>/dev/null || why+="the header does not count the alternatives: $(grep Runs calts/tvfrag.h); "
+"$gen" k/kernels/tvfrag.lua --target c --tuned alts.lua --list >alts.out 2>&1 || why+="--list failed; "
+grep -qxF "  tvfrag  for N=8192 (alternative 2)  config: BLOCK=768 threads=128 (tuned: alts.lua, CPU, N=8192 (alternative 2))" \
+  alts.out || why+="--list: $(cat alts.out); "
+if [ -z "$why" ]; then
+  sed -e 's/{1, 17, 64, 100, 600, 3000, 8192, 10007}/{1, 64, 700, 1100, 3000, 5000, 8192, 10007}/' calt/main.c >calts/main.c
+  cc -std=c11 -O1 -Wall -Wextra -Icalts calts/main.c calts/tvfrag.c -lm -o calts/run 2>calts.err ||
+    why+="build failed: $(head -c 300 calts.err); "
+  [ -z "$why" ] && { calts/run >calts.out 2>&1 || why+="run failed: $(cat calts.out); "; }
+fi
+check gen_tuned_alternatives "$why"
+
 # a bucket that names something other than a size: one error at its line
 printf 'return { kernel = "tvadd", entries = {\n  { target = "c", device = "CPU", variant = "tvadd_f32", bucket = "A=4,N=1024", config = { BLOCK = 16 } },\n  { target = "c", device = "CPU", variant = "tvadd_f32", bucket = "N=64", config = { BLOCK = 32 } },\n} }\n' >badbucket.lua
 "$gen" "$K" --target c --tuned badbucket.lua -o bad_out >bad.out 2>bad.err

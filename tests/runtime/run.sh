@@ -387,6 +387,43 @@ diff -r "$L/nt" "$L/nt_ref" >/dev/null || why+="--no-tuned output differs from t
 grep -qxF " * Config: $defaults." "$L/nt/softmax_f32.c" || why+="Config comment is not the kernel's own; "
 if [ -z "$why" ]; then pass tune_loop_no_tuned; else fail tune_loop_no_tuned "$why"; fi
 
+# a re-tuned entry keeps the alternative (and off_grid) that an author wrote
+# into the entry it replaces (runtime/tune/cache.lua, KEPT), and drops an
+# alternative that the new config makes its own: the same tuner run (all
+# cached) into a copy of $LT whose softmax_f32 entry names threads as an
+# alternative and whose softmax_bf16 entry names its winner's own BC
+why=
+LA=$L/alt.lua
+TUNED=$LT OUT=$LA ALT_THREADS=$dthreads luajit -e '
+  package.path = "runtime/?.lua;" .. package.path
+  local probe = require "tune.probe"
+  local t = dofile(os.getenv("TUNED"))
+  for _, e in ipairs(t.entries) do
+    if e.variant == "softmax_f32" then e.alternative = { threads = tonumber(os.getenv("ALT_THREADS")) } end
+    if e.variant == "softmax_bf16" then e.alternative = { BC = e.config.BC } end
+  end
+  local f = assert(io.open(os.getenv("OUT"), "wb"))
+  f:write("return ", probe.serialize(t), "\n")
+  f:close()' 2>"$L/alt.err" || why+="cannot write $LA: $(cat "$L/alt.err"); "
+tune "$LK" --target c --gen "$gen" --shape R=61,C=1500 "${space[@]}" --variant softmax_f32 --variant softmax_bf16 \
+  --out "$LA" >"$L/alt.out" 2>>"$L/alt.err" || why+="tuner status $?; "
+TUNED=$LA luajit -e '
+  package.path = "runtime/?.lua;" .. package.path
+  local probe = require "tune.probe"
+  local t = dofile(os.getenv("TUNED"))
+  for _, e in ipairs(t.entries) do
+    print(e.variant .. "|" .. (e.alternative and probe.config_text(e.alternative) or "none"))
+  end' >"$L/alt.winners" 2>>"$L/alt.err"
+grep -qxF "softmax_f32|threads=$dthreads" "$L/alt.winners" || why+="softmax_f32 lost its alternative: $(cat "$L/alt.winners"); "
+grep -qxF "softmax_bf16|none" "$L/alt.winners" || why+="softmax_bf16 kept an alternative that is its config; "
+grep -q "^  kept its alternative: threads=$dthreads\$" "$L/alt.out" || why+="no 'kept its alternative' line; "
+grep -q "^  (alternative BC=[0-9]* dropped: it is the new config)\$" "$L/alt.out" || why+="no 'dropped' line; "
+"$gen" "$LK" --target c --tuned "$LA" --list >"$L/alt.list" 2>>"$L/alt.err" || why+="gen cannot read $LA: $(tail -c 200 "$L/alt.err"); "
+grep -q "softmax_f32  for C=2048,R=64 (alternative)  config: .*threads=$dthreads" "$L/alt.list" ||
+  why+="gen --list lacks softmax_f32's alternative: $(grep softmax_f32 "$L/alt.list"); "
+if [ -z "$why" ]; then pass tune_loop_keeps_alternative
+else fail tune_loop_keeps_alternative "$why$(tail -c 300 "$L/alt.out")"; fi
+
 # a tuned file that gen and the tuner cannot read: gen says where; the tuner
 # still builds and times (its gen runs pass --no-tuned) but does not
 # overwrite the file

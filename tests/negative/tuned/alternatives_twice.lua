@@ -1,0 +1,7 @@
+return {
+  entries = {
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_alternatives_twice_f32", bucket = "N=1024", config = { BLOCK = 1024 } },
+    { target = "sm80", device = "NVIDIA H200", variant = "tuned_alternatives_twice_f32", bucket = "N=4096", config = { BLOCK = 256 },
+      alternative = { { BLOCK = 512, threads = 128 }, { threads = 128, BLOCK = 512 } } },
+  },
+}
